@@ -1,0 +1,1 @@
+//! Envelope (placeholder until the envelope work lands).

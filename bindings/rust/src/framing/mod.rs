@@ -1,0 +1,1 @@
+//! Framing (placeholder until the framing work lands).

@@ -1,0 +1,2 @@
+//! The `wirekit` command.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Code generation (placeholder until the codegen work lands).
