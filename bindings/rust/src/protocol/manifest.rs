@@ -1,0 +1,313 @@
+//! The protocol manifest (`protocol.json`): the method table, transport,
+//! capabilities, error codes, lifecycle and semantic rules of one protocol
+//! version. Its shape is fixed by `schemas/wirekit-protocol.schema.json`;
+//! this module is the typed view the core and the code generator read.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::envelope::Dialect;
+use crate::framing::Framing;
+
+/// One protocol version's manifest.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct Manifest {
+    /// The protocol's name, equal to its folder in `schemas/`.
+    pub protocol: String,
+    /// The version, equal to its folder below the protocol's.
+    pub version: String,
+    /// A short human title.
+    #[serde(default)]
+    pub title: String,
+    /// What the protocol is for.
+    #[serde(default)]
+    pub description: String,
+    /// What the two peers are called (for docs and messages).
+    #[serde(default)]
+    pub roles: Roles,
+    /// Framing, envelope dialect, strictness and frame bound.
+    pub transport: Transport,
+    /// The schema files of this version, relative to the manifest.
+    #[serde(default)]
+    pub schemas: Vec<String>,
+    /// Where the server declares its capabilities, if it does.
+    #[serde(default)]
+    pub capabilities: Option<CapabilitiesSpec>,
+    /// Every method and notification, in declaration order.
+    pub methods: IndexMap<String, MethodSpec>,
+    /// The protocol's own error codes.
+    #[serde(default)]
+    pub errors: Vec<ErrorSpec>,
+    /// The schema of `error.data`, if the protocol defines one.
+    #[serde(default)]
+    pub error_data: Option<SchemaRef>,
+    /// The session state machine.
+    #[serde(default)]
+    pub lifecycle: Option<LifecycleSpec>,
+    /// How client and server agree on a version.
+    #[serde(default)]
+    pub version_negotiation: Option<VersionNegotiation>,
+    /// Semantic rules that JSON Schema cannot express.
+    #[serde(default)]
+    pub rules: Vec<RuleSpec>,
+}
+
+/// What the two peers of a protocol are called.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct Roles {
+    /// The peer that spawns the other and sends the first request.
+    pub client: String,
+    /// The spawned peer that answers.
+    pub server: String,
+}
+
+impl Default for Roles {
+    fn default() -> Self {
+        Roles {
+            client: "client".to_owned(),
+            server: "server".to_owned(),
+        }
+    }
+}
+
+/// How bytes and envelopes travel.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct Transport {
+    /// `ndjson` or `content-length`.
+    #[serde(with = "display_fromstr")]
+    pub framing: Framing,
+    /// `jsonrpc-2.0` or `bare`.
+    #[serde(with = "display_fromstr")]
+    pub envelope: Dialect,
+    /// Strict envelopes: duplicate keys, unknown members and trailing data refused.
+    #[serde(default)]
+    pub strict: bool,
+    /// The largest frame body, in bytes.
+    pub max_frame_bytes: usize,
+}
+
+/// Where the server's capabilities are declared.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct CapabilitiesSpec {
+    /// The method whose result declares them (usually `initialize`).
+    pub method: String,
+    /// JSON pointer into that result.
+    pub pointer: String,
+    /// How they are spelled.
+    pub style: CapabilityStyle,
+}
+
+/// How a server spells its capabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapabilityStyle {
+    /// `{"discover": true, "test_mapping": false}`.
+    BooleanObject,
+    /// `["analyze"]`.
+    StringArray,
+}
+
+/// A request or a notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MethodKind {
+    /// Expects a response.
+    Request,
+    /// Expects none.
+    Notification,
+}
+
+/// Who sends a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Sent by the client (the spawning peer).
+    ClientToServer,
+    /// Sent by the server (the spawned peer).
+    ServerToClient,
+}
+
+/// A `{"$ref": "file.json#/$defs/Name"}` to a schema of this protocol.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct SchemaRef {
+    /// The reference as written.
+    #[serde(rename = "$ref")]
+    pub reference: String,
+}
+
+impl SchemaRef {
+    /// The file part (before `#`); empty for a reference into the manifest itself.
+    pub fn file(&self) -> &str {
+        self.reference.split('#').next().unwrap_or("")
+    }
+
+    /// The JSON pointer part (after `#`), `""` for a whole file.
+    pub fn pointer(&self) -> &str {
+        self.reference.split_once('#').map_or("", |(_, pointer)| pointer)
+    }
+
+    /// The type name: the last segment of a `/$defs/Name` pointer.
+    pub fn def_name(&self) -> Option<&str> {
+        self.pointer().strip_prefix("/$defs/").filter(|name| !name.contains('/'))
+    }
+}
+
+/// One method or notification.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct MethodSpec {
+    /// Request or notification.
+    pub kind: MethodKind,
+    /// Who sends it.
+    pub direction: Direction,
+    /// What it does.
+    #[serde(default)]
+    pub description: String,
+    /// The schema of `params`.
+    #[serde(default)]
+    pub params: Option<SchemaRef>,
+    /// Whether `params` may be absent or null.
+    #[serde(default)]
+    pub params_optional: bool,
+    /// The schema of `result` (requests).
+    #[serde(default)]
+    pub result: Option<SchemaRef>,
+    /// Instead of a result: bare NDJSON items, one a line, then end of stream.
+    #[serde(default)]
+    pub result_stream: Option<SchemaRef>,
+    /// The capability that gates an optional method; `None` for a required one.
+    #[serde(default)]
+    pub capability: Option<String>,
+    /// How long the client waits for the answer.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Where in the lifecycle the method may come and where it leads.
+    #[serde(default)]
+    pub lifecycle: Option<MethodLifecycle>,
+    /// Worked examples (`title`, `params`, `result`).
+    #[serde(default)]
+    pub examples: Vec<Value>,
+}
+
+impl MethodSpec {
+    /// Whether the method must be implemented by every server.
+    pub fn is_required(&self) -> bool {
+        self.capability.is_none()
+    }
+}
+
+/// A method's place in the lifecycle.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+pub struct MethodLifecycle {
+    /// The states the method may arrive in; `["*"]` or empty means any.
+    #[serde(default)]
+    pub allowed_in: Vec<String>,
+    /// The state a successful answer (or the notification itself) moves to.
+    #[serde(default)]
+    pub on_success: Option<String>,
+    /// Whether the session ends once the method is answered.
+    #[serde(default)]
+    pub ends_session: bool,
+    /// This method's own answer to a violation, over the protocol's.
+    #[serde(default)]
+    pub violation: Option<ViolationSpec>,
+}
+
+/// The answer to a message sent in the wrong state.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ViolationSpec {
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// The message, with `{method}`, `{state}` and `{allowed}` filled in.
+    pub message: String,
+    /// `error.data`, if any.
+    #[serde(default)]
+    pub data: Option<Value>,
+}
+
+/// One protocol-defined error code.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ErrorSpec {
+    /// The JSON-RPC code.
+    pub code: i64,
+    /// Its symbolic name (`VERSION_MISMATCH`).
+    pub name: String,
+    /// When it is answered.
+    #[serde(default)]
+    pub description: String,
+    /// Whether the server ends the session after answering it.
+    #[serde(default)]
+    pub ends_session: bool,
+}
+
+/// The session state machine.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct LifecycleSpec {
+    /// The state a session starts in.
+    pub initial: String,
+    /// Every state with its description.
+    pub states: IndexMap<String, String>,
+    /// States after which nothing more may be sent.
+    #[serde(default)]
+    pub terminal: Vec<String>,
+    /// The default answer to a method sent in the wrong state.
+    pub violation: ViolationSpec,
+}
+
+/// How client and server agree on a version.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct VersionNegotiation {
+    /// The method that carries the client's version.
+    pub method: String,
+    /// Where in its params.
+    pub client_pointer: String,
+    /// The version this server speaks.
+    pub server_version: String,
+    /// The compatibility rule.
+    pub rule: VersionRule,
+    /// The name of the error (in `errors`) answered on a mismatch.
+    pub error: String,
+    /// The message, with `{client}`, `{server}`, `{client_major}`, `{server_major}`.
+    pub message: String,
+}
+
+/// A version compatibility rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VersionRule {
+    /// Compatible when the major versions are equal.
+    SameMajor,
+}
+
+/// A semantic rule that JSON Schema cannot state. Unknown rule names are
+/// kept (and reported by [`crate::protocol::Protocol::unknown_rules`]) so a
+/// newer manifest still loads.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct RuleSpec {
+    /// The rule's name (`not_before`, `increasing_sequence`, `last_sequence_matches`).
+    pub rule: String,
+    /// The rule's arguments, as written.
+    #[serde(flatten)]
+    pub arguments: serde_json::Map<String, Value>,
+}
+
+mod display_fromstr {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    use serde::{de, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Display, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    pub fn deserialize<'de, T, D>(deserializer: D) -> Result<T, D::Error>
+    where
+        T: FromStr,
+        T::Err: Display,
+        D: Deserializer<'de>,
+    {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(de::Error::custom)
+    }
+}

@@ -1,0 +1,18 @@
+//! Protocols described as data: a manifest (`protocol.json`) and JSON
+//! Schema files per version, laid out as `schemas/<protocol>/<version>/`.
+//!
+//! [`Registry`] finds them (in a folder, or embedded in the crate at build
+//! time); [`ProtocolSource`] holds one version's files and their bundle;
+//! [`crate::validate::Protocol`] compiles a source into validators.
+
+pub mod bundle;
+mod error;
+mod manifest;
+mod registry;
+
+pub use error::{ProtocolError, ProtocolErrorKind};
+pub use manifest::{
+    CapabilitiesSpec, CapabilityStyle, Direction, ErrorSpec, LifecycleSpec, Manifest, MethodKind, MethodLifecycle,
+    MethodSpec, Roles, RuleSpec, SchemaRef, Transport, VersionNegotiation, VersionRule, ViolationSpec,
+};
+pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};

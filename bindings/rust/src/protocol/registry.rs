@@ -1,0 +1,247 @@
+//! Finding protocols: a folder laid out as `schemas/<protocol>/<version>/`,
+//! or the copy of `schemas/` embedded in the crate at build time.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::bundle::{bundle, SchemaFiles};
+use super::error::{ProtocolError, ProtocolErrorKind};
+use super::manifest::Manifest;
+
+/// The name of a version's manifest file.
+pub const MANIFEST_FILE: &str = "protocol.json";
+
+/// One protocol version as written: its manifest, its schema files and
+/// their bundle.
+#[derive(Debug, Clone)]
+pub struct ProtocolSource {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// The manifest as JSON, as written.
+    pub manifest_json: Value,
+    /// `<protocol>/<version>`: where the files live below `schemas/`.
+    pub origin: String,
+    /// The schema files by name.
+    pub files: SchemaFiles,
+    bundled: Value,
+}
+
+impl ProtocolSource {
+    /// Builds a source from a manifest and its schema files (by name).
+    pub fn new(origin: &str, manifest_json: Value, files: SchemaFiles) -> Result<Self, ProtocolError> {
+        let manifest_file = format!("{origin}/{MANIFEST_FILE}");
+        let manifest: Manifest = serde_json::from_value(manifest_json.clone()).map_err(|error| {
+            ProtocolError::new(ProtocolErrorKind::BadManifest, &manifest_file, "", error.to_string())
+        })?;
+        for (index, name) in manifest.schemas.iter().enumerate() {
+            if !files.contains_key(name) {
+                return Err(ProtocolError::new(
+                    ProtocolErrorKind::MissingSchemaFile,
+                    &manifest_file,
+                    format!("/schemas/{index}"),
+                    format!("schema file `{name}` is listed but not present"),
+                ));
+            }
+        }
+        let bundled = bundle(origin, &files)?;
+        Ok(ProtocolSource { manifest, manifest_json, origin: origin.to_owned(), files, bundled })
+    }
+
+    /// Reads `<dir>/protocol.json` and the schema files it lists (every other
+    /// `*.json` of the folder when it lists none).
+    pub fn from_dir(dir: &Path, origin: &str) -> Result<Self, ProtocolError> {
+        let manifest_json = read_json(&dir.join(MANIFEST_FILE), &format!("{origin}/{MANIFEST_FILE}"))?;
+        let listed: Option<Vec<String>> = manifest_json
+            .get("schemas")
+            .and_then(Value::as_array)
+            .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect());
+        let names = match listed {
+            Some(names) => names,
+            None => json_files(dir, origin)?.into_iter().filter(|name| name != MANIFEST_FILE).collect(),
+        };
+        let mut files = SchemaFiles::new();
+        for name in names {
+            let path = dir.join(&name);
+            if path.is_file() {
+                let value = read_json(&path, &format!("{origin}/{name}"))?;
+                files.insert(name, value);
+            }
+        }
+        ProtocolSource::new(origin, manifest_json, files)
+    }
+
+    /// Every type of every schema file under one `$defs`, cross-file
+    /// references rewritten to `#/$defs/Name`.
+    pub fn bundled_schema(&self) -> &Value {
+        &self.bundled
+    }
+
+    /// `name@version`.
+    pub fn id(&self) -> String {
+        format!("{}@{}", self.manifest.protocol, self.manifest.version)
+    }
+}
+
+/// A set of protocols, each with one or more versions.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    protocols: BTreeMap<String, Vec<ProtocolSource>>,
+}
+
+impl Registry {
+    /// Loads every `<protocol>/<version>/protocol.json` below `root`.
+    pub fn from_dir(root: &Path) -> Result<Self, ProtocolError> {
+        let mut registry = Registry::default();
+        for protocol in subdirs(root)? {
+            for version in subdirs(&root.join(&protocol))? {
+                let dir = root.join(&protocol).join(&version);
+                if dir.join(MANIFEST_FILE).is_file() {
+                    let origin = format!("{protocol}/{version}");
+                    registry.insert(ProtocolSource::from_dir(&dir, &origin)?)?;
+                }
+            }
+        }
+        Ok(registry)
+    }
+
+    /// The protocols of this repository's `schemas/`, embedded at build time.
+    pub fn embedded() -> Result<&'static Registry, ProtocolError> {
+        static EMBEDDED: OnceLock<Result<Registry, ProtocolError>> = OnceLock::new();
+        EMBEDDED.get_or_init(load_embedded).as_ref().map_err(Clone::clone)
+    }
+
+    /// Adds a protocol version; its folder names must match its manifest.
+    pub fn insert(&mut self, source: ProtocolSource) -> Result<(), ProtocolError> {
+        let expected = format!("{}/{}", source.manifest.protocol, source.manifest.version);
+        if source.origin != expected {
+            return Err(ProtocolError::new(
+                ProtocolErrorKind::BadManifest,
+                format!("{}/{MANIFEST_FILE}", source.origin),
+                "/protocol",
+                format!("the manifest says `{expected}` but lives in `{}`", source.origin),
+            ));
+        }
+        let versions = self.protocols.entry(source.manifest.protocol.clone()).or_default();
+        versions.push(source);
+        versions.sort_by(|a, b| compare_versions(&a.manifest.version, &b.manifest.version));
+        Ok(())
+    }
+
+    /// Finds `name` (its newest version) or `name@version`.
+    pub fn get(&self, spec: &str) -> Result<&ProtocolSource, ProtocolError> {
+        let (name, version) = match spec.split_once('@') {
+            Some((name, version)) => (name, Some(version)),
+            None => (spec, None),
+        };
+        let not_found = |message: String| ProtocolError::new(ProtocolErrorKind::NotFound, spec, "", message);
+        let versions = self.protocols.get(name).ok_or_else(|| {
+            let known: Vec<&str> = self.protocols.keys().map(String::as_str).collect();
+            not_found(format!("no protocol `{name}`; known: {}", known.join(", ")))
+        })?;
+        match version {
+            None => versions.last().ok_or_else(|| not_found(format!("protocol `{name}` has no version"))),
+            Some(version) => versions.iter().find(|s| s.manifest.version == version).ok_or_else(|| {
+                let known: Vec<&str> = versions.iter().map(|s| s.manifest.version.as_str()).collect();
+                not_found(format!("protocol `{name}` has no version `{version}`; known: {}", known.join(", ")))
+            }),
+        }
+    }
+
+    /// Every protocol version, by name then version.
+    pub fn iter(&self) -> impl Iterator<Item = &ProtocolSource> {
+        self.protocols.values().flatten()
+    }
+
+    /// Every protocol name.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.protocols.keys().map(String::as_str)
+    }
+}
+
+/// Orders versions by their dot-separated parts, numerically where both are numbers.
+pub fn compare_versions(a: &str, b: &str) -> Ordering {
+    let mut left = a.split('.');
+    let mut right = b.split('.');
+    loop {
+        match (left.next(), right.next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => {
+                let order = match (x.parse::<u64>(), y.parse::<u64>()) {
+                    (Ok(x), Ok(y)) => x.cmp(&y),
+                    _ => x.cmp(y),
+                };
+                if order != Ordering::Equal {
+                    return order;
+                }
+            }
+        }
+    }
+}
+
+fn load_embedded() -> Result<Registry, ProtocolError> {
+    let mut grouped: BTreeMap<String, (Option<Value>, SchemaFiles)> = BTreeMap::new();
+    for (path, text) in EMBEDDED_FILES {
+        let Some((origin, name)) = path.rsplit_once('/') else { continue };
+        let value: Value = serde_json::from_str(text).map_err(|error| {
+            ProtocolError::new(ProtocolErrorKind::NotJson, *path, "", error.to_string())
+        })?;
+        let entry = grouped.entry(origin.to_owned()).or_default();
+        if name == MANIFEST_FILE {
+            entry.0 = Some(value);
+        } else {
+            entry.1.insert(name.to_owned(), value);
+        }
+    }
+    let mut registry = Registry::default();
+    for (origin, (manifest, mut files)) in grouped {
+        let Some(manifest) = manifest else { continue };
+        if let Some(listed) = manifest.get("schemas").and_then(Value::as_array) {
+            let listed: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
+            files.retain(|name, _| listed.contains(&name.as_str()));
+        }
+        registry.insert(ProtocolSource::new(&origin, manifest, files)?)?;
+    }
+    Ok(registry)
+}
+
+fn read_json(path: &Path, shown: &str) -> Result<Value, ProtocolError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| ProtocolError::new(ProtocolErrorKind::Io, shown, "", error.to_string()))?;
+    serde_json::from_str(&text)
+        .map_err(|error| ProtocolError::new(ProtocolErrorKind::NotJson, shown, "", error.to_string()))
+}
+
+fn entries(dir: &Path) -> Result<Vec<(String, bool)>, ProtocolError> {
+    let shown = dir.display().to_string();
+    let reader = std::fs::read_dir(dir)
+        .map_err(|error| ProtocolError::new(ProtocolErrorKind::Io, &shown, "", error.to_string()))?;
+    let mut names = Vec::new();
+    for entry in reader {
+        let entry = entry.map_err(|error| ProtocolError::new(ProtocolErrorKind::Io, &shown, "", error.to_string()))?;
+        if let Some(name) = entry.file_name().to_str() {
+            names.push((name.to_owned(), entry.path().is_dir()));
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+fn subdirs(dir: &Path) -> Result<Vec<String>, ProtocolError> {
+    Ok(entries(dir)?.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| name).collect())
+}
+
+fn json_files(dir: &Path, _origin: &str) -> Result<Vec<String>, ProtocolError> {
+    Ok(entries(dir)?
+        .into_iter()
+        .filter(|(name, is_dir)| !is_dir && name.ends_with(".json"))
+        .map(|(name, _)| name)
+        .collect())
+}
+
+include!(concat!(env!("OUT_DIR"), "/embedded_schemas.rs"));

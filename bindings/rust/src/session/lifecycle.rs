@@ -1,0 +1,213 @@
+//! The session state machine, driven by the manifest: which state each
+//! method may come in and where its success leads, capability gating of
+//! optional methods, version negotiation, sequence rules, and the end of
+//! the session.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::sequence::SequenceTracker;
+use super::violation::{fill, Violation, ViolationKind};
+use crate::envelope::{ErrorCode, ErrorObject};
+use crate::protocol::{CapabilityStyle, ViolationSpec};
+use crate::validate::Protocol;
+
+/// One session's lifecycle, as either peer or an observer sees it.
+#[derive(Debug, Clone)]
+pub struct Session {
+    protocol: Arc<Protocol>,
+    state: String,
+    capabilities: Option<BTreeSet<String>>,
+    ended: bool,
+    sequences: SequenceTracker,
+}
+
+impl Session {
+    /// A session in the protocol's initial state.
+    pub fn new(protocol: Arc<Protocol>) -> Self {
+        let state = protocol.manifest().lifecycle.as_ref().map(|l| l.initial.clone()).unwrap_or_default();
+        let sequences = SequenceTracker::new(&protocol.manifest().rules);
+        Session { protocol, state, capabilities: None, ended: false, sequences }
+    }
+
+    /// The protocol.
+    pub fn protocol(&self) -> &Arc<Protocol> {
+        &self.protocol
+    }
+
+    /// The current state (`""` when the protocol has no lifecycle).
+    pub fn state(&self) -> &str {
+        &self.state
+    }
+
+    /// Whether the session is over: a terminal state, or a fatal answer.
+    pub fn is_ended(&self) -> bool {
+        self.ended
+    }
+
+    /// The capabilities the server declared true, once it has declared them.
+    pub fn capabilities(&self) -> Option<&BTreeSet<String>> {
+        self.capabilities.as_ref()
+    }
+
+    /// Checks that `method` may be sent now: the session is not over, the
+    /// state allows it, and (for an optional method) the server declared
+    /// its capability. A method the protocol does not define passes: the
+    /// caller answers it -32601 itself.
+    pub fn check(&self, method: &str) -> Result<(), Violation> {
+        let Some(spec) = self.protocol.method(method) else { return Ok(()) };
+        let lifecycle = spec.lifecycle.as_ref();
+        if self.ended {
+            return Err(self.state_violation(method, lifecycle.and_then(|l| l.violation.as_ref()), ViolationKind::SessionEnded));
+        }
+        if let Some(lifecycle) = lifecycle {
+            let anywhere = lifecycle.allowed_in.is_empty() || lifecycle.allowed_in.iter().any(|s| s == "*");
+            if !anywhere && !lifecycle.allowed_in.iter().any(|s| *s == self.state) {
+                return Err(self.state_violation(method, lifecycle.violation.as_ref(), ViolationKind::WrongState));
+            }
+        }
+        if let (Some(capability), Some(declared)) = (&spec.capability, &self.capabilities) {
+            if !declared.contains(capability) {
+                return Err(Violation::new(
+                    ViolationKind::CapabilityNotDeclared,
+                    ErrorCode::METHOD_NOT_FOUND.0,
+                    format!("`{method}` needs the capability `{capability}`, which the server did not declare"),
+                    None,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Version negotiation: checks the client's version in the params of the
+    /// negotiating method against the server's. Call after the params
+    /// passed their schema.
+    pub fn negotiate(&self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
+        let Some(negotiation) = &self.protocol.manifest().version_negotiation else { return Ok(()) };
+        if negotiation.method != method {
+            return Ok(());
+        }
+        let Some(client) = params.and_then(|p| p.pointer(&negotiation.client_pointer)).and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let major = |version: &str| version.split('.').next().unwrap_or("").trim().to_owned();
+        let (client_major, server_major) = (major(client), major(&negotiation.server_version));
+        if client_major == server_major {
+            return Ok(());
+        }
+        let error = self.protocol.manifest().errors.iter().find(|e| e.name == negotiation.error);
+        let message = fill(
+            &negotiation.message,
+            &[
+                ("client", client),
+                ("server", &negotiation.server_version),
+                ("client_major", &client_major),
+                ("server_major", &server_major),
+            ],
+        );
+        let violation = Violation::new(
+            ViolationKind::VersionMismatch,
+            error.map_or(ErrorCode::INVALID_REQUEST.0, |e| e.code),
+            message,
+            None,
+        )
+        .at(format!("/params{}", negotiation.client_pointer));
+        Err(if error.is_none_or(|e| e.ends_session) { violation.ending() } else { violation })
+    }
+
+    /// Records the answer to `method`: a success moves the state (and
+    /// records declared capabilities); an error that the protocol says ends
+    /// the session ends it.
+    pub fn answered(&mut self, method: &str, outcome: Result<&Value, &ErrorObject>) {
+        let Some(spec) = self.protocol.method(method) else { return };
+        match outcome {
+            Ok(result) => {
+                if let Some(capabilities) = &self.protocol.manifest().capabilities {
+                    if capabilities.method == method {
+                        self.capabilities = Some(declared(result.pointer(&capabilities.pointer), capabilities.style));
+                    }
+                }
+                if let Some(lifecycle) = &spec.lifecycle {
+                    if let Some(next) = &lifecycle.on_success {
+                        self.state = next.clone();
+                    }
+                    if lifecycle.ends_session {
+                        self.ended = true;
+                    }
+                }
+                self.end_if_terminal();
+            }
+            Err(error) => {
+                let fatal = self.protocol.manifest().errors.iter().any(|e| e.code == error.code && e.ends_session);
+                if fatal {
+                    self.ended = true;
+                }
+            }
+        }
+    }
+
+    /// A notification passes: checks the state and the sequence rules, then
+    /// moves the state. The state does not move when it fails.
+    pub fn notify(&mut self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
+        self.check(method)?;
+        if let Err(fault) = self.sequences.observe(method, params) {
+            let invalid_request = ErrorCode::INVALID_REQUEST.0;
+            let code = self.protocol.manifest().lifecycle.as_ref().map_or(invalid_request, |l| l.violation.code);
+            return Err(Violation::new(ViolationKind::Rule, code, fault.message, Some(json!({"rule": fault.rule})))
+                .at(format!("/params{}", fault.pointer)));
+        }
+        if let Some(next) = self.protocol.method(method).and_then(|s| s.lifecycle.as_ref()).and_then(|l| l.on_success.clone()) {
+            self.state = next;
+        }
+        self.end_if_terminal();
+        Ok(())
+    }
+
+    /// Marks the session over (end of input, a fatal fault).
+    pub fn end(&mut self) {
+        self.ended = true;
+    }
+
+    fn end_if_terminal(&mut self) {
+        if let Some(lifecycle) = &self.protocol.manifest().lifecycle {
+            if lifecycle.terminal.iter().any(|s| *s == self.state) {
+                self.ended = true;
+            }
+        }
+    }
+
+    fn state_violation(&self, method: &str, own: Option<&ViolationSpec>, kind: ViolationKind) -> Violation {
+        let manifest = self.protocol.manifest();
+        let allowed = manifest
+            .methods
+            .get(method)
+            .and_then(|s| s.lifecycle.as_ref())
+            .map(|l| l.allowed_in.join(" or "))
+            .unwrap_or_default();
+        let Some(spec) = own.or(manifest.lifecycle.as_ref().map(|l| &l.violation)) else {
+            return Violation::new(kind, ErrorCode::INVALID_REQUEST.0, format!("`{method}` is not allowed now"), None);
+        };
+        let state = if kind == ViolationKind::SessionEnded && self.state.is_empty() { "ended" } else { &self.state };
+        let mut message = fill(&spec.message, &[("method", method), ("state", state), ("allowed", &allowed)]);
+        if kind == ViolationKind::SessionEnded {
+            message = format!("the session has ended; {message}");
+        }
+        Violation::new(kind, spec.code, message, spec.data.clone().filter(|d| !d.is_null()))
+    }
+}
+
+fn declared(value: Option<&Value>, style: CapabilityStyle) -> BTreeSet<String> {
+    match (style, value) {
+        (CapabilityStyle::BooleanObject, Some(Value::Object(members))) => members
+            .iter()
+            .filter(|(_, v)| v.as_bool() == Some(true))
+            .map(|(k, _)| k.clone())
+            .collect(),
+        (CapabilityStyle::StringArray, Some(Value::Array(items))) => {
+            items.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+        }
+        _ => BTreeSet::new(),
+    }
+}

@@ -1,0 +1,83 @@
+//! A message that breaks the lifecycle, and the protocol's answer to it.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::envelope::ErrorObject;
+
+/// What rule of the session a message broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ViolationKind {
+    /// The method is not allowed in the current state.
+    WrongState,
+    /// An optional method whose capability the server did not declare.
+    CapabilityNotDeclared,
+    /// The client's version is incompatible with the server's.
+    VersionMismatch,
+    /// The session is over (after shutdown, or after a fatal error).
+    SessionEnded,
+    /// A stateful rule of the manifest failed (`increasing_sequence`, ...).
+    Rule,
+}
+
+impl ViolationKind {
+    /// A stable machine code (`wrong-state`).
+    pub fn code(self) -> &'static str {
+        match self {
+            ViolationKind::WrongState => "wrong-state",
+            ViolationKind::CapabilityNotDeclared => "capability-not-declared",
+            ViolationKind::VersionMismatch => "version-mismatch",
+            ViolationKind::SessionEnded => "session-ended",
+            ViolationKind::Rule => "rule",
+        }
+    }
+}
+
+/// A lifecycle violation: its kind, the JSON pointer concerned (within the
+/// message) and the error the protocol answers with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// What was broken.
+    pub kind: ViolationKind,
+    /// The protocol's answer.
+    pub answer: ErrorObject,
+    /// Where in the message, when a member is to blame (`/params/sequence`).
+    pub pointer: Option<String>,
+    /// Whether the session ends after the answer.
+    pub ends_session: bool,
+}
+
+impl Violation {
+    pub(crate) fn new(kind: ViolationKind, code: i64, message: String, data: Option<Value>) -> Self {
+        Violation { kind, answer: ErrorObject { code, message, data }, pointer: None, ends_session: false }
+    }
+
+    pub(crate) fn at(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self
+    }
+
+    pub(crate) fn ending(mut self) -> Self {
+        self.ends_session = true;
+        self
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}, code {})", self.answer.message, self.kind.code(), self.answer.code)
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// Fills `{name}` placeholders of a manifest message.
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut text = template.to_owned();
+    for (name, value) in values {
+        text = text.replace(&format!("{{{name}}}"), value);
+    }
+    text
+}

@@ -1,0 +1,200 @@
+//! A compiled protocol: the manifest, a validator for every method's params,
+//! result and stream item, and the protocol's semantic rules, built once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::Validator;
+use serde_json::{json, Map, Value};
+
+use super::issue::{IssueKind, Part, ValidationIssue};
+use super::rules::MessageRule;
+use crate::protocol::{
+    bundle::localize_ref, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind, ProtocolSource, Registry,
+    SchemaRef,
+};
+
+#[derive(Debug)]
+struct CompiledMethod {
+    params: Option<Validator>,
+    result: Option<Validator>,
+    item: Option<Validator>,
+}
+
+/// A protocol version ready to validate messages.
+#[derive(Debug)]
+pub struct Protocol {
+    source: ProtocolSource,
+    methods: HashMap<String, CompiledMethod>,
+    error_data: Option<Validator>,
+    rules: Vec<MessageRule>,
+}
+
+impl Protocol {
+    /// Compiles every validator of a protocol source.
+    pub fn compile(source: ProtocolSource) -> Result<Self, ProtocolError> {
+        let origin = source.origin.clone();
+        let defs = source.bundled_schema().get("$defs").cloned().unwrap_or_else(|| json!({}));
+        let build = |reference: &Option<SchemaRef>, pointer: String| -> Result<Option<Validator>, ProtocolError> {
+            let Some(reference) = reference else { return Ok(None) };
+            let local = localize_ref(&origin, "", &reference.reference, &source.files).map_err(|error| {
+                ProtocolError::new(error.kind(), format!("{origin}/protocol.json"), &pointer, error.message())
+            })?;
+            let mut root = Map::new();
+            root.insert("$schema".into(), json!(crate::protocol::bundle::DRAFT_2020_12));
+            root.insert("$defs".into(), defs.clone());
+            root.insert("$ref".into(), Value::String(local));
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(&Value::Object(root))
+                .map(Some)
+                .map_err(|error| {
+                    ProtocolError::new(
+                        ProtocolErrorKind::BadSchema,
+                        format!("{origin}/protocol.json"),
+                        &pointer,
+                        format!("`{}`: {error}", reference.reference),
+                    )
+                })
+        };
+        let mut methods = HashMap::new();
+        for (name, spec) in &source.manifest.methods {
+            let at = |part: &str| format!("/methods/{}/{part}", name.replace('~', "~0").replace('/', "~1"));
+            methods.insert(
+                name.clone(),
+                CompiledMethod {
+                    params: build(&spec.params, at("params"))?,
+                    result: build(&spec.result, at("result"))?,
+                    item: build(&spec.result_stream, at("result_stream"))?,
+                },
+            );
+        }
+        let error_data = build(&source.manifest.error_data, "/error_data".into())?;
+        let mut rules = Vec::new();
+        for (index, spec) in source.manifest.rules.iter().enumerate() {
+            if let Some(rule) = MessageRule::compile(&origin, index, spec)? {
+                if !methods.contains_key(&rule.method) {
+                    return Err(ProtocolError::new(
+                        ProtocolErrorKind::Inconsistent,
+                        format!("{origin}/protocol.json"),
+                        format!("/rules/{index}/method"),
+                        format!("rule names method `{}`, which the manifest does not define", rule.method),
+                    ));
+                }
+                rules.push(rule);
+            }
+        }
+        super::consistency::check(&source)?;
+        Ok(Protocol { source, methods, error_data, rules })
+    }
+
+    /// Loads and compiles a protocol embedded in the crate (`name` for its
+    /// newest version, `name@version` for one), once per process.
+    pub fn embedded(spec: &str) -> Result<Arc<Protocol>, ProtocolError> {
+        static CACHE: OnceLock<Mutex<HashMap<String, Arc<Protocol>>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(found) = cache.lock().ok().and_then(|map| map.get(spec).cloned()) {
+            return Ok(found);
+        }
+        let protocol = Arc::new(Protocol::compile(Registry::embedded()?.get(spec)?.clone())?);
+        if let Ok(mut map) = cache.lock() {
+            map.insert(spec.to_owned(), Arc::clone(&protocol));
+        }
+        Ok(protocol)
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.source.manifest
+    }
+
+    /// The source (manifest, files and bundle).
+    pub fn source(&self) -> &ProtocolSource {
+        &self.source
+    }
+
+    /// `name@version`.
+    pub fn id(&self) -> String {
+        self.source.id()
+    }
+
+    /// A method's or notification's spec.
+    pub fn method(&self, name: &str) -> Option<&MethodSpec> {
+        self.source.manifest.methods.get(name)
+    }
+
+    /// Checks one part of a message of `method`. `None` means the part is
+    /// absent (or JSON null, for params). Returns every issue; empty when valid.
+    /// An unknown method gives no issue: the caller answers -32601 first.
+    pub fn validate(&self, method: &str, part: Part, value: Option<&Value>) -> Vec<ValidationIssue> {
+        let (Some(spec), Some(compiled)) = (self.method(method), self.methods.get(method)) else {
+            return Vec::new();
+        };
+        let validator = match part {
+            Part::Params => compiled.params.as_ref(),
+            Part::Result => compiled.result.as_ref(),
+            Part::Item => compiled.item.as_ref(),
+            Part::ErrorData => self.error_data.as_ref(),
+        };
+        let value = match (part, value) {
+            (Part::Params, Some(Value::Null)) | (Part::Params, None) => {
+                if spec.params_optional || validator.is_none() {
+                    return Vec::new();
+                }
+                return vec![ValidationIssue {
+                    kind: IssueKind::Missing,
+                    instance_path: String::new(),
+                    schema_path: String::new(),
+                    message: format!("`{method}` requires params"),
+                }];
+            }
+            (_, None) => return Vec::new(),
+            (_, Some(value)) => value,
+        };
+        let mut issues = Vec::new();
+        if let Some(validator) = validator {
+            collect_schema_issues(validator, value, &mut issues);
+        }
+        if issues.is_empty() {
+            for rule in self.rules.iter().filter(|rule| rule.method == method && rule.part == part) {
+                rule.check(value, &mut issues);
+            }
+        }
+        issues
+    }
+}
+
+fn collect_schema_issues(validator: &Validator, value: &Value, issues: &mut Vec<ValidationIssue>) {
+    for error in validator.iter_errors(value) {
+        let base = error.instance_path().as_str().to_owned();
+        let schema_path = error.schema_path().as_str().to_owned();
+        let keyword = error.kind().keyword().to_owned();
+        let message = error.to_string();
+        let members: Vec<String> = match error.kind() {
+            ValidationErrorKind::Required { property } => {
+                vec![property.as_str().map_or_else(|| property.to_string(), str::to_owned)]
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected.clone(),
+            _ => Vec::new(),
+        };
+        if members.is_empty() {
+            issues.push(ValidationIssue { kind: IssueKind::Schema(keyword), instance_path: base, schema_path, message });
+            continue;
+        }
+        for member in members {
+            let escaped = member.replace('~', "~0").replace('/', "~1");
+            let message = match keyword.as_str() {
+                "required" => format!("required member `{member}` is missing"),
+                _ => format!("member `{member}` is not allowed here"),
+            };
+            issues.push(ValidationIssue {
+                kind: IssueKind::Schema(keyword.clone()),
+                instance_path: format!("{base}/{escaped}"),
+                schema_path: schema_path.clone(),
+                message,
+            });
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Validation problems as data: what kind, where in the instance (a JSON
+//! pointer), which schema keyword or rule, and a sentence for a person.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::envelope::{ErrorCode, ErrorObject};
+
+/// Which part of a message was checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// A request's or notification's `params`.
+    Params,
+    /// A success response's `result`.
+    Result,
+    /// One item of a streamed result (bare NDJSON).
+    Item,
+    /// An error response's `error.data`.
+    ErrorData,
+}
+
+impl Part {
+    /// `params`, `result`, `item` or `error_data`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Params => "params",
+            Part::Result => "result",
+            Part::Item => "item",
+            Part::ErrorData => "error_data",
+        }
+    }
+
+    /// Where the part sits in its envelope (`/params`, `/result`, `/error/data`).
+    pub fn envelope_pointer(self) -> &'static str {
+        match self {
+            Part::Params => "/params",
+            Part::Result => "/result",
+            Part::Item => "",
+            Part::ErrorData => "/error/data",
+        }
+    }
+}
+
+/// The kind of a validation problem.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "type", content = "name")]
+pub enum IssueKind {
+    /// A JSON Schema keyword failed (`required`, `type`, `pattern`, ...).
+    Schema(String),
+    /// A manifest rule failed (`not_before`, ...).
+    Rule(String),
+    /// The part is required but absent (or null).
+    Missing,
+}
+
+/// One validation problem.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ValidationIssue {
+    /// What failed.
+    pub kind: IssueKind,
+    /// The offending member's JSON pointer within the part. For a missing
+    /// required member it is where the member should be; for an unexpected
+    /// one, the member itself.
+    pub instance_path: String,
+    /// The failing keyword's location in the bundled schema.
+    pub schema_path: String,
+    /// A sentence a person understands.
+    pub message: String,
+}
+
+impl ValidationIssue {
+    /// The keyword (`required`) or rule (`not_before`) name; `missing` for an absent part.
+    pub fn keyword(&self) -> &str {
+        match &self.kind {
+            IssueKind::Schema(keyword) | IssueKind::Rule(keyword) => keyword,
+            IssueKind::Missing => "missing",
+        }
+    }
+
+    /// The issue as JSON: `{"pointer", "keyword", "schema_path", "message"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "pointer": self.instance_path,
+            "keyword": self.keyword(),
+            "schema_path": self.schema_path,
+            "message": self.message,
+        })
+    }
+}
+
+impl fmt::Display for ValidationIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.instance_path.is_empty() { "(root)" } else { &self.instance_path };
+        write!(f, "{at}: {} [{}]", self.message, self.keyword())
+    }
+}
+
+/// The `-32602 Invalid params` answer listing every issue with its pointer.
+pub fn invalid_params(method: &str, issues: &[ValidationIssue]) -> ErrorObject {
+    describe(ErrorCode::INVALID_PARAMS.0, &format!("invalid params for `{method}`"), Part::Params, issues)
+}
+
+/// The `-32603 Internal error` a server answers instead of sending its own
+/// invalid result.
+pub fn invalid_result(method: &str, part: Part, issues: &[ValidationIssue]) -> ErrorObject {
+    let what = format!("the server produced an invalid {} for `{method}`", part.name());
+    describe(ErrorCode::INTERNAL_ERROR.0, &what, part, issues)
+}
+
+fn describe(code: i64, what: &str, part: Part, issues: &[ValidationIssue]) -> ErrorObject {
+    let mut message = String::from(what);
+    for (index, issue) in issues.iter().enumerate().take(3) {
+        message.push_str(if index == 0 { ": " } else { "; " });
+        message.push_str(&issue.to_string());
+    }
+    if issues.len() > 3 {
+        message.push_str(&format!("; and {} more", issues.len() - 3));
+    }
+    ErrorObject {
+        code,
+        message,
+        data: Some(json!({
+            "part": part.name(),
+            "errors": issues.iter().map(ValidationIssue::to_json).collect::<Vec<_>>(),
+        })),
+    }
+}

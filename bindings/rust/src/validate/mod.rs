@@ -1,0 +1,21 @@
+//! Validation of messages by method: params, results, streamed items and
+//! error data checked against a protocol's schemas, then its semantic rules.
+//!
+//! ```
+//! use wirekit::validate::{Part, Protocol};
+//! use serde_json::json;
+//!
+//! let gzkit = Protocol::embedded("gzkit-authoring-guide").unwrap();
+//! let issues = gzkit.validate("analyze", Part::Params, Some(&json!({})));
+//! assert_eq!(issues[0].instance_path, "/file_path");
+//! assert_eq!(issues[0].keyword(), "required");
+//! ```
+
+mod compiled;
+mod consistency;
+mod issue;
+mod rules;
+
+pub use compiled::Protocol;
+pub use issue::{invalid_params, invalid_result, IssueKind, Part, ValidationIssue};
+pub use rules::SESSION_RULES;
