@@ -1,0 +1,283 @@
+//! Thin blocking `std::io` adapters over the I/O-free codecs.
+
+use std::fmt;
+use std::io::{self, Read, Write};
+
+use super::{
+    decoder_for, encoder_for, FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing,
+    FramingError,
+};
+
+/// Bytes requested from the reader per `read` call unless configured.
+pub const DEFAULT_CHUNK_SIZE: usize = 8 * 1024;
+
+/// Encode buffer capacity kept between frames; a larger one is released.
+const RETAINED_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Why a frame could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The bytes do not frame. If [`FramingError::ends_stream`], the reader
+    /// yields nothing more; otherwise the next frame may be read.
+    Framing(FramingError),
+    /// The underlying reader failed. Reading may be retried.
+    Io(io::Error),
+}
+
+impl ReadError {
+    /// The fault kind, for a framing error.
+    pub fn fault_kind(&self) -> Option<FaultKind> {
+        match self {
+            ReadError::Framing(error) => Some(error.kind()),
+            ReadError::Io(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Framing(error) => write!(f, "cannot read frame: {error}"),
+            ReadError::Io(error) => write!(f, "cannot read frame: I/O error: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Framing(error) => Some(error),
+            ReadError::Io(error) => Some(error),
+        }
+    }
+}
+
+impl From<FramingError> for ReadError {
+    fn from(error: FramingError) -> Self {
+        ReadError::Framing(error)
+    }
+}
+
+impl From<io::Error> for ReadError {
+    fn from(error: io::Error) -> Self {
+        ReadError::Io(error)
+    }
+}
+
+/// Why a frame could not be written.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The encoder refused the body; nothing was written.
+    Framing(FramingError),
+    /// The underlying writer failed, possibly after part of the frame.
+    Io(io::Error),
+}
+
+impl WriteError {
+    /// The fault kind, for a refused body.
+    pub fn fault_kind(&self) -> Option<FaultKind> {
+        match self {
+            WriteError::Framing(error) => Some(error.kind()),
+            WriteError::Io(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::Framing(error) => write!(f, "cannot write frame: {error}"),
+            WriteError::Io(error) => write!(f, "cannot write frame: I/O error: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::Framing(error) => Some(error),
+            WriteError::Io(error) => Some(error),
+        }
+    }
+}
+
+impl From<FramingError> for WriteError {
+    fn from(error: FramingError) -> Self {
+        WriteError::Framing(error)
+    }
+}
+
+impl From<io::Error> for WriteError {
+    fn from(error: io::Error) -> Self {
+        WriteError::Io(error)
+    }
+}
+
+/// Reads frames from a blocking reader, one chunk at a time.
+///
+/// ```
+/// use wirekit::framing::{FrameLimits, FrameReader, Framing};
+///
+/// let input = &b"{\"id\":1}\n{\"id\":2}"[..];
+/// let reader = FrameReader::new(input, Framing::Ndjson, FrameLimits::ndjson_default());
+/// let bodies: Vec<String> = reader.map(|r| r.map(|f| f.into_body())).collect::<Result<_, _>>()?;
+/// assert_eq!(bodies, ["{\"id\":1}", "{\"id\":2}"]);
+/// # Ok::<(), wirekit::framing::ReadError>(())
+/// ```
+pub struct FrameReader<R: Read> {
+    reader: R,
+    decoder: Box<dyn FrameDecoder + Send>,
+    chunk: Vec<u8>,
+    eof: bool,
+}
+
+impl<R: Read> FrameReader<R> {
+    /// A reader of `framing` frames bounded by `limits`, reading 8 KiB chunks.
+    pub fn new(reader: R, framing: Framing, limits: FrameLimits) -> Self {
+        Self::with_decoder(reader, decoder_for(framing, limits))
+    }
+
+    /// A reader driving any decoder.
+    pub fn with_decoder(reader: R, decoder: Box<dyn FrameDecoder + Send>) -> Self {
+        FrameReader {
+            reader,
+            decoder,
+            chunk: vec![0; DEFAULT_CHUNK_SIZE],
+            eof: false,
+        }
+    }
+
+    /// Read up to `size` bytes (at least 1) per `read` call.
+    #[must_use]
+    pub fn with_chunk_size(mut self, size: usize) -> Self {
+        self.chunk = vec![0; size.max(1)];
+        self
+    }
+
+    /// The next frame; `Ok(None)` at the end of input, and from then on.
+    ///
+    /// After a fault that ends the stream, this returns the fault once and
+    /// then `Ok(None)` without reading further. After an I/O error the
+    /// decoder state is kept, so a retry (say after `WouldBlock`) carries on.
+    pub fn read_frame(&mut self) -> Result<Option<Frame>, ReadError> {
+        loop {
+            if let Some(item) = self.decoder.next_frame() {
+                return item.map(Some).map_err(ReadError::Framing);
+            }
+            if self.eof || self.decoder.is_dead() {
+                return Ok(None);
+            }
+            match self.reader.read(&mut self.chunk) {
+                Ok(0) => {
+                    self.eof = true;
+                    self.decoder.finish();
+                }
+                Ok(n) => self.decoder.push(self.chunk.get(..n).unwrap_or_default()),
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(ReadError::Io(error)),
+            }
+        }
+    }
+
+    /// The underlying reader.
+    pub fn get_ref(&self) -> &R {
+        &self.reader
+    }
+
+    /// The underlying reader, mutably (reading from it directly breaks framing).
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.reader
+    }
+
+    /// The underlying reader; bytes already read but not yet framed are lost.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+}
+
+impl<R: Read> Iterator for FrameReader<R> {
+    type Item = Result<Frame, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.read_frame().transpose()
+    }
+}
+
+impl<R: Read + fmt::Debug> fmt::Debug for FrameReader<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameReader")
+            .field("reader", &self.reader)
+            .field("chunk_size", &self.chunk.len())
+            .field("buffered_bytes", &self.decoder.buffered_bytes())
+            .field("eof", &self.eof)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Writes one frame per call to a blocking writer, flushing after each.
+///
+/// ```
+/// use wirekit::framing::{FrameWriter, Framing};
+///
+/// let mut writer = FrameWriter::new(Vec::new(), Framing::ContentLength);
+/// writer.write_frame(b"{}")?;
+/// assert_eq!(writer.into_inner(), b"Content-Length: 2\r\n\r\n{}");
+/// # Ok::<(), wirekit::framing::WriteError>(())
+/// ```
+pub struct FrameWriter<W: Write> {
+    writer: W,
+    encoder: Box<dyn FrameEncoder + Send + Sync>,
+    buffer: Vec<u8>,
+}
+
+impl<W: Write> FrameWriter<W> {
+    /// A writer of `framing` frames with that framing's default limits.
+    pub fn new(writer: W, framing: Framing) -> Self {
+        Self::with_limits(writer, framing, framing.default_limits())
+    }
+
+    /// A writer of `framing` frames bounded by `limits`.
+    pub fn with_limits(writer: W, framing: Framing, limits: FrameLimits) -> Self {
+        FrameWriter {
+            writer,
+            encoder: encoder_for(framing, limits),
+            buffer: Vec::new(),
+        }
+    }
+
+    /// Encode `body` as one frame, write it whole, and flush.
+    pub fn write_frame(&mut self, body: &[u8]) -> Result<(), WriteError> {
+        self.buffer.clear();
+        self.encoder.encode_into(body, &mut self.buffer)?;
+        let written = self.writer.write_all(&self.buffer);
+        if self.buffer.capacity() > RETAINED_BUFFER_BYTES {
+            self.buffer = Vec::new();
+        }
+        written?;
+        self.writer.flush()?;
+        Ok(())
+    }
+
+    /// The underlying writer.
+    pub fn get_ref(&self) -> &W {
+        &self.writer
+    }
+
+    /// The underlying writer, mutably (writing to it directly breaks framing).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.writer
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.writer
+    }
+}
+
+impl<W: Write + fmt::Debug> fmt::Debug for FrameWriter<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameWriter")
+            .field("writer", &self.writer)
+            .finish_non_exhaustive()
+    }
+}
