@@ -20,7 +20,11 @@ fn main() {
     );
     for (relative, absolute) in &files {
         println!("cargo:rerun-if-changed={}", absolute.display());
-        let _ = writeln!(out, "    ({relative:?}, include_str!({:?})),", absolute.display().to_string());
+        let _ = writeln!(
+            out,
+            "    ({relative:?}, include_str!({:?})),",
+            absolute.display().to_string()
+        );
     }
     out.push_str("];\n");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
@@ -31,7 +35,9 @@ fn main() {
 
 /// Collects `<protocol>/<version>/<file>.json` (depth 2 folders only).
 fn collect(root: &Path, dir: &Path, depth: usize, files: &mut Vec<(String, PathBuf)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() && depth < 2 {

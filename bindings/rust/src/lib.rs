@@ -6,6 +6,14 @@
 //!   `Content-Length` frames, with thin `std::io` adapters on top.
 //! * [`envelope`]: the JSON-RPC envelope in two dialects (`jsonrpc-2.0` and
 //!   `bare`), lenient or strict, with canonical (RFC 8785) output.
+//! * [`protocol`]: protocols described as a manifest and JSON Schema files
+//!   (`schemas/<protocol>/<version>/`), found in a folder or embedded.
+//! * [`validate`]: params, results and error data checked by method, with
+//!   issues as data (kind, JSON pointer, schema path, message).
 
 pub mod envelope;
 pub mod framing;
+pub mod protocol;
+pub mod serve;
+pub mod session;
+pub mod validate;

@@ -109,7 +109,14 @@ fn rewrite_refs(
         }
         Value::Array(items) => {
             for (index, item) in items.iter_mut().enumerate() {
-                rewrite_refs(item, origin, file, &format!("{pointer}/{index}"), ids, files)?;
+                rewrite_refs(
+                    item,
+                    origin,
+                    file,
+                    &format!("{pointer}/{index}"),
+                    ids,
+                    files,
+                )?;
             }
         }
         _ => {}
@@ -144,7 +151,11 @@ fn resolve(
         let relative = target.rsplit('/').next().unwrap_or(target);
         match files.contains_key(relative) && !target.contains("://") {
             true => relative.to_owned(),
-            false => return Err(fail(format!("`{reference}` names a file that is not among this protocol's schemas"))),
+            false => {
+                return Err(fail(format!(
+                    "`{reference}` names a file that is not among this protocol's schemas"
+                )))
+            }
         }
     };
     if target_file.is_empty() {
@@ -162,7 +173,9 @@ fn resolve(
         .and_then(|defs| defs.get(unescape_pointer(name).as_str()))
         .is_some();
     if !exists {
-        return Err(fail(format!("`{reference}`: {target_file} defines no type `{name}`")));
+        return Err(fail(format!(
+            "`{reference}`: {target_file} defines no type `{name}`"
+        )));
     }
     Ok(format!("#/$defs/{rest}"))
 }
@@ -181,32 +194,59 @@ mod tests {
     use serde_json::json;
 
     fn files(pairs: &[(&str, Value)]) -> SchemaFiles {
-        pairs.iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect()
+        pairs
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), v.clone()))
+            .collect()
     }
 
     #[test]
     fn rewrites_cross_file_and_local_refs() {
         let set = files(&[
-            ("a.json", json!({"$id": "https://x/a.json", "$defs": {"A": {"properties": {"b": {"$ref": "b.json#/$defs/B"}, "me": {"$ref": "#/$defs/A"}}}}})),
-            ("b.json", json!({"$defs": {"B": {"type": "string", "enum": [{"$ref": "not-a-ref"}]}, "C": {"$ref": "https://x/a.json#/$defs/A"}}})),
+            (
+                "a.json",
+                json!({"$id": "https://x/a.json", "$defs": {"A": {"properties": {"b": {"$ref": "b.json#/$defs/B"}, "me": {"$ref": "#/$defs/A"}}}}}),
+            ),
+            (
+                "b.json",
+                json!({"$defs": {"B": {"type": "string", "enum": [{"$ref": "not-a-ref"}]}, "C": {"$ref": "https://x/a.json#/$defs/A"}}}),
+            ),
         ]);
         let bundled = bundle("p/1", &set).expect("bundles");
-        assert_eq!(bundled["$defs"]["A"]["properties"]["b"]["$ref"], "#/$defs/B");
-        assert_eq!(bundled["$defs"]["A"]["properties"]["me"]["$ref"], "#/$defs/A");
+        assert_eq!(
+            bundled["$defs"]["A"]["properties"]["b"]["$ref"],
+            "#/$defs/B"
+        );
+        assert_eq!(
+            bundled["$defs"]["A"]["properties"]["me"]["$ref"],
+            "#/$defs/A"
+        );
         assert_eq!(bundled["$defs"]["C"]["$ref"], "#/$defs/A");
         assert_eq!(bundled["$defs"]["B"]["enum"][0]["$ref"], "not-a-ref");
     }
 
     #[test]
     fn refuses_dangling_and_non_defs_refs() {
-        let dangling = files(&[("a.json", json!({"$defs": {"A": {"$ref": "b.json#/$defs/B"}}}))]);
+        let dangling = files(&[(
+            "a.json",
+            json!({"$defs": {"A": {"$ref": "b.json#/$defs/B"}}}),
+        )]);
         let error = bundle("p/1", &dangling).expect_err("dangling");
         assert_eq!(error.kind(), ProtocolErrorKind::BadReference);
         assert_eq!(error.pointer(), "/$defs/A/$ref");
         let missing_type = files(&[("a.json", json!({"$defs": {"A": {"$ref": "#/$defs/Nope"}}}))]);
-        assert!(bundle("p/1", &missing_type).expect_err("no type").message().contains("Nope"));
-        let root_ref = files(&[("a.json", json!({"$defs": {"A": {"$ref": "#/properties/x"}}}))]);
-        assert_eq!(bundle("p/1", &root_ref).expect_err("root").kind(), ProtocolErrorKind::BadReference);
+        assert!(bundle("p/1", &missing_type)
+            .expect_err("no type")
+            .message()
+            .contains("Nope"));
+        let root_ref = files(&[(
+            "a.json",
+            json!({"$defs": {"A": {"$ref": "#/properties/x"}}}),
+        )]);
+        assert_eq!(
+            bundle("p/1", &root_ref).expect_err("root").kind(),
+            ProtocolErrorKind::BadReference
+        );
     }
 
     #[test]

@@ -144,12 +144,16 @@ impl SchemaRef {
 
     /// The JSON pointer part (after `#`), `""` for a whole file.
     pub fn pointer(&self) -> &str {
-        self.reference.split_once('#').map_or("", |(_, pointer)| pointer)
+        self.reference
+            .split_once('#')
+            .map_or("", |(_, pointer)| pointer)
     }
 
     /// The type name: the last segment of a `/$defs/Name` pointer.
     pub fn def_name(&self) -> Option<&str> {
-        self.pointer().strip_prefix("/$defs/").filter(|name| !name.contains('/'))
+        self.pointer()
+            .strip_prefix("/$defs/")
+            .filter(|name| !name.contains('/'))
     }
 }
 
@@ -297,7 +301,10 @@ mod display_fromstr {
 
     use serde::{de, Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<T: Display, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<T: Display, S: Serializer>(
+        value: &T,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         serializer.collect_str(value)
     }
 

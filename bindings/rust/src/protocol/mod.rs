@@ -12,7 +12,8 @@ mod registry;
 
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    CapabilitiesSpec, CapabilityStyle, Direction, ErrorSpec, LifecycleSpec, Manifest, MethodKind, MethodLifecycle,
-    MethodSpec, Roles, RuleSpec, SchemaRef, Transport, VersionNegotiation, VersionRule, ViolationSpec,
+    CapabilitiesSpec, CapabilityStyle, Direction, ErrorSpec, LifecycleSpec, Manifest, MethodKind,
+    MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef, Transport, VersionNegotiation,
+    VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};

@@ -32,11 +32,21 @@ pub struct ProtocolSource {
 
 impl ProtocolSource {
     /// Builds a source from a manifest and its schema files (by name).
-    pub fn new(origin: &str, manifest_json: Value, files: SchemaFiles) -> Result<Self, ProtocolError> {
+    pub fn new(
+        origin: &str,
+        manifest_json: Value,
+        files: SchemaFiles,
+    ) -> Result<Self, ProtocolError> {
         let manifest_file = format!("{origin}/{MANIFEST_FILE}");
-        let manifest: Manifest = serde_json::from_value(manifest_json.clone()).map_err(|error| {
-            ProtocolError::new(ProtocolErrorKind::BadManifest, &manifest_file, "", error.to_string())
-        })?;
+        let manifest: Manifest =
+            serde_json::from_value(manifest_json.clone()).map_err(|error| {
+                ProtocolError::new(
+                    ProtocolErrorKind::BadManifest,
+                    &manifest_file,
+                    "",
+                    error.to_string(),
+                )
+            })?;
         for (index, name) in manifest.schemas.iter().enumerate() {
             if !files.contains_key(name) {
                 return Err(ProtocolError::new(
@@ -48,20 +58,38 @@ impl ProtocolSource {
             }
         }
         let bundled = bundle(origin, &files)?;
-        Ok(ProtocolSource { manifest, manifest_json, origin: origin.to_owned(), files, bundled })
+        Ok(ProtocolSource {
+            manifest,
+            manifest_json,
+            origin: origin.to_owned(),
+            files,
+            bundled,
+        })
     }
 
     /// Reads `<dir>/protocol.json` and the schema files it lists (every other
     /// `*.json` of the folder when it lists none).
     pub fn from_dir(dir: &Path, origin: &str) -> Result<Self, ProtocolError> {
-        let manifest_json = read_json(&dir.join(MANIFEST_FILE), &format!("{origin}/{MANIFEST_FILE}"))?;
+        let manifest_json = read_json(
+            &dir.join(MANIFEST_FILE),
+            &format!("{origin}/{MANIFEST_FILE}"),
+        )?;
         let listed: Option<Vec<String>> = manifest_json
             .get("schemas")
             .and_then(Value::as_array)
-            .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect());
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            });
         let names = match listed {
             Some(names) => names,
-            None => json_files(dir, origin)?.into_iter().filter(|name| name != MANIFEST_FILE).collect(),
+            None => json_files(dir, origin)?
+                .into_iter()
+                .filter(|name| name != MANIFEST_FILE)
+                .collect(),
         };
         let mut files = SchemaFiles::new();
         for name in names {
@@ -111,7 +139,10 @@ impl Registry {
     /// The protocols of this repository's `schemas/`, embedded at build time.
     pub fn embedded() -> Result<&'static Registry, ProtocolError> {
         static EMBEDDED: OnceLock<Result<Registry, ProtocolError>> = OnceLock::new();
-        EMBEDDED.get_or_init(load_embedded).as_ref().map_err(Clone::clone)
+        EMBEDDED
+            .get_or_init(load_embedded)
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Adds a protocol version; its folder names must match its manifest.
@@ -122,10 +153,16 @@ impl Registry {
                 ProtocolErrorKind::BadManifest,
                 format!("{}/{MANIFEST_FILE}", source.origin),
                 "/protocol",
-                format!("the manifest says `{expected}` but lives in `{}`", source.origin),
+                format!(
+                    "the manifest says `{expected}` but lives in `{}`",
+                    source.origin
+                ),
             ));
         }
-        let versions = self.protocols.entry(source.manifest.protocol.clone()).or_default();
+        let versions = self
+            .protocols
+            .entry(source.manifest.protocol.clone())
+            .or_default();
         versions.push(source);
         versions.sort_by(|a, b| compare_versions(&a.manifest.version, &b.manifest.version));
         Ok(())
@@ -137,17 +174,29 @@ impl Registry {
             Some((name, version)) => (name, Some(version)),
             None => (spec, None),
         };
-        let not_found = |message: String| ProtocolError::new(ProtocolErrorKind::NotFound, spec, "", message);
+        let not_found =
+            |message: String| ProtocolError::new(ProtocolErrorKind::NotFound, spec, "", message);
         let versions = self.protocols.get(name).ok_or_else(|| {
             let known: Vec<&str> = self.protocols.keys().map(String::as_str).collect();
             not_found(format!("no protocol `{name}`; known: {}", known.join(", ")))
         })?;
         match version {
-            None => versions.last().ok_or_else(|| not_found(format!("protocol `{name}` has no version"))),
-            Some(version) => versions.iter().find(|s| s.manifest.version == version).ok_or_else(|| {
-                let known: Vec<&str> = versions.iter().map(|s| s.manifest.version.as_str()).collect();
-                not_found(format!("protocol `{name}` has no version `{version}`; known: {}", known.join(", ")))
-            }),
+            None => versions
+                .last()
+                .ok_or_else(|| not_found(format!("protocol `{name}` has no version"))),
+            Some(version) => versions
+                .iter()
+                .find(|s| s.manifest.version == version)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = versions
+                        .iter()
+                        .map(|s| s.manifest.version.as_str())
+                        .collect();
+                    not_found(format!(
+                        "protocol `{name}` has no version `{version}`; known: {}",
+                        known.join(", ")
+                    ))
+                }),
         }
     }
 
@@ -187,7 +236,9 @@ pub fn compare_versions(a: &str, b: &str) -> Ordering {
 fn load_embedded() -> Result<Registry, ProtocolError> {
     let mut grouped: BTreeMap<String, (Option<Value>, SchemaFiles)> = BTreeMap::new();
     for (path, text) in EMBEDDED_FILES {
-        let Some((origin, name)) = path.rsplit_once('/') else { continue };
+        let Some((origin, name)) = path.rsplit_once('/') else {
+            continue;
+        };
         let value: Value = serde_json::from_str(text).map_err(|error| {
             ProtocolError::new(ProtocolErrorKind::NotJson, *path, "", error.to_string())
         })?;
@@ -213,17 +264,21 @@ fn load_embedded() -> Result<Registry, ProtocolError> {
 fn read_json(path: &Path, shown: &str) -> Result<Value, ProtocolError> {
     let text = std::fs::read_to_string(path)
         .map_err(|error| ProtocolError::new(ProtocolErrorKind::Io, shown, "", error.to_string()))?;
-    serde_json::from_str(&text)
-        .map_err(|error| ProtocolError::new(ProtocolErrorKind::NotJson, shown, "", error.to_string()))
+    serde_json::from_str(&text).map_err(|error| {
+        ProtocolError::new(ProtocolErrorKind::NotJson, shown, "", error.to_string())
+    })
 }
 
 fn entries(dir: &Path) -> Result<Vec<(String, bool)>, ProtocolError> {
     let shown = dir.display().to_string();
-    let reader = std::fs::read_dir(dir)
-        .map_err(|error| ProtocolError::new(ProtocolErrorKind::Io, &shown, "", error.to_string()))?;
+    let reader = std::fs::read_dir(dir).map_err(|error| {
+        ProtocolError::new(ProtocolErrorKind::Io, &shown, "", error.to_string())
+    })?;
     let mut names = Vec::new();
     for entry in reader {
-        let entry = entry.map_err(|error| ProtocolError::new(ProtocolErrorKind::Io, &shown, "", error.to_string()))?;
+        let entry = entry.map_err(|error| {
+            ProtocolError::new(ProtocolErrorKind::Io, &shown, "", error.to_string())
+        })?;
         if let Some(name) = entry.file_name().to_str() {
             names.push((name.to_owned(), entry.path().is_dir()));
         }
@@ -233,7 +288,11 @@ fn entries(dir: &Path) -> Result<Vec<(String, bool)>, ProtocolError> {
 }
 
 fn subdirs(dir: &Path) -> Result<Vec<String>, ProtocolError> {
-    Ok(entries(dir)?.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| name).collect())
+    Ok(entries(dir)?
+        .into_iter()
+        .filter(|(_, is_dir)| *is_dir)
+        .map(|(name, _)| name)
+        .collect())
 }
 
 fn json_files(dir: &Path, _origin: &str) -> Result<Vec<String>, ProtocolError> {

@@ -27,9 +27,20 @@ pub struct Session {
 impl Session {
     /// A session in the protocol's initial state.
     pub fn new(protocol: Arc<Protocol>) -> Self {
-        let state = protocol.manifest().lifecycle.as_ref().map(|l| l.initial.clone()).unwrap_or_default();
+        let state = protocol
+            .manifest()
+            .lifecycle
+            .as_ref()
+            .map(|l| l.initial.clone())
+            .unwrap_or_default();
         let sequences = SequenceTracker::new(&protocol.manifest().rules);
-        Session { protocol, state, capabilities: None, ended: false, sequences }
+        Session {
+            protocol,
+            state,
+            capabilities: None,
+            ended: false,
+            sequences,
+        }
     }
 
     /// The protocol.
@@ -57,15 +68,26 @@ impl Session {
     /// its capability. A method the protocol does not define passes: the
     /// caller answers it -32601 itself.
     pub fn check(&self, method: &str) -> Result<(), Violation> {
-        let Some(spec) = self.protocol.method(method) else { return Ok(()) };
+        let Some(spec) = self.protocol.method(method) else {
+            return Ok(());
+        };
         let lifecycle = spec.lifecycle.as_ref();
         if self.ended {
-            return Err(self.state_violation(method, lifecycle.and_then(|l| l.violation.as_ref()), ViolationKind::SessionEnded));
+            return Err(self.state_violation(
+                method,
+                lifecycle.and_then(|l| l.violation.as_ref()),
+                ViolationKind::SessionEnded,
+            ));
         }
         if let Some(lifecycle) = lifecycle {
-            let anywhere = lifecycle.allowed_in.is_empty() || lifecycle.allowed_in.iter().any(|s| s == "*");
-            if !anywhere && !lifecycle.allowed_in.iter().any(|s| *s == self.state) {
-                return Err(self.state_violation(method, lifecycle.violation.as_ref(), ViolationKind::WrongState));
+            let anywhere =
+                lifecycle.allowed_in.is_empty() || lifecycle.allowed_in.iter().any(|s| s == "*");
+            if !anywhere && !lifecycle.allowed_in.contains(&self.state) {
+                return Err(self.state_violation(
+                    method,
+                    lifecycle.violation.as_ref(),
+                    ViolationKind::WrongState,
+                ));
             }
         }
         if let (Some(capability), Some(declared)) = (&spec.capability, &self.capabilities) {
@@ -85,11 +107,16 @@ impl Session {
     /// negotiating method against the server's. Call after the params
     /// passed their schema.
     pub fn negotiate(&self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
-        let Some(negotiation) = &self.protocol.manifest().version_negotiation else { return Ok(()) };
+        let Some(negotiation) = &self.protocol.manifest().version_negotiation else {
+            return Ok(());
+        };
         if negotiation.method != method {
             return Ok(());
         }
-        let Some(client) = params.and_then(|p| p.pointer(&negotiation.client_pointer)).and_then(Value::as_str) else {
+        let Some(client) = params
+            .and_then(|p| p.pointer(&negotiation.client_pointer))
+            .and_then(Value::as_str)
+        else {
             return Ok(());
         };
         let major = |version: &str| version.split('.').next().unwrap_or("").trim().to_owned();
@@ -97,7 +124,12 @@ impl Session {
         if client_major == server_major {
             return Ok(());
         }
-        let error = self.protocol.manifest().errors.iter().find(|e| e.name == negotiation.error);
+        let error = self
+            .protocol
+            .manifest()
+            .errors
+            .iter()
+            .find(|e| e.name == negotiation.error);
         let message = fill(
             &negotiation.message,
             &[
@@ -114,19 +146,28 @@ impl Session {
             None,
         )
         .at(format!("/params{}", negotiation.client_pointer));
-        Err(if error.is_none_or(|e| e.ends_session) { violation.ending() } else { violation })
+        Err(if error.is_none_or(|e| e.ends_session) {
+            violation.ending()
+        } else {
+            violation
+        })
     }
 
     /// Records the answer to `method`: a success moves the state (and
     /// records declared capabilities); an error that the protocol says ends
     /// the session ends it.
     pub fn answered(&mut self, method: &str, outcome: Result<&Value, &ErrorObject>) {
-        let Some(spec) = self.protocol.method(method) else { return };
+        let Some(spec) = self.protocol.method(method) else {
+            return;
+        };
         match outcome {
             Ok(result) => {
                 if let Some(capabilities) = &self.protocol.manifest().capabilities {
                     if capabilities.method == method {
-                        self.capabilities = Some(declared(result.pointer(&capabilities.pointer), capabilities.style));
+                        self.capabilities = Some(declared(
+                            result.pointer(&capabilities.pointer),
+                            capabilities.style,
+                        ));
                     }
                 }
                 if let Some(lifecycle) = &spec.lifecycle {
@@ -140,7 +181,12 @@ impl Session {
                 self.end_if_terminal();
             }
             Err(error) => {
-                let fatal = self.protocol.manifest().errors.iter().any(|e| e.code == error.code && e.ends_session);
+                let fatal = self
+                    .protocol
+                    .manifest()
+                    .errors
+                    .iter()
+                    .any(|e| e.code == error.code && e.ends_session);
                 if fatal {
                     self.ended = true;
                 }
@@ -154,11 +200,26 @@ impl Session {
         self.check(method)?;
         if let Err(fault) = self.sequences.observe(method, params) {
             let invalid_request = ErrorCode::INVALID_REQUEST.0;
-            let code = self.protocol.manifest().lifecycle.as_ref().map_or(invalid_request, |l| l.violation.code);
-            return Err(Violation::new(ViolationKind::Rule, code, fault.message, Some(json!({"rule": fault.rule})))
-                .at(format!("/params{}", fault.pointer)));
+            let code = self
+                .protocol
+                .manifest()
+                .lifecycle
+                .as_ref()
+                .map_or(invalid_request, |l| l.violation.code);
+            return Err(Violation::new(
+                ViolationKind::Rule,
+                code,
+                fault.message,
+                Some(json!({"rule": fault.rule})),
+            )
+            .at(format!("/params{}", fault.pointer)));
         }
-        if let Some(next) = self.protocol.method(method).and_then(|s| s.lifecycle.as_ref()).and_then(|l| l.on_success.clone()) {
+        if let Some(next) = self
+            .protocol
+            .method(method)
+            .and_then(|s| s.lifecycle.as_ref())
+            .and_then(|l| l.on_success.clone())
+        {
             self.state = next;
         }
         self.end_if_terminal();
@@ -172,13 +233,18 @@ impl Session {
 
     fn end_if_terminal(&mut self) {
         if let Some(lifecycle) = &self.protocol.manifest().lifecycle {
-            if lifecycle.terminal.iter().any(|s| *s == self.state) {
+            if lifecycle.terminal.contains(&self.state) {
                 self.ended = true;
             }
         }
     }
 
-    fn state_violation(&self, method: &str, own: Option<&ViolationSpec>, kind: ViolationKind) -> Violation {
+    fn state_violation(
+        &self,
+        method: &str,
+        own: Option<&ViolationSpec>,
+        kind: ViolationKind,
+    ) -> Violation {
         let manifest = self.protocol.manifest();
         let allowed = manifest
             .methods
@@ -187,14 +253,31 @@ impl Session {
             .map(|l| l.allowed_in.join(" or "))
             .unwrap_or_default();
         let Some(spec) = own.or(manifest.lifecycle.as_ref().map(|l| &l.violation)) else {
-            return Violation::new(kind, ErrorCode::INVALID_REQUEST.0, format!("`{method}` is not allowed now"), None);
+            return Violation::new(
+                kind,
+                ErrorCode::INVALID_REQUEST.0,
+                format!("`{method}` is not allowed now"),
+                None,
+            );
         };
-        let state = if kind == ViolationKind::SessionEnded && self.state.is_empty() { "ended" } else { &self.state };
-        let mut message = fill(&spec.message, &[("method", method), ("state", state), ("allowed", &allowed)]);
+        let state = if kind == ViolationKind::SessionEnded && self.state.is_empty() {
+            "ended"
+        } else {
+            &self.state
+        };
+        let mut message = fill(
+            &spec.message,
+            &[("method", method), ("state", state), ("allowed", &allowed)],
+        );
         if kind == ViolationKind::SessionEnded {
             message = format!("the session has ended; {message}");
         }
-        Violation::new(kind, spec.code, message, spec.data.clone().filter(|d| !d.is_null()))
+        Violation::new(
+            kind,
+            spec.code,
+            message,
+            spec.data.clone().filter(|d| !d.is_null()),
+        )
     }
 }
 
@@ -205,9 +288,11 @@ fn declared(value: Option<&Value>, style: CapabilityStyle) -> BTreeSet<String> {
             .filter(|(_, v)| v.as_bool() == Some(true))
             .map(|(k, _)| k.clone())
             .collect(),
-        (CapabilityStyle::StringArray, Some(Value::Array(items))) => {
-            items.iter().filter_map(Value::as_str).map(str::to_owned).collect()
-        }
+        (CapabilityStyle::StringArray, Some(Value::Array(items))) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
         _ => BTreeSet::new(),
     }
 }

@@ -26,8 +26,16 @@ pub(crate) struct SequenceFault {
 
 #[derive(Debug, Clone)]
 enum Rule {
-    Increasing { method: String, scope: String, sequence: String },
-    LastMatches { method: String, scope: String, last: String },
+    Increasing {
+        method: String,
+        scope: String,
+        sequence: String,
+    },
+    LastMatches {
+        method: String,
+        scope: String,
+        last: String,
+    },
 }
 
 /// Tracks the last sequence of each scope.
@@ -40,7 +48,11 @@ pub(crate) struct SequenceTracker {
 impl SequenceTracker {
     pub(crate) fn new(specs: &[RuleSpec]) -> Self {
         let text = |spec: &RuleSpec, name: &str, default: &str| {
-            spec.arguments.get(name).and_then(Value::as_str).unwrap_or(default).to_owned()
+            spec.arguments
+                .get(name)
+                .and_then(Value::as_str)
+                .unwrap_or(default)
+                .to_owned()
         };
         let rules = specs
             .iter()
@@ -58,18 +70,31 @@ impl SequenceTracker {
                 _ => None,
             })
             .collect();
-        SequenceTracker { rules, last: HashMap::new() }
+        SequenceTracker {
+            rules,
+            last: HashMap::new(),
+        }
     }
 
     /// Checks a message's params; records its sequence when all is well.
-    pub(crate) fn observe(&mut self, method: &str, params: Option<&Value>) -> Result<(), SequenceFault> {
+    pub(crate) fn observe(
+        &mut self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<(), SequenceFault> {
         let empty = Value::Null;
         let params = params.unwrap_or(&empty);
         for rule in &self.rules {
             match rule {
-                Rule::Increasing { method: m, scope, sequence } if m == method => {
+                Rule::Increasing {
+                    method: m,
+                    scope,
+                    sequence,
+                } if m == method => {
                     let key = scope_key(params, scope);
-                    let Some(current) = params.pointer(sequence).and_then(Value::as_u64) else { continue };
+                    let Some(current) = params.pointer(sequence).and_then(Value::as_u64) else {
+                        continue;
+                    };
                     if let Some(previous) = self.last.get(&key) {
                         if current <= *previous {
                             return Err(SequenceFault {
@@ -82,7 +107,11 @@ impl SequenceTracker {
                         }
                     }
                 }
-                Rule::LastMatches { method: m, scope, last } if m == method => {
+                Rule::LastMatches {
+                    method: m,
+                    scope,
+                    last,
+                } if m == method => {
                     let key = scope_key(params, scope);
                     let declared = params.pointer(last);
                     match (self.last.get(&key), declared) {
@@ -121,12 +150,18 @@ impl SequenceTracker {
         let mut updates = Vec::new();
         for rule in &self.rules {
             match rule {
-                Rule::Increasing { method: m, scope, sequence } if m == method => {
+                Rule::Increasing {
+                    method: m,
+                    scope,
+                    sequence,
+                } if m == method => {
                     if let Some(current) = params.pointer(sequence).and_then(Value::as_u64) {
                         updates.push((scope_key(params, scope), Some(current)));
                     }
                 }
-                Rule::LastMatches { method: m, scope, .. } if m == method => {
+                Rule::LastMatches {
+                    method: m, scope, ..
+                } if m == method => {
                     updates.push((scope_key(params, scope), None));
                 }
                 _ => {}
@@ -149,7 +184,10 @@ fn scope_key(params: &Value, scope: &str) -> String {
     if scope.is_empty() {
         return String::new();
     }
-    params.pointer(scope).map(Value::to_string).unwrap_or_default()
+    params
+        .pointer(scope)
+        .map(Value::to_string)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -169,21 +207,40 @@ mod tests {
     #[test]
     fn sequences_must_increase_within_a_scope() {
         let mut t = tracker();
-        assert!(t.observe("obs", Some(&json!({"inv": "a", "seq": 1}))).is_ok());
-        assert!(t.observe("obs", Some(&json!({"inv": "a", "seq": 5}))).is_ok());
-        assert!(t.observe("obs", Some(&json!({"inv": "b", "seq": 1}))).is_ok());
-        let fault = t.observe("obs", Some(&json!({"inv": "a", "seq": 5}))).expect_err("repeat");
+        assert!(t
+            .observe("obs", Some(&json!({"inv": "a", "seq": 1})))
+            .is_ok());
+        assert!(t
+            .observe("obs", Some(&json!({"inv": "a", "seq": 5})))
+            .is_ok());
+        assert!(t
+            .observe("obs", Some(&json!({"inv": "b", "seq": 1})))
+            .is_ok());
+        let fault = t
+            .observe("obs", Some(&json!({"inv": "a", "seq": 5})))
+            .expect_err("repeat");
         assert_eq!(fault.pointer, "/seq");
-        assert!(t.observe("done", Some(&json!({"inv": "a", "last": 5}))).is_ok());
-        assert!(t.observe("done", Some(&json!({"inv": "b", "last": 2}))).is_err());
+        assert!(t
+            .observe("done", Some(&json!({"inv": "a", "last": 5})))
+            .is_ok());
+        assert!(t
+            .observe("done", Some(&json!({"inv": "b", "last": 2})))
+            .is_err());
     }
 
     #[test]
     fn last_sequence_absent_iff_nothing_observed() {
         let mut t = tracker();
         assert!(t.observe("done", Some(&json!({"inv": "x"}))).is_ok());
-        assert_eq!(t.observe("done", Some(&json!({"inv": "y", "last": 0}))).expect_err("none seen").rule, "last_sequence_matches");
-        assert!(t.observe("obs", Some(&json!({"inv": "z", "seq": 3}))).is_ok());
+        assert_eq!(
+            t.observe("done", Some(&json!({"inv": "y", "last": 0})))
+                .expect_err("none seen")
+                .rule,
+            "last_sequence_matches"
+        );
+        assert!(t
+            .observe("obs", Some(&json!({"inv": "z", "seq": 3})))
+            .is_ok());
         assert!(t.observe("done", Some(&json!({"inv": "z"}))).is_err());
     }
 }

@@ -38,36 +38,75 @@ impl ViolationKind {
 /// A lifecycle violation: its kind, the JSON pointer concerned (within the
 /// message) and the error the protocol answers with.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
-    /// What was broken.
-    pub kind: ViolationKind,
-    /// The protocol's answer.
-    pub answer: ErrorObject,
-    /// Where in the message, when a member is to blame (`/params/sequence`).
-    pub pointer: Option<String>,
-    /// Whether the session ends after the answer.
-    pub ends_session: bool,
+pub struct Violation(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
+    kind: ViolationKind,
+    answer: ErrorObject,
+    pointer: Option<String>,
+    ends_session: bool,
 }
 
 impl Violation {
-    pub(crate) fn new(kind: ViolationKind, code: i64, message: String, data: Option<Value>) -> Self {
-        Violation { kind, answer: ErrorObject { code, message, data }, pointer: None, ends_session: false }
+    pub(crate) fn new(
+        kind: ViolationKind,
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    ) -> Self {
+        Violation(Box::new(Inner {
+            kind,
+            answer: ErrorObject {
+                code,
+                message,
+                data,
+            },
+            pointer: None,
+            ends_session: false,
+        }))
     }
 
     pub(crate) fn at(mut self, pointer: impl Into<String>) -> Self {
-        self.pointer = Some(pointer.into());
+        self.0.pointer = Some(pointer.into());
         self
     }
 
     pub(crate) fn ending(mut self) -> Self {
-        self.ends_session = true;
+        self.0.ends_session = true;
         self
+    }
+
+    /// What was broken.
+    pub fn kind(&self) -> ViolationKind {
+        self.0.kind
+    }
+
+    /// The protocol's answer.
+    pub fn answer(&self) -> &ErrorObject {
+        &self.0.answer
+    }
+
+    /// Where in the message, when a member is to blame (`/params/sequence`).
+    pub fn pointer(&self) -> Option<&str> {
+        self.0.pointer.as_deref()
+    }
+
+    /// Whether the session ends after the answer.
+    pub fn ends_session(&self) -> bool {
+        self.0.ends_session
     }
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}, code {})", self.answer.message, self.kind.code(), self.answer.code)
+        write!(
+            f,
+            "{} ({}, code {})",
+            self.0.answer.message,
+            self.0.kind.code(),
+            self.0.answer.code
+        )
     }
 }
 

@@ -11,8 +11,8 @@ use serde_json::{json, Map, Value};
 use super::issue::{IssueKind, Part, ValidationIssue};
 use super::rules::MessageRule;
 use crate::protocol::{
-    bundle::localize_ref, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind, ProtocolSource, Registry,
-    SchemaRef,
+    bundle::localize_ref, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind, ProtocolSource,
+    Registry, SchemaRef,
 };
 
 #[derive(Debug)]
@@ -35,14 +35,32 @@ impl Protocol {
     /// Compiles every validator of a protocol source.
     pub fn compile(source: ProtocolSource) -> Result<Self, ProtocolError> {
         let origin = source.origin.clone();
-        let defs = source.bundled_schema().get("$defs").cloned().unwrap_or_else(|| json!({}));
-        let build = |reference: &Option<SchemaRef>, pointer: String| -> Result<Option<Validator>, ProtocolError> {
-            let Some(reference) = reference else { return Ok(None) };
-            let local = localize_ref(&origin, "", &reference.reference, &source.files).map_err(|error| {
-                ProtocolError::new(error.kind(), format!("{origin}/protocol.json"), &pointer, error.message())
-            })?;
+        let defs = source
+            .bundled_schema()
+            .get("$defs")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let build = |reference: &Option<SchemaRef>,
+                     pointer: String|
+         -> Result<Option<Validator>, ProtocolError> {
+            let Some(reference) = reference else {
+                return Ok(None);
+            };
+            let local = localize_ref(&origin, "", &reference.reference, &source.files).map_err(
+                |error| {
+                    ProtocolError::new(
+                        error.kind(),
+                        format!("{origin}/protocol.json"),
+                        &pointer,
+                        error.message(),
+                    )
+                },
+            )?;
             let mut root = Map::new();
-            root.insert("$schema".into(), json!(crate::protocol::bundle::DRAFT_2020_12));
+            root.insert(
+                "$schema".into(),
+                json!(crate::protocol::bundle::DRAFT_2020_12),
+            );
             root.insert("$defs".into(), defs.clone());
             root.insert("$ref".into(), Value::String(local));
             jsonschema::options()
@@ -60,7 +78,12 @@ impl Protocol {
         };
         let mut methods = HashMap::new();
         for (name, spec) in &source.manifest.methods {
-            let at = |part: &str| format!("/methods/{}/{part}", name.replace('~', "~0").replace('/', "~1"));
+            let at = |part: &str| {
+                format!(
+                    "/methods/{}/{part}",
+                    name.replace('~', "~0").replace('/', "~1")
+                )
+            };
             methods.insert(
                 name.clone(),
                 CompiledMethod {
@@ -79,14 +102,22 @@ impl Protocol {
                         ProtocolErrorKind::Inconsistent,
                         format!("{origin}/protocol.json"),
                         format!("/rules/{index}/method"),
-                        format!("rule names method `{}`, which the manifest does not define", rule.method),
+                        format!(
+                            "rule names method `{}`, which the manifest does not define",
+                            rule.method
+                        ),
                     ));
                 }
                 rules.push(rule);
             }
         }
         super::consistency::check(&source)?;
-        Ok(Protocol { source, methods, error_data, rules })
+        Ok(Protocol {
+            source,
+            methods,
+            error_data,
+            rules,
+        })
     }
 
     /// Loads and compiles a protocol embedded in the crate (`name` for its
@@ -127,7 +158,12 @@ impl Protocol {
     /// Checks one part of a message of `method`. `None` means the part is
     /// absent (or JSON null, for params). Returns every issue; empty when valid.
     /// An unknown method gives no issue: the caller answers -32601 first.
-    pub fn validate(&self, method: &str, part: Part, value: Option<&Value>) -> Vec<ValidationIssue> {
+    pub fn validate(
+        &self,
+        method: &str,
+        part: Part,
+        value: Option<&Value>,
+    ) -> Vec<ValidationIssue> {
         let (Some(spec), Some(compiled)) = (self.method(method), self.methods.get(method)) else {
             return Vec::new();
         };
@@ -157,7 +193,11 @@ impl Protocol {
             collect_schema_issues(validator, value, &mut issues);
         }
         if issues.is_empty() {
-            for rule in self.rules.iter().filter(|rule| rule.method == method && rule.part == part) {
+            for rule in self
+                .rules
+                .iter()
+                .filter(|rule| rule.method == method && rule.part == part)
+            {
                 rule.check(value, &mut issues);
             }
         }
@@ -173,14 +213,21 @@ fn collect_schema_issues(validator: &Validator, value: &Value, issues: &mut Vec<
         let message = error.to_string();
         let members: Vec<String> = match error.kind() {
             ValidationErrorKind::Required { property } => {
-                vec![property.as_str().map_or_else(|| property.to_string(), str::to_owned)]
+                vec![property
+                    .as_str()
+                    .map_or_else(|| property.to_string(), str::to_owned)]
             }
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected.clone(),
             _ => Vec::new(),
         };
         if members.is_empty() {
-            issues.push(ValidationIssue { kind: IssueKind::Schema(keyword), instance_path: base, schema_path, message });
+            issues.push(ValidationIssue {
+                kind: IssueKind::Schema(keyword),
+                instance_path: base,
+                schema_path,
+                message,
+            });
             continue;
         }
         for member in members {

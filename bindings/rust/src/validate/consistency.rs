@@ -12,49 +12,85 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
         ProtocolError::new(ProtocolErrorKind::Inconsistent, &file, pointer, message)
     };
     let state_known = |state: &str| {
-        manifest.lifecycle.as_ref().is_some_and(|lifecycle| lifecycle.states.contains_key(state))
+        manifest
+            .lifecycle
+            .as_ref()
+            .is_some_and(|lifecycle| lifecycle.states.contains_key(state))
     };
     if let Some(lifecycle) = &manifest.lifecycle {
         if !state_known(&lifecycle.initial) {
-            return Err(fail("/lifecycle/initial".into(), format!("unknown state `{}`", lifecycle.initial)));
+            return Err(fail(
+                "/lifecycle/initial".into(),
+                format!("unknown state `{}`", lifecycle.initial),
+            ));
         }
         for (index, state) in lifecycle.terminal.iter().enumerate() {
             if !state_known(state) {
-                return Err(fail(format!("/lifecycle/terminal/{index}"), format!("unknown state `{state}`")));
+                return Err(fail(
+                    format!("/lifecycle/terminal/{index}"),
+                    format!("unknown state `{state}`"),
+                ));
             }
         }
     }
     for (name, method) in &manifest.methods {
         let at = format!("/methods/{}", name.replace('~', "~0").replace('/', "~1"));
-        let Some(lifecycle) = &method.lifecycle else { continue };
+        let Some(lifecycle) = &method.lifecycle else {
+            continue;
+        };
         if manifest.lifecycle.is_none() {
-            return Err(fail(format!("{at}/lifecycle"), "the manifest has no `lifecycle` to refer to".into()));
+            return Err(fail(
+                format!("{at}/lifecycle"),
+                "the manifest has no `lifecycle` to refer to".into(),
+            ));
         }
         for (index, state) in lifecycle.allowed_in.iter().enumerate() {
             if state != "*" && !state_known(state) {
-                return Err(fail(format!("{at}/lifecycle/allowed_in/{index}"), format!("unknown state `{state}`")));
+                return Err(fail(
+                    format!("{at}/lifecycle/allowed_in/{index}"),
+                    format!("unknown state `{state}`"),
+                ));
             }
         }
         if let Some(state) = &lifecycle.on_success {
             if !state_known(state) {
-                return Err(fail(format!("{at}/lifecycle/on_success"), format!("unknown state `{state}`")));
+                return Err(fail(
+                    format!("{at}/lifecycle/on_success"),
+                    format!("unknown state `{state}`"),
+                ));
             }
         }
         if method.capability.is_some() && manifest.capabilities.is_none() {
-            return Err(fail(format!("{at}/capability"), "a gated method needs the manifest's `capabilities`".into()));
+            return Err(fail(
+                format!("{at}/capability"),
+                "a gated method needs the manifest's `capabilities`".into(),
+            ));
         }
     }
     if let Some(capabilities) = &manifest.capabilities {
         if !manifest.methods.contains_key(&capabilities.method) {
-            return Err(fail("/capabilities/method".into(), format!("unknown method `{}`", capabilities.method)));
+            return Err(fail(
+                "/capabilities/method".into(),
+                format!("unknown method `{}`", capabilities.method),
+            ));
         }
     }
     if let Some(negotiation) = &manifest.version_negotiation {
         if !manifest.methods.contains_key(&negotiation.method) {
-            return Err(fail("/version_negotiation/method".into(), format!("unknown method `{}`", negotiation.method)));
+            return Err(fail(
+                "/version_negotiation/method".into(),
+                format!("unknown method `{}`", negotiation.method),
+            ));
         }
-        if !manifest.errors.iter().any(|error| error.name == negotiation.error) {
-            return Err(fail("/version_negotiation/error".into(), format!("unknown error `{}`", negotiation.error)));
+        if !manifest
+            .errors
+            .iter()
+            .any(|error| error.name == negotiation.error)
+        {
+            return Err(fail(
+                "/version_negotiation/error".into(),
+                format!("unknown error `{}`", negotiation.error),
+            ));
         }
     }
     Ok(())

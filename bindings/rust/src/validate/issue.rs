@@ -93,20 +93,32 @@ impl ValidationIssue {
 
 impl fmt::Display for ValidationIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.instance_path.is_empty() { "(root)" } else { &self.instance_path };
+        let at = if self.instance_path.is_empty() {
+            "(root)"
+        } else {
+            &self.instance_path
+        };
         write!(f, "{at}: {} [{}]", self.message, self.keyword())
     }
 }
 
 /// The `-32602 Invalid params` answer listing every issue with its pointer.
 pub fn invalid_params(method: &str, issues: &[ValidationIssue]) -> ErrorObject {
-    describe(ErrorCode::INVALID_PARAMS.0, &format!("invalid params for `{method}`"), Part::Params, issues)
+    describe(
+        ErrorCode::INVALID_PARAMS.0,
+        &format!("invalid params for `{method}`"),
+        Part::Params,
+        issues,
+    )
 }
 
 /// The `-32603 Internal error` a server answers instead of sending its own
 /// invalid result.
 pub fn invalid_result(method: &str, part: Part, issues: &[ValidationIssue]) -> ErrorObject {
-    let what = format!("the server produced an invalid {} for `{method}`", part.name());
+    let what = format!(
+        "the server produced an invalid {} for `{method}`",
+        part.name()
+    );
     describe(ErrorCode::INTERNAL_ERROR.0, &what, part, issues)
 }
 

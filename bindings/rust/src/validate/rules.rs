@@ -27,15 +27,29 @@ pub(crate) struct MessageRule {
 
 #[derive(Debug, Clone)]
 enum Check {
-    NotBefore { at: Vec<String>, first: String, second: String, message: String },
+    NotBefore {
+        at: Vec<String>,
+        first: String,
+        second: String,
+        message: String,
+    },
 }
 
 impl MessageRule {
     /// Compiles a manifest rule; `Ok(None)` for a session rule.
-    pub(crate) fn compile(origin: &str, index: usize, spec: &RuleSpec) -> Result<Option<Self>, ProtocolError> {
+    pub(crate) fn compile(
+        origin: &str,
+        index: usize,
+        spec: &RuleSpec,
+    ) -> Result<Option<Self>, ProtocolError> {
         let pointer = format!("/rules/{index}");
         let fail = |message: String| {
-            ProtocolError::new(ProtocolErrorKind::Inconsistent, format!("{origin}/protocol.json"), &pointer, message)
+            ProtocolError::new(
+                ProtocolErrorKind::Inconsistent,
+                format!("{origin}/protocol.json"),
+                &pointer,
+                message,
+            )
         };
         let text = |name: &str| -> Result<String, ProtocolError> {
             spec.arguments
@@ -50,7 +64,11 @@ impl MessageRule {
                     "params" => Part::Params,
                     "result" => Part::Result,
                     "item" => Part::Item,
-                    other => return Err(fail(format!("rule `not_before` cannot check part `{other}`"))),
+                    other => {
+                        return Err(fail(format!(
+                            "rule `not_before` cannot check part `{other}`"
+                        )))
+                    }
                 };
                 let at = text("at")?;
                 let message = spec
@@ -78,12 +96,21 @@ impl MessageRule {
     /// Appends this rule's issues for `value`.
     pub(crate) fn check(&self, value: &Value, issues: &mut Vec<ValidationIssue>) {
         match &self.check {
-            Check::NotBefore { at, first, second, message } => {
+            Check::NotBefore {
+                at,
+                first,
+                second,
+                message,
+            } => {
                 let mut matches = Vec::new();
                 walk(value, at, String::new(), &mut matches);
                 for (pointer, object) in matches {
-                    let (Some(low), Some(high)) = (object.get(first), object.get(second)) else { continue };
-                    let (Some(low), Some(high)) = (low.as_f64(), high.as_f64()) else { continue };
+                    let (Some(low), Some(high)) = (object.get(first), object.get(second)) else {
+                        continue;
+                    };
+                    let (Some(low), Some(high)) = (low.as_f64(), high.as_f64()) else {
+                        continue;
+                    };
                     if high < low {
                         issues.push(ValidationIssue {
                             kind: IssueKind::Rule("not_before".into()),

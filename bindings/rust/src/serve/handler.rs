@@ -1,0 +1,45 @@
+//! What a server implements: one answer a method.
+
+use serde_json::Value;
+
+use crate::envelope::{ErrorCode, ErrorObject};
+
+/// Sends one item of a streamed result; fails when the peer has gone.
+pub type Emit<'a> = dyn FnMut(Value) -> std::io::Result<()> + 'a;
+
+/// A server's methods. The serve loop has already checked the envelope,
+/// the lifecycle and the params against their schema before it calls in,
+/// and checks the result after.
+pub trait Handler {
+    /// Whether the server implements `method` (one it does not is answered
+    /// -32601 Method not found).
+    fn implements(&self, method: &str) -> bool;
+
+    /// Answers a request.
+    fn handle(&mut self, method: &str, params: Option<Value>) -> Result<Value, ErrorObject>;
+
+    /// Answers a streamed-result request (`result_stream` in the manifest)
+    /// by emitting items; the serve loop closes the stream after.
+    fn handle_stream(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        emit: &mut Emit<'_>,
+    ) -> Result<(), ErrorObject> {
+        let _ = (params, emit);
+        Err(method_not_found(method))
+    }
+
+    /// Receives a notification from the client.
+    fn notify(&mut self, method: &str, params: Option<Value>) {
+        let _ = (method, params);
+    }
+}
+
+/// The -32601 answer for `method`.
+pub fn method_not_found(method: &str) -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: {method}"),
+    )
+}

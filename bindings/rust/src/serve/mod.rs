@@ -1,0 +1,8 @@
+//! Serving a protocol: a [`Handler`] answers methods, the [`Server`] does
+//! everything else (framing, envelope, lifecycle, validation both ways).
+
+mod handler;
+mod server;
+
+pub use handler::{method_not_found, Emit, Handler};
+pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};
