@@ -1,0 +1,233 @@
+//! Encoding: a [`Message`] to compact JSON bytes, in declared member order or
+//! RFC 8785 canonical form.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+use super::error::{push_token, EnvelopeError, EnvelopeErrorKind};
+use super::id::Id;
+use super::message::{ErrorObject, Message, Response};
+use super::options::{Dialect, EnvelopeOptions};
+
+/// The largest integer magnitude I-JSON (RFC 7493) and so RFC 8785 can
+/// carry exactly: `2^53 - 1`.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Encodes a message as compact JSON, without a trailing newline.
+///
+/// Members come in declared order: `jsonrpc` (omitted in the `bare`
+/// dialect), `id`, `method`, `params` (omitted when `None`) for calls;
+/// `jsonrpc`, `id`, then `result` or `error` (`code`, `message`, `data` when
+/// present) for responses. `params`, `result` and `data` keep their own
+/// member order, strings are written with `serde_json`'s minimal escaping,
+/// and numbers in their shortest round-trip form: integers exactly, floats
+/// keep a fraction (`9.0` stays `9.0`; `1e2` is written `100.0`).
+///
+/// So a compact message decoded and re-encoded comes out byte for byte
+/// unless it used optional escapes (`"\u00e9"`), exponents or
+/// non-shortest floats, or members that decoding dropped (the `jsonrpc`
+/// member in `bare`, unknown members in lenient mode).
+#[must_use]
+pub fn encode(message: &Message, opts: &EnvelopeOptions) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    encode_into(message, opts, &mut out);
+    out
+}
+
+/// Appends the [`encode`] output to `out` (for framers that write a header
+/// first).
+pub fn encode_into(message: &Message, opts: &EnvelopeOptions, out: &mut Vec<u8>) {
+    let start = out.len();
+    let wire = Wire {
+        message,
+        dialect: opts.dialect,
+    };
+    // Writing into a Vec cannot fail with an I/O error, and every map key
+    // here is a string, so serde_json has no error to report.
+    let written = serde_json::to_writer(&mut *out, &wire);
+    debug_assert!(written.is_ok(), "encoding a message cannot fail");
+    if written.is_err() {
+        out.truncate(start);
+    }
+}
+
+/// Encodes a message in RFC 8785 (JCS) canonical form: members sorted by
+/// UTF-16 code units at every depth, no whitespace, numbers formatted as
+/// ECMAScript does (`9.0` becomes `9`, `1e21` becomes `1e+21`).
+///
+/// # Errors
+///
+/// [`EnvelopeErrorKind::NotCanonicalizable`] when the message holds an
+/// integer beyond `±(2^53 - 1)` (in the id, the params, the result, the
+/// error code or its data): RFC 8785 formats every number as an IEEE 754
+/// double, which would silently change it. The pointer names the number;
+/// send such values as strings.
+pub fn encode_canonical(
+    message: &Message,
+    opts: &EnvelopeOptions,
+) -> Result<Vec<u8>, EnvelopeError> {
+    if let Some(pointer) = unsafe_integer(message) {
+        let text = format!(
+            "the integer at {pointer:?} is outside ±(2^53 - 1) and has no exact RFC 8785 form"
+        );
+        return Err(EnvelopeError::new(
+            EnvelopeErrorKind::NotCanonicalizable,
+            pointer,
+            text,
+        ));
+    }
+    let wire = Wire {
+        message,
+        dialect: opts.dialect,
+    };
+    serde_json_canonicalizer::to_vec(&wire).map_err(|e| {
+        EnvelopeError::new(
+            EnvelopeErrorKind::NotCanonicalizable,
+            String::new(),
+            format!("RFC 8785 encoding failed: {e}"),
+        )
+    })
+}
+
+/// A message with the dialect that decides whether `jsonrpc` is written.
+struct Wire<'a> {
+    message: &'a Message,
+    dialect: Dialect,
+}
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if self.dialect == Dialect::JsonRpc2 {
+            map.serialize_entry("jsonrpc", "2.0")?;
+        }
+        match self.message {
+            Message::Request(request) => {
+                map.serialize_entry("id", &request.id)?;
+                map.serialize_entry("method", &request.method)?;
+                if let Some(params) = &request.params {
+                    map.serialize_entry("params", params)?;
+                }
+            }
+            Message::Notification(notification) => {
+                map.serialize_entry("method", &notification.method)?;
+                if let Some(params) = &notification.params {
+                    map.serialize_entry("params", params)?;
+                }
+            }
+            Message::Response(response) => {
+                map.serialize_entry("id", &response.id)?;
+                match &response.outcome {
+                    Ok(result) => map.serialize_entry("result", result)?,
+                    Err(error) => map.serialize_entry("error", &WireError(error))?,
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+/// An error object in `code`, `message`, `data` order.
+struct WireError<'a>(&'a ErrorObject);
+
+impl Serialize for WireError<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("code", &self.0.code)?;
+        map.serialize_entry("message", &self.0.message)?;
+        if let Some(data) = &self.0.data {
+            map.serialize_entry("data", data)?;
+        }
+        map.end()
+    }
+}
+
+/// The pointer of the first integer RFC 8785 cannot carry exactly.
+fn unsafe_integer(message: &Message) -> Option<String> {
+    let id_unsafe = |id: Option<&Id>| match id {
+        Some(Id::Number(n)) => !number_is_safe(n),
+        _ => false,
+    };
+    match message {
+        Message::Request(request) => {
+            if id_unsafe(Some(&request.id)) {
+                return Some("/id".into());
+            }
+            request
+                .params
+                .as_ref()
+                .and_then(|p| find_unsafe(p, "/params"))
+        }
+        Message::Notification(notification) => notification
+            .params
+            .as_ref()
+            .and_then(|p| find_unsafe(p, "/params")),
+        Message::Response(Response { id, outcome }) => {
+            if id_unsafe(id.as_ref()) {
+                return Some("/id".into());
+            }
+            match outcome {
+                Ok(result) => find_unsafe(result, "/result"),
+                Err(error) => {
+                    if error.code.unsigned_abs() > MAX_SAFE_INTEGER {
+                        return Some("/error/code".into());
+                    }
+                    error
+                        .data
+                        .as_ref()
+                        .and_then(|d| find_unsafe(d, "/error/data"))
+                }
+            }
+        }
+    }
+}
+
+fn number_is_safe(n: &serde_json::Number) -> bool {
+    if let Some(i) = n.as_i64() {
+        i.unsigned_abs() <= MAX_SAFE_INTEGER
+    } else if let Some(u) = n.as_u64() {
+        u <= MAX_SAFE_INTEGER
+    } else {
+        true
+    }
+}
+
+/// Depth-first search for an unsafe integer under `value`, whose pointer is
+/// `base`. Only builds pointer text on the way out of a hit.
+fn find_unsafe(value: &Value, base: &str) -> Option<String> {
+    let mut path = Vec::new();
+    if !walk(value, &mut path) {
+        return None;
+    }
+    let mut pointer = base.to_owned();
+    for token in path.iter().rev() {
+        push_token(&mut pointer, token);
+    }
+    Some(pointer)
+}
+
+/// Returns true on a hit, with `path` holding the tokens innermost first.
+fn walk(value: &Value, path: &mut Vec<String>) -> bool {
+    match value {
+        Value::Number(n) => !number_is_safe(n),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                if walk(item, path) {
+                    path.push(index.to_string());
+                    return true;
+                }
+            }
+            false
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                if walk(item, path) {
+                    path.push(key.clone());
+                    return true;
+                }
+            }
+            false
+        }
+        Value::Null | Value::Bool(_) | Value::String(_) => false,
+    }
+}

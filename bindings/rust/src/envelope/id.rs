@@ -1,0 +1,240 @@
+//! Request ids: a string or an integer.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::ser::{Serialize, Serializer};
+use serde_json::{Number, Value};
+
+/// A request id: a string or an integer.
+///
+/// JSON-RPC 2.0 also allows `null` and fractional ids but discourages both;
+/// wirekit refuses them in requests (`null` cannot be correlated, and a
+/// fractional id does not survive every peer's number handling). An integer
+/// id is one written in integer syntax that fits `i64` or `u64`, so `0`,
+/// `-1` and `18446744073709551615` are ids, while `1.5`, `1.0`, `1e2`,
+/// `-0` (negative zero, which parses as a float) and `18446744073709551616`
+/// are not.
+///
+/// A response to a message whose id could not be read carries `null`; that is
+/// [`Response::id`](super::Response::id) being `None`, not an `Id`.
+///
+/// `Id::Number` should only hold an integer; the constructors and the
+/// decoder guarantee it, but the variant is public, so a hand-built
+/// `Id::Number` holding a float is encoded as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Id {
+    /// An integer id (fits `i64` or `u64`).
+    Number(Number),
+    /// A string id.
+    String(String),
+}
+
+impl Id {
+    /// Reads an id from a JSON value: a string, or an integer that fits
+    /// `i64` or `u64`. Anything else (including `null`) is `None`.
+    #[must_use]
+    pub fn from_value(value: &Value) -> Option<Id> {
+        match value {
+            Value::String(s) => Some(Id::String(s.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Id::Number(n.clone())),
+            _ => None,
+        }
+    }
+
+    /// Like [`Id::from_value`], but takes the value by move (no copy of a
+    /// string id). On failure the value is handed back.
+    pub fn try_from_value(value: Value) -> Result<Id, Value> {
+        match value {
+            Value::String(s) => Ok(Id::String(s)),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Ok(Id::Number(n)),
+            other => Err(other),
+        }
+    }
+
+    /// The id as a JSON value.
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        match self {
+            Id::Number(n) => Value::Number(n.clone()),
+            Id::String(s) => Value::String(s.clone()),
+        }
+    }
+
+    /// The integer, when this is an integer id that fits `i64`.
+    #[must_use]
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Id::Number(n) => n.as_i64(),
+            Id::String(_) => None,
+        }
+    }
+
+    /// The integer, when this is an integer id that fits `u64`.
+    #[must_use]
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Id::Number(n) => n.as_u64(),
+            Id::String(_) => None,
+        }
+    }
+
+    /// The string, when this is a string id.
+    #[must_use]
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Id::Number(_) => None,
+            Id::String(s) => Some(s),
+        }
+    }
+}
+
+/// Formats the id as JSON: `7`, `"abc"` (quoted and escaped), so `1` and
+/// `"1"` stay distinguishable in logs.
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Number(n) => fmt::Display::fmt(n, f),
+            Id::String(s) => fmt::Display::fmt(&Value::String(s.clone()), f),
+        }
+    }
+}
+
+impl From<i64> for Id {
+    fn from(n: i64) -> Self {
+        Id::Number(n.into())
+    }
+}
+
+impl From<u64> for Id {
+    fn from(n: u64) -> Self {
+        Id::Number(n.into())
+    }
+}
+
+impl From<i32> for Id {
+    fn from(n: i32) -> Self {
+        Id::Number(n.into())
+    }
+}
+
+impl From<u32> for Id {
+    fn from(n: u32) -> Self {
+        Id::Number(n.into())
+    }
+}
+
+impl From<&str> for Id {
+    fn from(s: &str) -> Self {
+        Id::String(s.to_owned())
+    }
+}
+
+impl From<String> for Id {
+    fn from(s: String) -> Self {
+        Id::String(s)
+    }
+}
+
+impl From<Id> for Value {
+    fn from(id: Id) -> Self {
+        match id {
+            Id::Number(n) => Value::Number(n),
+            Id::String(s) => Value::String(s),
+        }
+    }
+}
+
+impl From<&Id> for Value {
+    fn from(id: &Id) -> Self {
+        id.to_value()
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Number(n) => n.serialize(serializer),
+            Id::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+/// Accepts a string or an integer that fits `i64` or `u64`, as the decoder
+/// does.
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+struct IdVisitor;
+
+impl Visitor<'_> for IdVisitor {
+    type Value = Id;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string or an integer id")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Id, E> {
+        Ok(Id::from(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Id, E> {
+        Ok(Id::from(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Id, E> {
+        Ok(Id::from(v))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Id, E> {
+        Ok(Id::String(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn accepts_strings_and_integers_only() {
+        assert_eq!(Id::from_value(&json!(0)), Some(Id::from(0)));
+        assert_eq!(Id::from_value(&json!(-1)), Some(Id::from(-1)));
+        assert_eq!(Id::from_value(&json!(u64::MAX)), Some(Id::from(u64::MAX)));
+        assert_eq!(Id::from_value(&json!("abc")), Some(Id::from("abc")));
+        for bad in [
+            json!(null),
+            json!(1.5),
+            json!(1.0),
+            json!(true),
+            json!([]),
+            json!({}),
+        ] {
+            assert_eq!(Id::from_value(&bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn display_is_json() {
+        assert_eq!(Id::from(7).to_string(), "7");
+        assert_eq!(Id::from("a\"b").to_string(), r#""a\"b""#);
+    }
+
+    #[test]
+    fn equal_integers_are_equal_ids() {
+        assert_eq!(Id::from(5i64), Id::from(5u64));
+    }
+
+    #[test]
+    fn deserialize_refuses_floats() {
+        assert!(serde_json::from_str::<Id>("1.5").is_err());
+        assert!(serde_json::from_str::<Id>("null").is_err());
+        assert!(matches!(
+            serde_json::from_str::<Id>("\"x\""),
+            Ok(Id::String(_))
+        ));
+    }
+}

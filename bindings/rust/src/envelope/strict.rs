@@ -1,0 +1,215 @@
+//! A single-pass JSON parse into [`Value`] that notices duplicate member
+//! names.
+//!
+//! `serde_json::Value`'s own deserializer silently keeps the last of two
+//! equal member names. The strict dialect has to refuse them, at any depth,
+//! and say where. This module builds the same `Value` in the same single
+//! pass, and records the JSON pointer of the first duplicate in document
+//! order (the member whose *repeated* name appears earliest in the text).
+//! Parsing carries on after a duplicate, so the caller still gets the
+//! message (with the last value of each duplicated member, as lenient
+//! parsing would) and can recover the request id for its answer.
+//!
+//! The current path is kept on a stack whose keys are moved in and out
+//! rather than cloned, so the happy path costs one extra hash lookup per
+//! member and no allocation beyond what `Value` itself needs. Nesting depth
+//! is bounded by `serde_json`'s recursion limit (128).
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use super::error::push_token;
+
+/// One step of the path from the root to the value being parsed.
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// Parse state shared by all nesting levels.
+#[derive(Default)]
+struct State {
+    path: Vec<Segment>,
+    duplicate: Option<String>,
+}
+
+impl State {
+    fn pointer_to(&self, key: &str) -> String {
+        let mut pointer = String::new();
+        for segment in &self.path {
+            match segment {
+                Segment::Key(k) => push_token(&mut pointer, k),
+                Segment::Index(i) => push_token(&mut pointer, &i.to_string()),
+            }
+        }
+        push_token(&mut pointer, key);
+        pointer
+    }
+}
+
+/// Parses one JSON value from `deserializer`, noting the pointer of the
+/// first duplicated member name (if any). Trailing input is the caller's
+/// business (`Deserializer::end`).
+pub(crate) fn parse_detecting_duplicates<'de, D>(
+    deserializer: D,
+) -> Result<(Value, Option<String>), D::Error>
+where
+    D: de::Deserializer<'de>,
+{
+    let mut state = State::default();
+    let value = ValueSeed { state: &mut state }.deserialize(deserializer)?;
+    Ok((value, state.duplicate))
+}
+
+struct ValueSeed<'s> {
+    state: &'s mut State,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(ValueVisitor { state: self.state })
+    }
+}
+
+struct ValueVisitor<'s> {
+    state: &'s mut State,
+}
+
+impl<'de> Visitor<'de> for ValueVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        // serde_json never hands over a non-finite float; mirror its own
+        // `Value` visitor all the same.
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        loop {
+            self.state.path.push(Segment::Index(items.len()));
+            let next = seq.next_element_seed(ValueSeed {
+                state: &mut *self.state,
+            });
+            self.state.path.pop();
+            match next? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if self.state.duplicate.is_none() && map.contains_key(&key) {
+                self.state.duplicate = Some(self.state.pointer_to(&key));
+            }
+            // Move the key onto the path while its value is parsed, then
+            // take it back for the insert.
+            self.state.path.push(Segment::Key(key));
+            let value = access.next_value_seed(ValueSeed {
+                state: &mut *self.state,
+            });
+            let Some(Segment::Key(key)) = self.state.path.pop() else {
+                return Err(de::Error::custom("internal error: parse path out of step"));
+            };
+            map.insert(key, value?);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> (Value, Option<String>) {
+        let mut de = serde_json::Deserializer::from_str(text);
+        match parse_detecting_duplicates(&mut de) {
+            Ok(parsed) => parsed,
+            Err(e) => (Value::String(format!("error: {e}")), None),
+        }
+    }
+
+    #[test]
+    fn builds_the_same_value_as_serde_json() {
+        for text in [
+            r#"{"b":1,"a":[true,null,-1,1.5,18446744073709551615,"x\u00e9"],"c":{}}"#,
+            "[]",
+            "9.0",
+            r#""\ud83d\ude00""#,
+        ] {
+            let expected: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            assert_eq!(parse(text), (expected, None), "{text}");
+        }
+    }
+
+    #[test]
+    fn finds_nested_duplicates() {
+        let (_, duplicate) = parse(r#"{"params":{"a":[{"x":1},{"y":1,"y":2}]}}"#);
+        assert_eq!(duplicate.as_deref(), Some("/params/a/1/y"));
+    }
+
+    #[test]
+    fn reports_the_first_duplicate_in_document_order() {
+        let (value, duplicate) = parse(r#"{"a":1,"a":{"b":1,"b":2},"c":3,"c":4}"#);
+        assert_eq!(duplicate.as_deref(), Some("/a"));
+        assert_eq!(value, serde_json::json!({"a": {"b": 2}, "c": 4}));
+    }
+
+    #[test]
+    fn escapes_pointer_tokens() {
+        let (_, duplicate) = parse(r#"{"a/b":{"~":0,"~":1}}"#);
+        assert_eq!(duplicate.as_deref(), Some("/a~1b/~0"));
+    }
+
+    #[test]
+    fn keys_equal_after_unescaping_are_duplicates() {
+        let (_, duplicate) = parse(r#"{"a":1,"\u0061":2}"#);
+        assert_eq!(duplicate.as_deref(), Some("/a"));
+    }
+
+    #[test]
+    fn recursion_is_bounded() {
+        let deep = "[".repeat(10_000);
+        let mut de = serde_json::Deserializer::from_str(&deep);
+        assert!(parse_detecting_duplicates(&mut de).is_err());
+    }
+}
