@@ -1,0 +1,285 @@
+//! The Python target: one module of `TypedDict`s, `Literal` aliases and
+//! constants a protocol, checked with `mypy --strict` (Python 3.11+).
+//!
+//! No `from __future__ import annotations`: annotations stay real objects so
+//! `__required_keys__` is right at run time; references to generated types
+//! are quoted so order and recursion never matter.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use askama::Template;
+use serde_json::Value;
+
+use crate::model::{Def, Extra, Kind, Ty};
+use crate::naming::{self, python_key_is_attribute, python_type_name};
+use crate::protocol::{MethodKind, Protocol};
+use crate::text::{json_string, line_comment, python_docstring, python_literal};
+use crate::{header, GeneratedFile, Result};
+
+/// Where the Python modules go.
+pub const DIR: &str = "bindings/python/python/wirekit/protocols";
+
+/// One member of a class-syntax `TypedDict`.
+struct PyField {
+    name: String,
+    ty: String,
+    doc: Option<String>,
+}
+
+/// One generated definition.
+struct PyItem {
+    /// `class`, `functional` or `alias`.
+    form: &'static str,
+    /// Blank lines before the item: two around classes, one between aliases.
+    sep: &'static str,
+    name: String,
+    /// Docstring body (class) or trailing docstring (alias, functional).
+    doc: Option<String>,
+    /// Comment lines above a functional TypedDict's keys.
+    fields: Vec<PyField>,
+    /// Alias right-hand side.
+    expr: String,
+    /// Constants that belong to this item (open-enum attributes).
+    consts: Vec<PyConst>,
+}
+
+struct PyConst {
+    name: String,
+    ty: String,
+    value: String,
+    comment: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "python/module.py.jinja", escape = "none")]
+struct ModuleTemplate {
+    header: String,
+    docstring: String,
+    imports: String,
+    protocol: String,
+    version: String,
+    items: Vec<PyItem>,
+    methods: Vec<PyConst>,
+    errors: Vec<PyConst>,
+}
+
+#[derive(Template)]
+#[template(path = "python/init.py.jinja", escape = "none")]
+struct InitTemplate {
+    header: String,
+    modules: Vec<String>,
+}
+
+/// Renders type expressions and records which `typing` names they use.
+#[derive(Default)]
+struct Render {
+    imports: BTreeSet<&'static str>,
+}
+
+impl Render {
+    fn ty(&mut self, ty: &Ty) -> String {
+        match ty {
+            Ty::Any => {
+                self.imports.insert("Any");
+                "Any".into()
+            }
+            Ty::Null => "None".into(),
+            Ty::Bool => "bool".into(),
+            Ty::Integer => "int".into(),
+            Ty::Number => "float".into(),
+            Ty::String => "str".into(),
+            Ty::Ref(name) => json_string(&python_type_name(name)),
+            Ty::Array(inner) => format!("list[{}]", self.ty(inner)),
+            Ty::Map(inner) => format!("dict[str, {}]", self.ty(inner)),
+            Ty::Literal(v) => self.literal(std::slice::from_ref(v)),
+            Ty::Union(items) => {
+                // Literals merge into one `Literal[...]`, kept where the first one was.
+                let mut parts: Vec<String> = Vec::new();
+                let lits: Vec<Value> = items
+                    .iter()
+                    .filter_map(|t| match t {
+                        Ty::Literal(v) if !v.is_null() => Some(v.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let mut lit_done = false;
+                for t in items {
+                    match t {
+                        Ty::Literal(v) if !v.is_null() => {
+                            if !lit_done {
+                                parts.push(self.literal(&lits));
+                                lit_done = true;
+                            }
+                        }
+                        Ty::Literal(_) => parts.push("None".into()),
+                        other => parts.push(self.ty(other)),
+                    }
+                }
+                parts.dedup();
+                self.union(parts)
+            }
+        }
+    }
+
+    fn literal(&mut self, values: &[Value]) -> String {
+        if values.iter().all(Value::is_null) {
+            return "None".into();
+        }
+        if values.iter().all(|v| v.is_string() || v.is_number() && v.is_i64() || v.is_boolean()) {
+            self.imports.insert("Literal");
+            let inner: Vec<String> = values.iter().map(python_literal).collect();
+            format!("Literal[{}]", inner.join(", "))
+        } else {
+            // Floats, arrays and objects cannot be `Literal`s: fall back to their type.
+            self.imports.insert("Any");
+            "Any".into()
+        }
+    }
+
+    /// `A | B`, or `Union[A, B]` when a bare quoted name would break `|` at run time.
+    fn union(&mut self, parts: Vec<String>) -> String {
+        if parts.len() == 1 {
+            return parts.into_iter().next().unwrap_or_default();
+        }
+        if parts.iter().any(|p| p.starts_with('"')) {
+            self.imports.insert("Union");
+            format!("Union[{}]", parts.join(", "))
+        } else {
+            parts.join(" | ")
+        }
+    }
+}
+
+fn field_doc(description: Option<&str>, default: Option<&Value>) -> Option<String> {
+    let mut text = description.unwrap_or("").trim_end().to_string();
+    if let Some(d) = default {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&format!("Default: ``{}``.", crate::text::json_compact(d)));
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+fn item(def: &Def, r: &mut Render) -> PyItem {
+    let name = python_type_name(&def.name);
+    let mut doc = field_doc(def.description.as_deref(), def.default.as_ref());
+    let mut it = PyItem { form: "alias", sep: "", name: name.clone(), doc: None, fields: Vec::new(), expr: String::new(), consts: Vec::new() };
+    match &def.kind {
+        Kind::Object { fields, extra } => {
+            r.imports.insert("TypedDict");
+            if let Extra::Typed(t) = extra {
+                let note = format!("Other keys hold: ``{}``.", r.ty(t).replace('"', ""));
+                doc = Some(match doc {
+                    Some(d) => format!("{d}\n\n{note}"),
+                    None => note,
+                });
+            }
+            let class_form = fields.iter().all(|f| python_key_is_attribute(&f.name));
+            it.form = if class_form { "class" } else { "functional" };
+            for f in fields {
+                let mut ty = r.ty(&f.ty);
+                if !f.required {
+                    r.imports.insert("NotRequired");
+                    ty = format!("NotRequired[{ty}]");
+                }
+                let fdoc = field_doc(f.description.as_deref(), f.default.as_ref());
+                it.fields.push(PyField {
+                    name: if class_form { f.name.clone() } else { json_string(&f.name) },
+                    ty,
+                    doc: fdoc.map(|d| if class_form { python_docstring(&d, "    ") } else { line_comment(&format!("{}: {d}", f.name), "        # ") }),
+                });
+            }
+            it.doc = doc.map(|d| python_docstring(&d, if class_form { "    " } else { "" }));
+            return it;
+        }
+        Kind::Enum(values) => {
+            it.expr = r.ty(&Ty::Union(values.iter().cloned().map(Ty::Literal).collect()));
+        }
+        Kind::OpenEnum { known, attributes } => {
+            let lits: Vec<Value> = known.iter().cloned().map(Value::String).collect();
+            let lit = r.literal(&lits);
+            it.expr = format!("{lit} | str");
+            for (attr, table) in attributes {
+                r.imports.insert("Final");
+                let entries: Vec<String> = table
+                    .iter()
+                    .map(|(k, v)| format!("    {}: {},", json_string(k), python_literal(v)))
+                    .collect();
+                let vty = if table.iter().all(|(_, v)| v.is_string()) { "str" } else { "object" };
+                it.consts.push(PyConst {
+                    name: format!("{}_{}", naming::screaming(&def.name), naming::screaming(attr)),
+                    ty: format!("Final[dict[str, {vty}]]"),
+                    value: format!("{{\n{}\n}}", entries.join("\n")),
+                    comment: Some(format!("# The `{attr}` of each known {name}.")),
+                });
+            }
+        }
+        Kind::Alias(t) => it.expr = r.ty(t),
+    }
+    r.imports.insert("TypeAlias");
+    it.doc = doc.map(|d| python_docstring(&d, ""));
+    it
+}
+
+/// The module for protocol `p`.
+pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
+    let mut r = Render::default();
+    let mut items: Vec<PyItem> = p.model.defs.iter().map(|d| item(d, &mut r)).collect();
+    let mut prev_alias = false;
+    for it in &mut items {
+        let alias = it.form == "alias";
+        it.sep = if alias && prev_alias { "" } else { "\n" };
+        prev_alias = alias && it.consts.is_empty();
+    }
+    r.imports.insert("Final");
+    let methods = p
+        .methods
+        .iter()
+        .map(|m| PyConst {
+            name: format!("METHOD_{}", naming::screaming(&m.name)),
+            ty: "Final".into(),
+            value: json_string(&m.name),
+            comment: m.description.as_deref().map(|d| {
+                let kind = if m.kind == MethodKind::Notification { "Notification" } else { "Request" };
+                line_comment(&format!("{kind}: {}", d.lines().next().unwrap_or("")), "# ")
+            }),
+        })
+        .collect();
+    let errors = p
+        .errors
+        .iter()
+        .map(|e| PyConst {
+            name: format!("ERROR_{}", naming::screaming(&e.name)),
+            ty: "Final".into(),
+            value: e.code.to_string(),
+            comment: e.description.as_deref().map(|d| line_comment(d, "# ")),
+        })
+        .collect();
+    let mut doc = format!("Types and constants of the `{}` protocol, version {}: {}.", p.name, p.version, p.title.trim_end_matches('.'));
+    if let Some(d) = &p.description {
+        doc.push_str("\n\n");
+        doc.push_str(d);
+    }
+    let imports = r.imports.iter().copied().collect::<Vec<_>>().join(", ");
+    let t = ModuleTemplate {
+        header: header("#"),
+        docstring: python_docstring(&doc, ""),
+        imports,
+        protocol: json_string(&p.name),
+        version: json_string(&p.version),
+        items,
+        methods,
+        errors,
+    };
+    Ok(vec![GeneratedFile { path: PathBuf::from(format!("{DIR}/{}.py", p.module)), contents: crate::finish(t.render()?) }])
+}
+
+/// `__init__.py` naming every protocol module.
+pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
+    let mut modules: Vec<String> = protocols.iter().map(|p| p.module.clone()).collect();
+    modules.sort();
+    let t = InitTemplate { header: header("#"), modules };
+    Ok(GeneratedFile { path: PathBuf::from(format!("{DIR}/__init__.py")), contents: crate::finish(t.render()?) })
+}

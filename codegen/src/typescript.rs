@@ -1,0 +1,211 @@
+//! The TypeScript target: one module of interfaces, literal unions, a
+//! method map and constants a protocol, checked with `tsc --strict --noEmit`.
+
+use std::path::PathBuf;
+
+use askama::Template;
+use serde_json::Value;
+
+use crate::model::{Def, Extra, Kind, Ty};
+use crate::naming::{self, ts_key, ts_type_name};
+use crate::protocol::{Direction, MethodKind, Protocol};
+use crate::text::{json_compact, json_string, jsdoc};
+use crate::{header, GeneratedFile, Result};
+
+/// Where the TypeScript modules go.
+pub const DIR: &str = "bindings/typescript/src";
+
+struct TsItem {
+    /// JSDoc block (with trailing newline) or empty.
+    doc: String,
+    /// `interface` or `alias`.
+    form: &'static str,
+    name: String,
+    /// Interface members, each a full line without indentation fixes.
+    members: Vec<String>,
+    /// Alias right-hand side.
+    expr: String,
+    /// Extra declarations after the item (open-enum attribute tables).
+    consts: Vec<String>,
+}
+
+struct TsMethod {
+    doc: String,
+    key: String,
+    params: String,
+    result: String,
+}
+
+#[derive(Template)]
+#[template(path = "typescript/module.ts.jinja", escape = "none")]
+struct ModuleTemplate {
+    header: String,
+    doc: String,
+    protocol: String,
+    version: String,
+    items: Vec<TsItem>,
+    map_name: String,
+    requests: Vec<TsMethod>,
+    notifications: Vec<TsMethod>,
+    server_requests: Vec<TsMethod>,
+    server_notifications: Vec<TsMethod>,
+    methods: Vec<(String, String)>,
+    errors: Vec<(String, String, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "typescript/index.ts.jinja", escape = "none")]
+struct IndexTemplate {
+    header: String,
+    modules: Vec<String>,
+}
+
+/// A TypeScript type expression for `ty`.
+pub fn ty(t: &Ty) -> String {
+    match t {
+        Ty::Any => "unknown".into(),
+        Ty::Null => "null".into(),
+        Ty::Bool => "boolean".into(),
+        Ty::Integer | Ty::Number => "number".into(),
+        Ty::String => "string".into(),
+        Ty::Ref(name) => ts_type_name(name),
+        Ty::Array(inner) => match **inner {
+            Ty::Union(_) => format!("Array<{}>", ty(inner)),
+            _ => format!("{}[]", ty(inner)),
+        },
+        Ty::Map(inner) => format!("Record<string, {}>", ty(inner)),
+        Ty::Literal(v) => literal(v),
+        Ty::Union(items) => {
+            let mut parts: Vec<String> = items.iter().map(ty).collect();
+            parts.dedup();
+            parts.join(" | ")
+        }
+    }
+}
+
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Object(_) | Value::Array(_) => "unknown".into(),
+        other => json_compact(other),
+    }
+}
+
+fn tags(default: Option<&Value>) -> Vec<String> {
+    default.map(|d| vec![format!("@default {}", json_compact(d))]).unwrap_or_default()
+}
+
+fn item(def: &Def) -> TsItem {
+    let name = ts_type_name(&def.name);
+    let doc = jsdoc(def.description.as_deref(), &tags(def.default.as_ref()), "");
+    let mut it = TsItem { doc, form: "alias", name, members: Vec::new(), expr: String::new(), consts: Vec::new() };
+    match &def.kind {
+        Kind::Object { fields, extra } => {
+            it.form = "interface";
+            let mut value_types: Vec<String> = Vec::new();
+            for f in fields {
+                let t = ty(&f.ty);
+                let opt = if f.required { "" } else { "?" };
+                let d = jsdoc(f.description.as_deref(), &tags(f.default.as_ref()), "  ");
+                it.members.push(format!("{d}  {}{opt}: {t};", ts_key(&f.name)));
+                value_types.push(t);
+            }
+            if let Extra::Typed(t) = extra {
+                // An index signature must admit every named member's type too.
+                let mut all = vec![ty(t)];
+                for v in value_types {
+                    if !all.contains(&v) {
+                        all.push(v);
+                    }
+                }
+                if fields.iter().any(|f| !f.required) {
+                    all.push("undefined".into());
+                }
+                it.members.push(format!("  [key: string]: {};", all.join(" | ")));
+            }
+        }
+        Kind::Enum(values) => it.expr = values.iter().map(literal).collect::<Vec<_>>().join(" | "),
+        Kind::OpenEnum { known, attributes } => {
+            let mut parts: Vec<String> = known.iter().map(|k| json_string(k)).collect();
+            parts.push("(string & {})".into());
+            it.expr = parts.join(" | ");
+            for (attr, table) in attributes {
+                let entries: Vec<String> =
+                    table.iter().map(|(k, v)| format!("  {}: {},", ts_key(k), json_compact(v))).collect();
+                it.consts.push(format!(
+                    "/** The `{attr}` of each known {}. */\nexport const {}{} = {{\n{}\n}} as const;",
+                    it.name,
+                    it.name,
+                    naming::pascal(attr),
+                    entries.join("\n")
+                ));
+            }
+        }
+        Kind::Alias(t) => it.expr = ty(t),
+    }
+    it
+}
+
+fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
+    let params = match &m.params {
+        Some(t) if m.params_optional => format!("{} | undefined", ts_type_name(t)),
+        Some(t) => ts_type_name(t),
+        None => "undefined".into(),
+    };
+    let result = match (&m.result, m.kind) {
+        (_, MethodKind::Notification) => "void".into(),
+        (Some(t), _) => ts_type_name(t),
+        (None, _) => "null".into(),
+    };
+    let mut tags = Vec::new();
+    if let Some(ms) = m.timeout_ms {
+        tags.push(format!("Timeout: {ms} ms."));
+    }
+    if let Some(c) = &m.capability {
+        tags.push(format!("Optional: only when the `{c}` capability is on."));
+    }
+    if let Some(s) = &m.result_stream {
+        tags.push(format!("Streams {} items.", ts_type_name(s)));
+    }
+    let _ = p;
+    TsMethod { doc: jsdoc(m.description.as_deref(), &tags, "  "), key: json_string(&m.name), params, result }
+}
+
+/// The module for protocol `p`.
+pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
+    let items = p.model.defs.iter().map(item).collect();
+    let pick = |dir: Direction, kind: MethodKind| -> Vec<TsMethod> {
+        p.methods.iter().filter(|m| m.direction == dir && m.kind == kind).map(|m| method(p, m)).collect()
+    };
+    let mut doc = format!("Types of the `{}` protocol, version {}: {}.", p.name, p.version, p.title.trim_end_matches('.'));
+    if let Some(d) = &p.description {
+        doc.push_str("\n\n");
+        doc.push_str(d);
+    }
+    let t = ModuleTemplate {
+        header: header("//"),
+        doc: jsdoc(Some(&doc), &["@module".to_string()], ""),
+        protocol: json_string(&p.name),
+        version: json_string(&p.version),
+        items,
+        map_name: naming::pascal(&p.module),
+        requests: pick(Direction::ClientToServer, MethodKind::Request),
+        notifications: pick(Direction::ClientToServer, MethodKind::Notification),
+        server_requests: pick(Direction::ServerToClient, MethodKind::Request),
+        server_notifications: pick(Direction::ServerToClient, MethodKind::Notification),
+        methods: p.methods.iter().map(|m| (naming::pascal(&m.name), json_string(&m.name))).collect(),
+        errors: p
+            .errors
+            .iter()
+            .map(|e| (jsdoc(e.description.as_deref(), &[], "  "), naming::pascal(&e.name), e.code.to_string()))
+            .collect(),
+    };
+    Ok(vec![GeneratedFile { path: PathBuf::from(format!("{DIR}/{}.ts", p.module)), contents: crate::finish(t.render()?) }])
+}
+
+/// `index.ts` re-exporting every protocol module as a namespace.
+pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
+    let mut modules: Vec<String> = protocols.iter().map(|p| p.module.clone()).collect();
+    modules.sort();
+    let t = IndexTemplate { header: header("//"), modules };
+    Ok(GeneratedFile { path: PathBuf::from(format!("{DIR}/index.ts")), contents: crate::finish(t.render()?) })
+}
