@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod frames;
 mod generate;
+mod validate;
 
 /// JSON-RPC over stdio, driven by JSON Schemas.
 #[derive(Debug, Parser)]
@@ -20,6 +21,8 @@ struct Cli {
 enum Command {
     /// Split a captured byte stream into frames and print one JSON object a frame.
     Frames(frames::FramesArgs),
+    /// Check a captured session (both directions, in order) against a protocol.
+    Validate(validate::ValidateArgs),
     /// Regenerate the Rust, Python and TypeScript bindings and the docs from `schemas/`.
     Generate(generate::GenerateArgs),
 }
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Frames(args) => frames::run(args),
+        Command::Validate(args) => validate::run(args),
         Command::Generate(args) => generate::run(args),
     }
 }

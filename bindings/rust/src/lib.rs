@@ -8,11 +8,14 @@
 //!   `bare`), lenient or strict, with canonical (RFC 8785) output.
 //! * [`protocol`]: protocols described as a manifest and JSON Schema files
 //!   (`schemas/<protocol>/<version>/`), found in a folder or embedded.
+//! * [`session`]: the lifecycle state machine; [`serve`]: the server loop;
+//!   [`monitor`]: checking captured sessions.
 //! * [`validate`]: params, results and error data checked by method, with
 //!   issues as data (kind, JSON pointer, schema path, message).
 
 pub mod envelope;
 pub mod framing;
+pub mod monitor;
 pub mod protocol;
 pub mod serve;
 pub mod session;

@@ -28,6 +28,11 @@ pub fn bundle(origin: &str, files: &SchemaFiles) -> Result<Value, ProtocolError>
     let mut defs = Map::new();
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     for (file, document) in files {
+        if let Some(name) = root_name(file, document) {
+            let mut schema = root_schema(document);
+            rewrite_refs(&mut schema, origin, file, "", &ids, files)?;
+            insert_def(&mut defs, &mut owner, origin, file, "", &name, schema)?;
+        }
         let Some(file_defs) = document.get("$defs") else {
             continue;
         };
@@ -43,26 +48,82 @@ pub fn bundle(origin: &str, files: &SchemaFiles) -> Result<Value, ProtocolError>
             let mut schema = schema.clone();
             let pointer = format!("/$defs/{}", escape_pointer(name));
             rewrite_refs(&mut schema, origin, file, &pointer, &ids, files)?;
-            if let Some(existing) = defs.get(name) {
-                if *existing != schema {
-                    let first = owner.get(name).cloned().unwrap_or_default();
-                    return Err(ProtocolError::new(
-                        ProtocolErrorKind::DuplicateDefinition,
-                        format!("{origin}/{file}"),
-                        pointer,
-                        format!("type `{name}` is also defined, differently, in {first}"),
-                    ));
-                }
-                continue;
-            }
-            owner.insert(name.clone(), file.clone());
-            defs.insert(name.clone(), schema);
+            insert_def(&mut defs, &mut owner, origin, file, &pointer, name, schema)?;
         }
     }
     let mut root = Map::new();
     root.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
     root.insert("$defs".into(), Value::Object(defs));
     Ok(Value::Object(root))
+}
+
+fn insert_def(
+    defs: &mut Map<String, Value>,
+    owner: &mut BTreeMap<String, String>,
+    origin: &str,
+    file: &str,
+    pointer: &str,
+    name: &str,
+    schema: Value,
+) -> Result<(), ProtocolError> {
+    if let Some(existing) = defs.get(name) {
+        if *existing != schema {
+            let first = owner.get(name).cloned().unwrap_or_default();
+            return Err(ProtocolError::new(
+                ProtocolErrorKind::DuplicateDefinition,
+                format!("{origin}/{file}"),
+                pointer,
+                format!("type `{name}` is also defined, differently, in {first}"),
+            ));
+        }
+        return Ok(());
+    }
+    owner.insert(name.to_owned(), file.to_owned());
+    defs.insert(name.to_owned(), schema);
+    Ok(())
+}
+
+/// The type name of a file whose root is itself a schema (not only a
+/// holder of `$defs`): its `title` when that is an identifier, else its
+/// file stem in PascalCase (`authoring_hint.json` → `AuthoringHint`).
+pub fn root_name(file: &str, document: &Value) -> Option<String> {
+    let members = document.as_object()?;
+    let structural = members.keys().any(|key| {
+        !matches!(
+            key.as_str(),
+            "$schema" | "$id" | "$defs" | "$comment" | "title" | "description"
+        )
+    });
+    if !structural {
+        return None;
+    }
+    let title = members.get("title").and_then(Value::as_str).unwrap_or("");
+    if !title.is_empty() && title.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Some(title.to_owned());
+    }
+    let stem = file.rsplit('/').next().unwrap_or(file);
+    let stem = stem.split('.').next().unwrap_or(stem);
+    Some(
+        stem.split(['_', '-'])
+            .filter(|part| !part.is_empty())
+            .map(|part| {
+                let mut chars = part.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_ascii_uppercase().to_string() + chars.as_str()
+                })
+            })
+            .collect(),
+    )
+}
+
+fn root_schema(document: &Value) -> Value {
+    let mut schema = document.clone();
+    if let Some(members) = schema.as_object_mut() {
+        for key in ["$schema", "$id", "$defs"] {
+            members.remove(key);
+        }
+    }
+    schema
 }
 
 /// Rewrites a reference written in `file` (`""` for the manifest) to its
@@ -161,23 +222,27 @@ fn resolve(
     if target_file.is_empty() {
         return Err(fail(format!("`{reference}` must name a schema file")));
     }
-    let Some(rest) = fragment.strip_prefix("/$defs/") else {
+    let Some(document) = files.get(&target_file) else {
         return Err(fail(format!(
-            "`{reference}` must point at a type under `$defs` (`file.json#/$defs/Name`)"
+            "`{reference}` names a file that is not among this protocol's schemas"
         )));
     };
-    let name = rest.split('/').next().unwrap_or(rest);
-    let exists = files
-        .get(&target_file)
-        .and_then(|doc| doc.get("$defs"))
-        .and_then(|defs| defs.get(unescape_pointer(name).as_str()))
-        .is_some();
-    if !exists {
-        return Err(fail(format!(
-            "`{reference}`: {target_file} defines no type `{name}`"
-        )));
+    match fragment.strip_prefix("/$defs/") {
+        Some(rest) => {
+            let name = rest.split('/').next().unwrap_or(rest);
+            let exists = document.get("$defs").and_then(|defs| defs.get(unescape_pointer(name).as_str())).is_some();
+            if !exists {
+                return Err(fail(format!("`{reference}`: {target_file} defines no type `{name}`")));
+            }
+            Ok(format!("#/$defs/{rest}"))
+        }
+        None => match root_name(&target_file, document) {
+            Some(name) => Ok(format!("#/$defs/{}{fragment}", escape_pointer(&name))),
+            None => Err(fail(format!(
+                "`{reference}` must point at a type: a file whose root is a schema, or `file.json#/$defs/Name`"
+            ))),
+        },
     }
-    Ok(format!("#/$defs/{rest}"))
 }
 
 fn escape_pointer(segment: &str) -> String {
@@ -247,6 +312,30 @@ mod tests {
             bundle("p/1", &root_ref).expect_err("root").kind(),
             ProtocolErrorKind::BadReference
         );
+    }
+
+    #[test]
+    fn a_file_whose_root_is_a_schema_becomes_a_type() {
+        let set = files(&[
+            (
+                "guide.json",
+                json!({"$defs": {"Result": {"properties": {"hints": {"items": {"$ref": "authoring_hint.json"}}}}}}),
+            ),
+            (
+                "authoring_hint.json",
+                json!({"$id": "https://x/authoring_hint.json", "type": "object", "properties": {"next": {"$ref": "#"}}}),
+            ),
+        ]);
+        let bundled = bundle("p/1", &set).expect("bundles");
+        assert_eq!(
+            bundled["$defs"]["Result"]["properties"]["hints"]["items"]["$ref"],
+            "#/$defs/AuthoringHint"
+        );
+        assert_eq!(
+            bundled["$defs"]["AuthoringHint"]["properties"]["next"]["$ref"],
+            "#/$defs/AuthoringHint"
+        );
+        assert!(bundled["$defs"]["AuthoringHint"].get("$id").is_none());
     }
 
     #[test]

@@ -1,0 +1,295 @@
+//! Checking a captured session: the messages of both directions in one
+//! stream, in the order they passed. Responses are paired with requests by
+//! id; every message is checked against its schema and the lifecycle.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::problem::{Problem, ProblemKind};
+use crate::envelope::{self, EnvelopeOptions, Message, Request, Response};
+use crate::framing::{Frame, FramingError};
+use crate::protocol::MethodKind;
+use crate::session::{Session, ViolationKind};
+use crate::validate::{Part, Protocol, ValidationIssue};
+
+#[derive(Debug)]
+struct Pending {
+    method: String,
+    frame: usize,
+    /// Whether the request broke the protocol (its answer does not move the state).
+    faulty: bool,
+}
+
+/// Watches a session frame by frame and collects its problems.
+#[derive(Debug)]
+pub struct SessionChecker {
+    protocol: Arc<Protocol>,
+    session: Session,
+    envelope: EnvelopeOptions,
+    pending: HashMap<String, Pending>,
+    streaming: Option<String>,
+    frames: usize,
+    problems: Vec<Problem>,
+}
+
+impl SessionChecker {
+    /// A checker for a session of `protocol`, from its start.
+    pub fn new(protocol: Arc<Protocol>) -> Self {
+        let transport = &protocol.manifest().transport;
+        let envelope = EnvelopeOptions {
+            dialect: transport.envelope,
+            strict: transport.strict,
+        };
+        SessionChecker {
+            session: Session::new(Arc::clone(&protocol)),
+            protocol,
+            envelope,
+            pending: HashMap::new(),
+            streaming: None,
+            frames: 0,
+            problems: Vec::new(),
+        }
+    }
+
+    /// The problems found so far.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// The session as the checker sees it.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Takes the next frame of the capture, or a framing fault.
+    pub fn on_frame(&mut self, frame: Result<Frame, FramingError>) {
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(fault) => {
+                self.problems.push(Problem {
+                    frame: self.frames,
+                    kind: ProblemKind::Framing,
+                    pointer: None,
+                    message: format!(
+                        "{} at byte {}: {}",
+                        fault.kind().name(),
+                        fault.offset(),
+                        fault.detail()
+                    ),
+                });
+                return;
+            }
+        };
+        let index = self.frames;
+        self.frames += 1;
+        if let Some(method) = self.streaming.clone() {
+            if self.on_stream_item(index, &method, frame.body()) {
+                return;
+            }
+        }
+        match envelope::decode(frame.body().as_bytes(), &self.envelope) {
+            Ok(Message::Request(request)) => self.on_request(index, request),
+            Ok(Message::Notification(notification)) => {
+                let method = notification.method;
+                self.on_notification(index, &method, notification.params.as_ref());
+            }
+            Ok(Message::Response(response)) => self.on_response(index, response),
+            Err(error) => self.problems.push(Problem {
+                frame: index,
+                kind: ProblemKind::Envelope,
+                pointer: Some(error.pointer().to_owned()),
+                message: format!("{} (code {})", error.message(), error.code().0),
+            }),
+        }
+    }
+
+    /// The capture ended: every request still pending is unanswered.
+    pub fn finish(&mut self) -> &[Problem] {
+        let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
+        pending.sort_by_key(|p| p.frame);
+        for request in pending {
+            self.problems.push(Problem {
+                frame: request.frame,
+                kind: ProblemKind::Unanswered,
+                pointer: Some("/id".into()),
+                message: format!("the `{}` request was never answered", request.method),
+            });
+        }
+        self.problems.sort_by_key(|p| p.frame);
+        &self.problems
+    }
+
+    fn on_stream_item(&mut self, index: usize, method: &str, body: &str) -> bool {
+        let Ok(item) = serde_json::from_str::<Value>(body) else {
+            return false;
+        };
+        let is_envelope = item.get("jsonrpc").is_some() || item.get("method").is_some();
+        if is_envelope {
+            return false;
+        }
+        let issues = self.protocol.validate(method, Part::Item, Some(&item));
+        self.report(index, ProblemKind::InvalidResult, "", &issues);
+        true
+    }
+
+    fn on_request(&mut self, index: usize, request: Request) {
+        let Request { id, method, params } = request;
+        let key = id.to_value().to_string();
+        let Some(spec) = self
+            .protocol
+            .method(&method)
+            .filter(|s| s.kind == MethodKind::Request)
+        else {
+            self.problem(
+                index,
+                ProblemKind::UnknownMethod,
+                Some("/method"),
+                format!("`{method}` is not a request of {}", self.protocol.id()),
+            );
+            self.pending.insert(
+                key,
+                Pending {
+                    method,
+                    frame: index,
+                    faulty: true,
+                },
+            );
+            return;
+        };
+        let streamed = spec.result_stream.is_some();
+        let mut faulty = false;
+        if let Err(violation) = self.session.check(&method) {
+            let kind = match violation.kind() {
+                ViolationKind::CapabilityNotDeclared => ProblemKind::Capability,
+                _ => ProblemKind::Lifecycle,
+            };
+            self.problem(
+                index,
+                kind,
+                Some("/method"),
+                violation.answer().message.clone(),
+            );
+            faulty = true;
+        }
+        let issues = self
+            .protocol
+            .validate(&method, Part::Params, params.as_ref());
+        faulty |= !issues.is_empty();
+        self.report(index, ProblemKind::InvalidParams, "/params", &issues);
+        if !faulty {
+            // A version mismatch is a negotiated outcome, not a fault: the
+            // server's error answer ends the session when the protocol says so.
+            let _ = self.session.negotiate(&method, params.as_ref());
+        }
+        if self.pending.contains_key(&key) {
+            self.problem(
+                index,
+                ProblemKind::DuplicateId,
+                Some("/id"),
+                format!("id {key} is already pending"),
+            );
+            return;
+        }
+        if streamed && !faulty {
+            self.streaming = Some(method.clone());
+        }
+        self.pending.insert(
+            key,
+            Pending {
+                method,
+                frame: index,
+                faulty,
+            },
+        );
+    }
+
+    fn on_notification(&mut self, index: usize, method: &str, params: Option<&Value>) {
+        if self
+            .protocol
+            .method(method)
+            .filter(|s| s.kind == MethodKind::Notification)
+            .is_none()
+        {
+            let message = format!("`{method}` is not a notification of {}", self.protocol.id());
+            self.problem(index, ProblemKind::UnknownMethod, Some("/method"), message);
+            return;
+        }
+        let issues = self.protocol.validate(method, Part::Params, params);
+        self.report(index, ProblemKind::InvalidParams, "/params", &issues);
+        if !issues.is_empty() {
+            return;
+        }
+        if let Err(violation) = self.session.notify(method, params) {
+            let kind = match violation.kind() {
+                ViolationKind::Rule => ProblemKind::Rule,
+                ViolationKind::CapabilityNotDeclared => ProblemKind::Capability,
+                _ => ProblemKind::Lifecycle,
+            };
+            let pointer = violation.pointer().unwrap_or("/method").to_owned();
+            self.problem(
+                index,
+                kind,
+                Some(&pointer),
+                violation.answer().message.clone(),
+            );
+        }
+    }
+
+    fn on_response(&mut self, index: usize, response: Response) {
+        let key = response
+            .id
+            .as_ref()
+            .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
+        let Some(pending) = self.pending.remove(&key) else {
+            let message = format!("response id {key} matches no pending request");
+            self.problem(index, ProblemKind::UnknownId, Some("/id"), message);
+            return;
+        };
+        match &response.outcome {
+            Ok(result) => {
+                let issues = self
+                    .protocol
+                    .validate(&pending.method, Part::Result, Some(result));
+                self.report(index, ProblemKind::InvalidResult, "/result", &issues);
+            }
+            Err(error) => {
+                let issues =
+                    self.protocol
+                        .validate(&pending.method, Part::ErrorData, error.data.as_ref());
+                self.report(index, ProblemKind::InvalidResult, "/error/data", &issues);
+            }
+        }
+        if !pending.faulty {
+            self.session
+                .answered(&pending.method, response.outcome.as_ref());
+        }
+    }
+
+    fn report(
+        &mut self,
+        index: usize,
+        kind: ProblemKind,
+        prefix: &str,
+        issues: &[ValidationIssue],
+    ) {
+        for issue in issues {
+            self.problems.push(Problem {
+                frame: index,
+                kind,
+                pointer: Some(format!("{prefix}{}", issue.instance_path)),
+                message: format!("{} [{}]", issue.message, issue.keyword()),
+            });
+        }
+    }
+
+    fn problem(&mut self, index: usize, kind: ProblemKind, pointer: Option<&str>, message: String) {
+        self.problems.push(Problem {
+            frame: index,
+            kind,
+            pointer: pointer.map(str::to_owned),
+            message,
+        });
+    }
+}
