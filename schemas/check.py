@@ -1,0 +1,1138 @@
+#!/usr/bin/env python3
+"""Maintainer's checker for wirekit's protocol schemas and test data.
+
+Run from anywhere:  python3 schemas/check.py [-v]
+
+It needs Python 3.9+ with the `jsonschema` (4.18+) and `referencing` packages,
+and checks, failing on the first-class problems it finds:
+
+1. schemas/wirekit-protocol.schema.json is a valid draft 2020-12 schema, and
+   every schemas/<protocol>/<version>/protocol.json validates against it;
+2. every message schema compiles, has the expected $id, follows the
+   conventions of schemas/README.md (title and description on every $def and
+   property, well-formed open enums) and every $ref in it resolves;
+3. every manifest is consistent with itself and its schemas: $refs resolve
+   into listed files, lifecycle states, capabilities, version negotiation and
+   rules name things that exist, and every example validates;
+4. every test vector in tests/vectors/protocols/<protocol>@<version>/ gives
+   exactly the listed errors (or none), every method has vectors, and every
+   valid vector of an older minor version is still valid in a newer one;
+5. every captured session in tests/sessions/<protocol>@<version>/ replays
+   through a reference model of the wirekit core with exactly the problems
+   listed in its .expect.json.
+
+The last line reads "check: N passed, M failed"; the exit status is 0 only
+when nothing failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+from urllib.parse import urljoin
+
+try:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+except ImportError as exc:  # pragma: no cover - environment problem
+    sys.exit(f"check.py needs the jsonschema and referencing packages: {exc}")
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMAS = REPO / "schemas"
+META = SCHEMAS / "wirekit-protocol.schema.json"
+VECTORS = REPO / "tests" / "vectors" / "protocols"
+SESSIONS = REPO / "tests" / "sessions"
+BASE = "https://wirekit.dev/schemas/"
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+PARTS = ("params", "result", "item", "error_data")
+PROBLEM_KINDS = ("invalid_params", "invalid_result", "lifecycle", "unknown_id", "capability", "rule", "envelope", "framing")
+MIN_INVALID_CASES = 3
+
+
+# --------------------------------------------------------------------------
+# reporting
+
+
+class Report:
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.passed = 0
+        self.failed = 0
+
+    def ok(self, what: str) -> None:
+        self.passed += 1
+        if self.verbose:
+            print(f"ok    {what}")
+
+    def fail(self, what: str, why: str) -> None:
+        self.failed += 1
+        print(f"FAIL  {what}: {why}")
+
+    def check(self, condition: bool, what: str, why: str) -> bool:
+        if condition:
+            self.ok(what)
+        else:
+            self.fail(what, why)
+        return condition
+
+
+# --------------------------------------------------------------------------
+# JSON helpers
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """json.loads refusing duplicate keys."""
+    return json.loads(text, object_pairs_hook=_no_duplicates)
+
+
+def load_json(path: Path) -> Any:
+    return loads_strict(path.read_text(encoding="utf-8"))
+
+
+def escape(segment: str) -> str:
+    return segment.replace("~", "~0").replace("/", "~1")
+
+
+def unescape(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def pointer(path: Iterable[Any]) -> str:
+    return "".join("/" + escape(str(p)) for p in path)
+
+
+def split_pointer(ptr: str) -> list[str]:
+    if ptr == "":
+        return []
+    if not ptr.startswith("/"):
+        raise ValueError(f"not a JSON pointer: {ptr!r}")
+    return [unescape(s) for s in ptr[1:].split("/")]
+
+
+_MISSING = object()
+
+
+def get_at(doc: Any, ptr: str) -> Any:
+    """The value at a JSON pointer, or _MISSING."""
+    cur = doc
+    for seg in split_pointer(ptr):
+        if isinstance(cur, dict):
+            if seg not in cur:
+                return _MISSING
+            cur = cur[seg]
+        elif isinstance(cur, list):
+            if not re.fullmatch(r"0|[1-9][0-9]*", seg) or int(seg) >= len(cur):
+                return _MISSING
+            cur = cur[int(seg)]
+        else:
+            return _MISSING
+    return cur
+
+
+def expand_wildcard(doc: Any, ptr: str) -> Iterator[tuple[str, Any]]:
+    """(concrete pointer, value) for every match of a pointer with '*' segments."""
+
+    def walk(cur: Any, segs: list[str], done: list[str]) -> Iterator[tuple[str, Any]]:
+        if not segs:
+            yield pointer(done), cur
+            return
+        seg, rest = segs[0], segs[1:]
+        if seg == "*":
+            if isinstance(cur, dict):
+                for k, v in cur.items():
+                    yield from walk(v, rest, done + [k])
+            elif isinstance(cur, list):
+                for i, v in enumerate(cur):
+                    yield from walk(v, rest, done + [str(i)])
+            return
+        if isinstance(cur, dict) and seg in cur:
+            yield from walk(cur[seg], rest, done + [seg])
+        elif isinstance(cur, list) and seg.isdigit() and int(seg) < len(cur):
+            yield from walk(cur[int(seg)], rest, done + [seg])
+
+    yield from walk(doc, split_pointer(ptr), [])
+
+
+def short(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def is_integer(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def major_of(version: str) -> str | None:
+    m = re.match(r"^(\d+)", version)
+    return m.group(1) if m else None
+
+
+def semver_key(version: str) -> tuple[int, ...] | None:
+    if not re.fullmatch(r"\d+(\.\d+)*", version):
+        return None
+    return tuple(int(x) for x in version.split("."))
+
+
+# --------------------------------------------------------------------------
+# schema errors as (pointer, keyword) pairs
+
+
+def schema_errors(validator: Draft202012Validator, instance: Any) -> list[tuple[str, str]]:
+    """Every validation error as (pointer of the offending member, keyword).
+
+    For `required` and `dependentRequired` the pointer is where the missing
+    member should be; for `additionalProperties` it is each unexpected member.
+    Errors under anyOf/oneOf are reported as that keyword at its location.
+    """
+    out: list[tuple[str, str]] = []
+    for err in validator.iter_errors(instance):
+        path = list(err.absolute_path)
+        kw = str(err.validator)
+        if kw == "required":
+            m = re.match(r"^(.*) is a required property$", err.message, re.S)
+            name = ast.literal_eval(m.group(1)) if m else "?"
+            out.append((pointer(path + [name]), kw))
+        elif kw == "dependentRequired":
+            m = re.match(r"^(.*) is a dependency of ", err.message, re.S)
+            name = ast.literal_eval(m.group(1)) if m else "?"
+            out.append((pointer(path + [name]), kw))
+        elif kw == "additionalProperties" and isinstance(err.instance, dict):
+            props = err.schema.get("properties", {})
+            patterns = err.schema.get("patternProperties", {})
+            extras = [k for k in err.instance if k not in props and not any(re.search(p, k) for p in patterns)]
+            for k in extras:
+                out.append((pointer(path + [k]), kw))
+        else:
+            out.append((pointer(path), kw))
+    return out
+
+
+# --------------------------------------------------------------------------
+# protocols
+
+
+class Protocol:
+    def __init__(self, directory: Path, manifest: dict[str, Any]) -> None:
+        self.dir = directory
+        self.manifest = manifest
+        self.name = manifest.get("protocol", directory.parent.name)
+        self.version = manifest.get("version", directory.name)
+        self.key = f"{self.name}@{self.version}"
+        self.base = f"{BASE}{directory.parent.name}/{directory.name}/"
+        self.files: dict[str, dict[str, Any]] = {}
+        self.registry: Registry | None = None
+        self._validators: dict[str, Draft202012Validator] = {}
+
+    @property
+    def methods(self) -> dict[str, dict[str, Any]]:
+        return self.manifest.get("methods", {})
+
+    @property
+    def transport(self) -> dict[str, Any]:
+        return self.manifest.get("transport", {})
+
+    def ref_uri(self, ref: dict[str, str]) -> str:
+        return urljoin(self.base + "protocol.json", ref["$ref"])
+
+    def validator(self, ref: dict[str, str]) -> Draft202012Validator:
+        uri = self.ref_uri(ref)
+        if uri not in self._validators:
+            self._validators[uri] = Draft202012Validator({"$ref": uri}, registry=self.registry)
+        return self._validators[uri]
+
+    def part_ref(self, method: str, part: str) -> dict[str, str] | None:
+        if part == "error_data":
+            return self.manifest.get("error_data")
+        key = {"params": "params", "result": "result", "item": "result_stream"}[part]
+        return self.methods.get(method, {}).get(key)
+
+    def rules_for(self, method: str, part: str) -> list[dict[str, Any]]:
+        return [r for r in self.manifest.get("rules", []) if r.get("method") == method and r.get("part") == part]
+
+    def stateless_rule_errors(self, method: str, part: str, value: Any) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for rule in self.rules_for(method, part):
+            if rule["rule"] != "not_before":
+                continue
+            for where, obj in expand_wildcard(value, rule["at"]):
+                if not isinstance(obj, dict):
+                    continue
+                a, b = obj.get(rule["first"]), obj.get(rule["second"])
+                if is_number(a) and is_number(b) and b < a:
+                    out.append((where + "/" + escape(rule["second"]), "not_before"))
+        return out
+
+    def evaluate(self, method: str, part: str, value: Any) -> list[tuple[str, str]]:
+        """Errors of one part of one message, as the test vectors list them."""
+        spec = self.methods.get(method, {})
+        if part == "params" and value is None:
+            return [] if spec.get("params_optional") else [("", "required")]
+        ref = self.part_ref(method, part)
+        if ref is None:
+            raise KeyError(f"{self.key} {method} has no {part} schema")
+        return schema_errors(self.validator(ref), value) + self.stateless_rule_errors(method, part, value)
+
+    # -- walking schemas (for pointer checks) --------------------------------
+
+    def resolve_node(self, node: Any, resolver: Any) -> tuple[Any, Any]:
+        seen = 0
+        while isinstance(node, dict) and "$ref" in node and seen < 32:
+            resolved = resolver.lookup(node["$ref"])
+            node, resolver = resolved.contents, resolved.resolver
+            seen += 1
+        return node, resolver
+
+    def schema_has_pointer(self, ref: dict[str, str], ptr: str, wildcard: bool = False) -> bool:
+        """Whether instances of the schema can have a member at ptr (False when unresolvable)."""
+        try:
+            return self._has_pointer(ref, ptr, wildcard)
+        except Unresolvable:
+            return False
+
+    def _has_pointer(self, ref: dict[str, str], ptr: str, wildcard: bool) -> bool:
+        assert self.registry is not None
+        uri = self.ref_uri(ref)
+        resolver = self.registry.resolver(base_uri=uri)
+        resolved = resolver.lookup(uri)
+        frontier = [(resolved.contents, resolved.resolver)]
+        for seg in split_pointer(ptr):
+            nxt = []
+            for node, res in frontier:
+                node, res = self.resolve_node(node, res)
+                if not isinstance(node, dict):
+                    continue
+                branches = [node] + [b for k in ("anyOf", "oneOf", "allOf") for b in node.get(k, [])]
+                for br in branches:
+                    br, bres = self.resolve_node(br, res)
+                    if not isinstance(br, dict):
+                        continue
+                    if seg == "*" and wildcard:
+                        if "items" in br:
+                            nxt.append((br["items"], bres))
+                        if isinstance(br.get("additionalProperties"), dict):
+                            nxt.append((br["additionalProperties"], bres))
+                    elif seg in br.get("properties", {}):
+                        nxt.append((br["properties"][seg], bres))
+            frontier = nxt
+            if not frontier:
+                return False
+        return True
+
+
+def walk_schema(node: Any, path: list[str]) -> Iterator[tuple[list[str], dict[str, Any]]]:
+    if isinstance(node, dict):
+        yield path, node
+        for k, v in node.items():
+            if k in ("enum", "const", "examples", "default", "x-wirekit-open-enum", "x-wirekit-enum-attributes"):
+                continue
+            yield from walk_schema(v, path + [k])
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from walk_schema(v, path + [str(i)])
+
+
+def check_meta(report: Report) -> Draft202012Validator | None:
+    try:
+        meta = load_json(META)
+        Draft202012Validator.check_schema(meta)
+    except Exception as exc:  # noqa: BLE001
+        report.fail(str(META.relative_to(REPO)), f"not a valid draft 2020-12 schema: {exc}")
+        return None
+    report.ok("meta-schema compiles")
+    return Draft202012Validator(meta)
+
+
+def load_protocols(report: Report, meta: Draft202012Validator | None) -> list[Protocol]:
+    protocols: list[Protocol] = []
+    resources: list[tuple[str, Resource]] = []
+    for manifest_path in sorted(SCHEMAS.glob("*/*/protocol.json")):
+        d = manifest_path.parent
+        what = str(manifest_path.relative_to(REPO))
+        try:
+            manifest = load_json(manifest_path)
+        except Exception as exc:  # noqa: BLE001
+            report.fail(what, f"unreadable: {exc}")
+            continue
+        if meta is not None:
+            errs = sorted(meta.iter_errors(manifest), key=lambda e: list(e.absolute_path))
+            report.check(not errs, f"{what} matches the meta-schema",
+                         "; ".join(f"{pointer(e.absolute_path) or '/'}: {e.message[:200]}" for e in errs[:5]))
+        proto = Protocol(d, manifest)
+        report.check(manifest.get("protocol") == d.parent.name and manifest.get("version") == d.name,
+                     f"{what} names its folder", f"protocol/version {manifest.get('protocol')}/{manifest.get('version')} != folders {d.parent.name}/{d.name}")
+        listed = manifest.get("schemas", [])
+        present = sorted(p.name for p in d.glob("*.json") if p.name != "protocol.json")
+        report.check(sorted(listed) == present, f"{what} lists its schema files", f"listed {sorted(listed)}, present {present}")
+        for name in listed:
+            path = d / name
+            fwhat = str(path.relative_to(REPO))
+            try:
+                schema = load_json(path)
+                Draft202012Validator.check_schema(schema)
+            except Exception as exc:  # noqa: BLE001
+                report.fail(fwhat, f"not a valid draft 2020-12 schema: {exc}")
+                continue
+            report.ok(f"{fwhat} compiles")
+            expected_id = proto.base + name
+            report.check(schema.get("$id") == expected_id, f"{fwhat} $id", f"$id {schema.get('$id')!r} != {expected_id!r}")
+            report.check(schema.get("$schema") == DRAFT, f"{fwhat} $schema", f"$schema must be {DRAFT}")
+            proto.files[name] = schema
+            resources.append((expected_id, Resource.from_contents(schema, default_specification=DRAFT202012)))
+        protocols.append(proto)
+    registry = Registry().with_resources(resources)
+    for proto in protocols:
+        proto.registry = registry
+    return protocols
+
+
+def check_schema_conventions(report: Report, proto: Protocol) -> None:
+    assert proto.registry is not None
+    for name, schema in proto.files.items():
+        what = f"{proto.key} {name}"
+        base = proto.base + name
+        resolver = proto.registry.resolver(base_uri=base)
+        bad_refs, missing_docs, bad_enums = [], [], []
+        if "$defs" not in schema and schema.get("type") != "object":
+            missing_docs.append("(file has neither $defs nor a root type)")
+        for path, node in walk_schema(schema, []):
+            where = pointer(path) or "/"
+            if "$ref" in node and isinstance(node["$ref"], str):
+                try:
+                    resolver.lookup(node["$ref"])
+                except Unresolvable as exc:
+                    bad_refs.append(f"{where}: {node['$ref']} ({type(exc).__name__})")
+            if len(path) >= 2 and path[-2] in ("$defs", "properties") and isinstance(node, dict):
+                if not node.get("title") or not node.get("description"):
+                    missing_docs.append(where)
+            if "x-wirekit-open-enum" in node:
+                known = node["x-wirekit-open-enum"]
+                if node.get("type") != "string" or "enum" in node:
+                    bad_enums.append(f"{where}: an open enum is type string without enum")
+                if not (isinstance(known, list) and known and all(isinstance(k, str) for k in known) and len(set(known)) == len(known)):
+                    bad_enums.append(f"{where}: x-wirekit-open-enum must list unique strings")
+                    continue
+                for attr, mapping in node.get("x-wirekit-enum-attributes", {}).items():
+                    if not isinstance(mapping, dict) or set(mapping) != set(known):
+                        bad_enums.append(f"{where}: attribute {attr!r} must map exactly the known names")
+            elif "x-wirekit-enum-attributes" in node:
+                bad_enums.append(f"{where}: x-wirekit-enum-attributes without x-wirekit-open-enum")
+        if path_root_doc_missing(schema):
+            missing_docs.append("/ (root title/description)")
+        report.check(not bad_refs, f"{what} $refs resolve", "; ".join(bad_refs))
+        report.check(not missing_docs, f"{what} titles and descriptions", "missing at " + ", ".join(missing_docs))
+        report.check(not bad_enums, f"{what} open enums", "; ".join(bad_enums))
+
+
+def path_root_doc_missing(schema: dict[str, Any]) -> bool:
+    return not schema.get("title") or not schema.get("description")
+
+
+def check_manifest(report: Report, proto: Protocol) -> None:
+    man = proto.manifest
+    what = f"{proto.key} protocol.json"
+    problems: list[str] = []
+    methods = proto.methods
+    assert proto.registry is not None
+
+    def ref_ok(ref: Any, where: str) -> bool:
+        if not isinstance(ref, dict) or "$ref" not in ref:
+            return False
+        file = ref["$ref"].split("#", 1)[0]
+        if file not in proto.files:
+            problems.append(f"{where}: {file!r} is not in schemas")
+            return False
+        try:
+            proto.registry.resolver(base_uri=proto.base + "protocol.json").lookup(proto.ref_uri(ref))
+        except Unresolvable as exc:
+            problems.append(f"{where}: {ref['$ref']} does not resolve ({type(exc).__name__})")
+            return False
+        return True
+
+    for name, m in methods.items():
+        for key in ("params", "result", "result_stream"):
+            if key in m:
+                ref_ok(m[key], f"methods/{name}/{key}")
+        if "params" not in m and m.get("kind") == "request":
+            problems.append(f"methods/{name}: a request needs a params schema (use an empty object type)")
+    if "error_data" in man:
+        ref_ok(man["error_data"], "error_data")
+
+    # capabilities
+    caps = man.get("capabilities")
+    if caps:
+        cm = methods.get(caps["method"])
+        if not cm or "result" not in cm:
+            problems.append(f"capabilities/method {caps['method']!r} is not a request with a result")
+        elif not proto.schema_has_pointer(cm["result"], caps["pointer"]):
+            problems.append(f"capabilities/pointer {caps['pointer']!r} is not in {caps['method']}'s result")
+        elif caps["style"] == "boolean-object":
+            for name, m in methods.items():
+                if "capability" in m and not proto.schema_has_pointer(cm["result"], caps["pointer"] + "/" + escape(m["capability"])):
+                    problems.append(f"methods/{name}/capability {m['capability']!r} is not a member of the declared capabilities")
+    elif any("capability" in m for m in methods.values()):
+        problems.append("methods gated by a capability need a capabilities member")
+
+    # errors
+    errors = man.get("errors", [])
+    codes = [e["code"] for e in errors]
+    names = [e["name"] for e in errors]
+    if len(set(codes)) != len(codes) or len(set(names)) != len(names):
+        problems.append("errors: duplicate code or name")
+
+    # lifecycle
+    lc = man.get("lifecycle")
+    if lc:
+        states = set(lc["states"])
+        terminal = set(lc.get("terminal", []))
+        if lc["initial"] not in states:
+            problems.append(f"lifecycle/initial {lc['initial']!r} is not a state")
+        if not terminal <= states:
+            problems.append(f"lifecycle/terminal {sorted(terminal - states)} are not states")
+        if lc["initial"] in terminal:
+            problems.append("lifecycle/initial is terminal")
+        for name, m in methods.items():
+            ml = m.get("lifecycle")
+            if ml is None:
+                problems.append(f"methods/{name}: no lifecycle although the protocol has one")
+                continue
+            allowed = set(ml["allowed_in"])
+            if allowed != {"*"}:
+                if not allowed <= states:
+                    problems.append(f"methods/{name}/lifecycle/allowed_in {sorted(allowed - states)} are not states")
+                if allowed & terminal:
+                    problems.append(f"methods/{name}/lifecycle/allowed_in includes terminal states")
+            if "on_success" in ml and ml["on_success"] not in states:
+                problems.append(f"methods/{name}/lifecycle/on_success {ml['on_success']!r} is not a state")
+            if ml.get("ends_session") and ml.get("on_success") not in terminal:
+                problems.append(f"methods/{name}/lifecycle: ends_session needs a terminal on_success")
+            if ml.get("on_success") in terminal and not ml.get("ends_session"):
+                problems.append(f"methods/{name}/lifecycle: a terminal on_success needs ends_session")
+        reachable = {lc["initial"]} | {m["lifecycle"]["on_success"] for m in methods.values() if "on_success" in m.get("lifecycle", {})}
+        if states - reachable:
+            problems.append(f"lifecycle: unreachable states {sorted(states - reachable)}")
+    elif any("lifecycle" in m for m in methods.values()):
+        problems.append("methods have a lifecycle but the protocol has none")
+
+    # version negotiation
+    vn = man.get("version_negotiation")
+    if vn:
+        vm = methods.get(vn["method"])
+        if not vm or vm.get("kind") != "request" or "params" not in vm:
+            problems.append(f"version_negotiation/method {vn['method']!r} is not a request with params")
+        elif not proto.schema_has_pointer(vm["params"], vn["client_pointer"]):
+            problems.append(f"version_negotiation/client_pointer {vn['client_pointer']!r} is not in its params")
+        if vn["error"] not in names:
+            problems.append(f"version_negotiation/error {vn['error']!r} is not in errors")
+        if major_of(vn["server_version"]) is None:
+            problems.append("version_negotiation/server_version has no leading major number")
+
+    # rules
+    for i, rule in enumerate(man.get("rules", [])):
+        where = f"rules/{i} ({rule.get('rule')})"
+        m = methods.get(rule["method"])
+        if m is None:
+            problems.append(f"{where}: unknown method {rule['method']!r}")
+            continue
+        ref = proto.part_ref(rule["method"], rule["part"])
+        if ref is None:
+            problems.append(f"{where}: {rule['method']} has no {rule['part']} schema")
+            continue
+        kind = rule["rule"]
+        if kind == "not_before":
+            for member in (rule["first"], rule["second"]):
+                if not proto.schema_has_pointer(ref, rule["at"] + "/" + escape(member), wildcard=True):
+                    problems.append(f"{where}: {rule['at']}/{member} is not in the schema")
+        else:
+            pointers = rule["at"] if isinstance(rule["at"], list) else [rule["at"]]
+            for p in pointers:
+                if not proto.schema_has_pointer(ref, p):
+                    problems.append(f"{where}: {p} is not in {rule['method']}'s params")
+            scope = rule.get("scope")
+            if scope:
+                start, end = methods.get(scope["start"]), methods.get(scope["end"])
+                if not start or start.get("kind") != "request":
+                    problems.append(f"{where}: scope start {scope['start']!r} is not a request")
+                if not end:
+                    problems.append(f"{where}: scope end {scope['end']!r} is not a method")
+                if kind == "matches_scope" and start and "params" in start:
+                    for p in pointers:
+                        if not proto.schema_has_pointer(start["params"], p):
+                            problems.append(f"{where}: {p} is not in {scope['start']}'s params")
+            for key in ("observed", "consumed"):
+                if key in rule:
+                    om = methods.get(rule[key]["method"])
+                    if not om or "params" not in om or not proto.schema_has_pointer(om["params"], rule[key]["at"]):
+                        problems.append(f"{where}: {key} {rule[key]} does not name a params member")
+    report.check(not problems, f"{what} is consistent", "; ".join(problems))
+
+    # examples
+    bad: list[str] = []
+    for name, m in methods.items():
+        for j, ex in enumerate(m.get("examples", [])):
+            tag = f"methods/{name}/examples/{j}"
+            checks: list[tuple[str, Any]] = []
+            if "params" in ex:
+                checks.append(("params", ex["params"]))
+            elif not m.get("params_optional"):
+                bad.append(f"{tag}: no params although they are required")
+            if "result" in ex:
+                if "result" not in m:
+                    bad.append(f"{tag}: result for a method without one")
+                else:
+                    checks.append(("result", ex["result"]))
+            for item in ex.get("items", []):
+                if "result_stream" not in m:
+                    bad.append(f"{tag}: items for a method without result_stream")
+                    break
+                checks.append(("item", item))
+            if "error" in ex and "error_data" in man:
+                checks.append(("error_data", ex["error"].get("data")))
+            for part, value in checks:
+                try:
+                    errs = proto.evaluate(name, part, value)
+                except Exception as exc:  # noqa: BLE001 - an unresolvable schema
+                    bad.append(f"{tag} {part}: cannot validate ({short(exc)})")
+                    continue
+                if errs:
+                    bad.append(f"{tag} {part}: {errs}")
+    report.check(not bad, f"{what} examples validate", "; ".join(bad))
+
+
+# --------------------------------------------------------------------------
+# test vectors
+
+
+def method_slug(method: str) -> str:
+    return method.replace("/", "-")
+
+
+def check_vectors(report: Report, protocols: dict[str, Protocol]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Runs every vector; returns protocol key -> method -> cases."""
+    seen: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    if not VECTORS.is_dir():
+        report.fail(str(VECTORS.relative_to(REPO)), "missing")
+        return seen
+    for d in sorted(p for p in VECTORS.iterdir() if p.is_dir()):
+        proto = protocols.get(d.name)
+        if not report.check(proto is not None, f"vectors {d.name}", "no such protocol@version in schemas/"):
+            continue
+        assert proto is not None
+        seen[proto.key] = {}
+        for f in sorted(d.glob("*.json")):
+            what = str(f.relative_to(REPO))
+            try:
+                doc = load_json(f)
+            except Exception as exc:  # noqa: BLE001
+                report.fail(what, f"unreadable: {exc}")
+                continue
+            header_ok = (doc.get("protocol") == proto.name and doc.get("version") == proto.version
+                         and doc.get("method") in proto.methods and f.stem == method_slug(doc.get("method", ""))
+                         and set(doc) == {"protocol", "version", "method", "cases"} and isinstance(doc.get("cases"), list))
+            if not report.check(header_ok, f"{what} header", "protocol/version/method must match the folder, a method and the file name, and only cases may follow"):
+                continue
+            method = doc["method"]
+            seen[proto.key][method] = doc["cases"]
+            names = Counter(c.get("name") for c in doc["cases"])
+            report.check(all(n == 1 for n in names.values()), f"{what} case names", f"duplicate names {[n for n, c in names.items() if c > 1]}")
+            for case in doc["cases"]:
+                cwhat = f"{what} [{case.get('name')}]"
+                shape_ok = (isinstance(case.get("name"), str) and case.get("part") in PARTS and isinstance(case.get("valid"), bool)
+                            and "value" in case
+                            and set(case) <= {"name", "part", "value", "valid", "errors", "description"}
+                            and (case["valid"] == ("errors" not in case)))
+                if not report.check(shape_ok, cwhat + " shape", "needs name, part, value, valid, and errors exactly when invalid"):
+                    continue
+                try:
+                    got = proto.evaluate(method, case["part"], case["value"])
+                except Exception as exc:  # noqa: BLE001 - no such part, or an unresolvable schema
+                    report.fail(cwhat, f"cannot validate ({short(exc)})")
+                    continue
+                if case["valid"]:
+                    report.check(not got, cwhat, f"expected valid, got errors {got}")
+                else:
+                    expected = [(e.get("pointer"), e.get("keyword")) for e in case["errors"]]
+                    report.check(bool(expected) and Counter(got) == Counter(expected), cwhat,
+                                 f"expected errors {sorted(expected)}, got {sorted(got)}")
+        # coverage
+        for method, spec in proto.methods.items():
+            cases = seen[proto.key].get(method)
+            if not report.check(cases is not None, f"vectors {proto.key} {method} exist", f"no {method_slug(method)}.json"):
+                continue
+            assert cases is not None
+            n_valid = sum(1 for c in cases if c.get("valid"))
+            n_invalid = sum(1 for c in cases if c.get("valid") is False)
+            report.check(n_valid >= 1 and n_invalid >= MIN_INVALID_CASES, f"vectors {proto.key} {method} coverage",
+                         f"{n_valid} valid and {n_invalid} invalid cases; need >= 1 and >= {MIN_INVALID_CASES}")
+            valid_values = {(c["part"], json.dumps(c["value"], sort_keys=True)) for c in cases if c.get("valid")}
+            missing = []
+            for ex in spec.get("examples", []):
+                wanted = []
+                if "params" in ex:
+                    wanted.append(("params", ex["params"]))
+                if "result" in ex:
+                    wanted.append(("result", ex["result"]))
+                wanted += [("item", it) for it in ex.get("items", [])]
+                for part, value in wanted:
+                    if (part, json.dumps(value, sort_keys=True)) not in valid_values:
+                        missing.append(f"{ex['title']} ({part})")
+            report.check(not missing, f"vectors {proto.key} {method} include the manifest examples", "missing " + ", ".join(missing))
+    for key in protocols:
+        report.check(key in seen, f"vectors {key}", "no vector folder")
+    return seen
+
+
+def check_superset(report: Report, protocols: dict[str, Protocol], vectors: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
+    """Every valid vector of a version stays valid in each later version of the same major."""
+    by_name: dict[str, list[Protocol]] = {}
+    for p in protocols.values():
+        by_name.setdefault(p.name, []).append(p)
+    for name, versions in by_name.items():
+        ordered = sorted((v for v in versions if semver_key(v.version)), key=lambda v: semver_key(v.version))
+        for i, old in enumerate(ordered):
+            for new in ordered[i + 1:]:
+                if major_of(old.version) != major_of(new.version):
+                    continue
+                what = f"{new.key} accepts every valid {old.key} message"
+                bad = []
+                for method, cases in vectors.get(old.key, {}).items():
+                    if method not in new.methods:
+                        bad.append(f"method {method} was removed")
+                        continue
+                    for c in cases:
+                        try:
+                            if c.get("valid") and new.evaluate(method, c["part"], c["value"]):
+                                bad.append(f"{method} [{c['name']}]")
+                        except Exception as exc:  # noqa: BLE001
+                            bad.append(f"{method} [{c['name']}] cannot validate ({short(exc)})")
+                report.check(not bad, what, ", ".join(bad))
+
+
+# --------------------------------------------------------------------------
+# sessions: a reference model of the core's session checks
+
+
+class Frame:
+    def __init__(self, raw: bytes | None, problem: tuple[str, str | None] | None = None) -> None:
+        self.raw = raw
+        self.problem = problem
+
+
+def split_frames(proto: Protocol, data: bytes) -> list[Frame]:
+    limit = proto.transport["max_frame_bytes"]
+    frames: list[Frame] = []
+    if proto.transport["framing"] == "ndjson":
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        for line in lines:
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if not line.strip():
+                if proto.transport.get("strict"):
+                    frames.append(Frame(None, ("framing", None)))
+                continue
+            if len(line) > limit:
+                frames.append(Frame(None, ("framing", None)))
+                continue
+            frames.append(Frame(line))
+        return frames
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\r\n\r\n", pos)
+        if end < 0:
+            frames.append(Frame(None, ("framing", None)))
+            break
+        length = None
+        for header in data[pos:end].split(b"\r\n"):
+            name, _, value = header.partition(b":")
+            if name.strip().lower() == b"content-length":
+                try:
+                    length = int(value.strip())
+                except ValueError:
+                    length = None
+        body_start = end + 4
+        if length is None or length < 0 or length > limit or body_start + length > len(data):
+            frames.append(Frame(None, ("framing", None)))
+            break
+        frames.append(Frame(data[body_start:body_start + length]))
+        pos = body_start + length
+    return frames
+
+
+class Session:
+    """Replays one capture and collects problems as (frame, kind, pointer)."""
+
+    ENVELOPE_MEMBERS = {"jsonrpc", "id", "method", "params", "result", "error"}
+
+    def __init__(self, proto: Protocol) -> None:
+        self.proto = proto
+        self.man = proto.manifest
+        lc = self.man.get("lifecycle") or {}
+        self.state: str | None = lc.get("initial")
+        self.terminal = set(lc.get("terminal", []))
+        self.non_terminal = [s for s in lc.get("states", {}) if s not in self.terminal]
+        self.ended = False
+        self.pending: dict[str, dict[str, Any]] = {}
+        self.capabilities: Any = None
+        self.stream: dict[str, Any] | None = None
+        self.scopes: dict[str, dict[str, Any]] = {}  # scope start method -> {params, per-rule state}
+        self.consumed: dict[int, set[str]] = {}
+        self.problems: list[tuple[int, str, str | None]] = []
+        self.strict = bool(proto.transport.get("strict"))
+        self.jsonrpc = proto.transport["envelope"] == "jsonrpc-2.0"
+
+    # -- helpers ----------------------------------------------------------
+
+    def problem(self, frame: int, kind: str, ptr: str | None) -> None:
+        self.problems.append((frame, kind, ptr))
+
+    def schema_problems(self, frame: int, kind: str, prefix: str, method: str, part: str, value: Any) -> bool:
+        ref = self.proto.part_ref(method, part)
+        found = False
+        if ref is not None:
+            for ptr, _kw in schema_errors(self.proto.validator(ref), value):
+                self.problem(frame, kind, prefix + ptr)
+                found = True
+        for ptr, _kw in self.proto.stateless_rule_errors(method, part, value):
+            self.problem(frame, "rule", prefix + ptr)
+            found = True
+        return found
+
+    def declared(self, capability: str) -> bool:
+        caps = self.capabilities
+        style = self.man["capabilities"]["style"]
+        if style == "boolean-object":
+            return isinstance(caps, dict) and caps.get(capability) is True
+        return isinstance(caps, list) and capability in caps
+
+    def allowed(self, spec: dict[str, Any]) -> bool:
+        lc = spec.get("lifecycle")
+        if lc is None or self.state is None:
+            return True
+        allowed = lc["allowed_in"]
+        return self.state in (self.non_terminal if allowed == ["*"] else allowed)
+
+    def scope_rules(self, method: str) -> list[tuple[int, dict[str, Any]]]:
+        return [(i, r) for i, r in enumerate(self.man.get("rules", [])) if r.get("method") == method and r["rule"] != "not_before"]
+
+    # -- stateful rules -----------------------------------------------------
+
+    def check_rules(self, frame: int, method: str, params: Any) -> bool:
+        ok = True
+        for i, rule in self.scope_rules(method):
+            kind = rule["rule"]
+            if kind == "not_reused":
+                value = json.dumps(get_at(params, rule["at"]), sort_keys=True)
+                if value in self.consumed.get(i, set()):
+                    self.problem(frame, "rule", "/params" + rule["at"])
+                    ok = False
+                continue
+            scope = self.scopes.get(rule["scope"]["start"])
+            if scope is None:
+                continue  # no open scope: the lifecycle check reports the message
+            st = scope["rules"].setdefault(i, {})
+            if kind == "increasing_sequence":
+                value = get_at(params, rule["at"])
+                if "last" in st and is_number(value) and value <= st["last"]:
+                    self.problem(frame, "rule", "/params" + rule["at"])
+                    ok = False
+            elif kind == "last_sequence_matches":
+                value = get_at(params, rule["at"])
+                observed = scope["observed"].get((rule["observed"]["method"], rule["observed"]["at"]), _MISSING)
+                if observed is _MISSING:
+                    if value is not _MISSING:
+                        self.problem(frame, "rule", "/params" + rule["at"])
+                        ok = False
+                elif value is _MISSING or value != observed:
+                    self.problem(frame, "rule", "/params" + rule["at"])
+                    ok = False
+            elif kind == "matches_scope":
+                for p in rule["at"]:
+                    if get_at(params, p) != get_at(scope["params"], p):
+                        self.problem(frame, "rule", "/params" + p)
+                        ok = False
+        return ok
+
+    def accept_rules(self, method: str, params: Any) -> None:
+        """Update rule state once a message was accepted."""
+        for i, rule in enumerate(self.man.get("rules", [])):
+            kind = rule["rule"]
+            if kind == "not_reused" and rule["consumed"]["method"] == method:
+                self.consumed.setdefault(i, set()).add(json.dumps(get_at(params, rule["consumed"]["at"]), sort_keys=True))
+            scope = self.scopes.get(rule.get("scope", {}).get("start", ""))
+            if scope is None:
+                continue
+            if kind == "increasing_sequence" and rule["method"] == method:
+                scope["rules"].setdefault(i, {})["last"] = get_at(params, rule["at"])
+            if kind == "last_sequence_matches" and rule["observed"]["method"] == method:
+                key = (method, rule["observed"]["at"])
+                scope["observed"][key] = get_at(params, rule["observed"]["at"])
+        for start in list(self.scopes):
+            ends = {r["scope"]["end"] for r in self.man.get("rules", []) if r.get("scope", {}).get("start") == start}
+            if method in ends:
+                del self.scopes[start]
+
+    def open_scopes(self, method: str, params: Any) -> None:
+        starts = {r["scope"]["start"] for r in self.man.get("rules", []) if "scope" in r}
+        if method in starts:
+            self.scopes[method] = {"params": params, "rules": {}, "observed": {}}
+
+    def succeed(self, method: str, params: Any, result: Any) -> None:
+        spec = self.proto.methods[method]
+        caps = self.man.get("capabilities")
+        if caps and caps["method"] == method:
+            found = get_at(result, caps["pointer"])
+            self.capabilities = None if found is _MISSING else found
+        self.open_scopes(method, params)
+        lc = spec.get("lifecycle", {})
+        if "on_success" in lc:
+            self.state = lc["on_success"]
+        if lc.get("ends_session") or self.state in self.terminal:
+            self.ended = True
+
+    # -- frames -------------------------------------------------------------
+
+    def envelope(self, i: int, msg: Any) -> str | None:
+        """Classify a message: 'request', 'notification', 'response' or None (problem reported)."""
+        if not isinstance(msg, dict):
+            self.problem(i, "envelope", None)
+            return None
+        if self.jsonrpc and msg.get("jsonrpc") != "2.0":
+            self.problem(i, "envelope", "/jsonrpc")
+            return None
+        if self.strict:
+            extras = [k for k in msg if k not in self.ENVELOPE_MEMBERS or (k == "jsonrpc" and not self.jsonrpc)]
+            for k in extras:
+                self.problem(i, "envelope", "/" + escape(k))
+            if extras:
+                return None
+        if "method" in msg:
+            method = msg["method"]
+            if not isinstance(method, str) or method not in self.proto.methods:
+                self.problem(i, "envelope", "/method")
+                return None
+            if "result" in msg or "error" in msg:
+                self.problem(i, "envelope", None)
+                return None
+            kind = self.proto.methods[method]["kind"]
+            if kind == "request":
+                rid = msg.get("id", _MISSING)
+                if rid is _MISSING or not (isinstance(rid, str) or is_integer(rid)):
+                    self.problem(i, "envelope", "/id")
+                    return None
+                return "request"
+            if "id" in msg:
+                self.problem(i, "envelope", "/id")
+                return None
+            return "notification"
+        if "id" not in msg or (("result" in msg) == ("error" in msg)):
+            self.problem(i, "envelope", None)
+            return None
+        err = msg.get("error")
+        if err is not None:
+            if not isinstance(err, dict) or not is_integer(err.get("code")) or not isinstance(err.get("message"), str):
+                self.problem(i, "envelope", "/error")
+                return None
+            if self.strict:
+                extras = [k for k in err if k not in ("code", "message", "data")]
+                for k in extras:
+                    self.problem(i, "envelope", "/error/" + escape(k))
+                if extras:
+                    return None
+        return "response"
+
+    def request_or_notification(self, i: int, msg: dict[str, Any], kind: str) -> None:
+        method = msg["method"]
+        spec = self.proto.methods[method]
+        if self.ended:
+            self.problem(i, "lifecycle", None)
+            return
+        ok = True
+        if not self.allowed(spec):
+            self.problem(i, "lifecycle", None)
+            ok = False
+        elif "capability" in spec and not self.declared(spec["capability"]):
+            self.problem(i, "capability", None)
+            ok = False
+        params = msg.get("params", _MISSING)
+        valid = True
+        if params is _MISSING or params is None:
+            if params is None and self.strict:
+                self.problem(i, "envelope", "/params")
+                valid = False
+            elif not spec.get("params_optional"):
+                self.problem(i, "invalid_params", "/params")
+                valid = False
+            params = None
+        elif self.schema_problems(i, "invalid_params", "/params", method, "params", params):
+            valid = False
+        if ok and valid:
+            valid = self.check_rules(i, method, params)
+        if kind == "request":
+            self.pending[json.dumps(msg["id"])] = {"method": method, "params": params, "ok": ok, "frame": i}
+            if "result_stream" in spec and ok:
+                self.stream = {"id": json.dumps(msg["id"]), "method": method, "items": 0}
+        elif ok and valid:
+            self.accept_rules(method, params)
+            lc = spec.get("lifecycle", {})
+            if "on_success" in lc:
+                self.state = lc["on_success"]
+
+    def response(self, i: int, msg: dict[str, Any]) -> None:
+        key = json.dumps(msg["id"])
+        req = self.pending.pop(key, None)
+        if req is None:
+            self.problem(i, "unknown_id", "/id")
+            return
+        method = req["method"]
+        if "result" in msg:
+            if self.schema_problems(i, "invalid_result", "/result", method, "result", msg["result"]):
+                pass
+            if req["ok"]:
+                self.succeed(method, req["params"], msg["result"])
+            return
+        err = msg["error"]
+        if "error_data" in self.man:
+            data = err.get("data")
+            for ptr, _kw in schema_errors(self.proto.validator(self.man["error_data"]), data):
+                self.problem(i, "invalid_result", "/error/data" + ptr)
+        for e in self.man.get("errors", []):
+            if e["code"] == err["code"] and e.get("ends_session"):
+                self.ended = True
+
+    def item(self, i: int, msg: Any) -> None:
+        assert self.stream is not None
+        self.stream["items"] += 1
+        self.schema_problems(i, "invalid_result", "", self.stream["method"], "item", msg)
+
+    def run(self, data: bytes) -> list[tuple[int, str, str | None]]:
+        for i, frame in enumerate(split_frames(self.proto, data)):
+            if frame.problem:
+                self.problem(i, *frame.problem)
+                continue
+            try:
+                assert frame.raw is not None
+                msg = loads_strict(frame.raw) if self.strict else json.loads(frame.raw)
+            except (ValueError, UnicodeDecodeError):
+                self.problem(i, "framing", None)
+                continue
+            if self.stream is not None:
+                is_answer = isinstance(msg, dict) and ("result" in msg or "error" in msg) and json.dumps(msg.get("id")) == self.stream["id"]
+                if not is_answer or self.stream["items"]:
+                    self.item(i, msg)
+                    continue
+                self.stream = None
+            kind = self.envelope(i, msg)
+            if kind in ("request", "notification"):
+                self.request_or_notification(i, msg, kind)
+            elif kind == "response":
+                if self.ended and json.dumps(msg["id"]) not in self.pending:
+                    self.problem(i, "lifecycle", None)
+                    continue
+                self.response(i, msg)
+        if self.stream is not None and self.stream["items"]:
+            req = self.pending.pop(self.stream["id"], None)
+            if req is not None and req["ok"]:
+                self.succeed(req["method"], req["params"], None)
+        return self.problems
+
+
+def check_sessions(report: Report, protocols: dict[str, Protocol]) -> None:
+    if not SESSIONS.is_dir():
+        report.fail(str(SESSIONS.relative_to(REPO)), "missing")
+        return
+    covered = set()
+    for d in sorted(p for p in SESSIONS.iterdir() if p.is_dir()):
+        proto = protocols.get(d.name)
+        if not report.check(proto is not None, f"sessions {d.name}", "no such protocol@version in schemas/"):
+            continue
+        assert proto is not None
+        suffix = ".bin" if proto.transport["framing"] == "content-length" else ".ndjson"
+        captures = sorted(p for p in d.iterdir() if p.suffix in (".bin", ".ndjson"))
+        expects = sorted(d.glob("*.expect.json"))
+        stems = {p.name[: -len(p.suffix)] for p in captures}
+        report.check({p.name[: -len(".expect.json")] for p in expects} == stems, f"sessions {d.name} pairing",
+                     "every capture needs a <name>.expect.json and vice versa")
+        clean = 0
+        for cap in captures:
+            what = str(cap.relative_to(REPO))
+            if not report.check(cap.suffix == suffix, f"{what} extension", f"{proto.transport['framing']} captures end in {suffix}"):
+                continue
+            exp_path = cap.with_name(cap.name[: -len(cap.suffix)] + ".expect.json")
+            if not exp_path.exists():
+                continue
+            try:
+                expect = load_json(exp_path)
+            except Exception as exc:  # noqa: BLE001
+                report.fail(str(exp_path.relative_to(REPO)), f"unreadable: {exc}")
+                continue
+            shape_ok = (set(expect) == {"protocol", "problems"} and expect["protocol"] == proto.key
+                        and isinstance(expect["problems"], list)
+                        and all(isinstance(p, dict) and set(p) == {"frame", "kind", "pointer"} and is_integer(p["frame"])
+                                and p["kind"] in PROBLEM_KINDS and (p["pointer"] is None or isinstance(p["pointer"], str))
+                                for p in expect["problems"]))
+            if not report.check(shape_ok, f"{exp_path.relative_to(REPO)} shape", f"needs protocol {proto.key!r} and problems [{{frame, kind, pointer}}]"):
+                continue
+            try:
+                got = Session(proto).run(cap.read_bytes())
+            except Exception as exc:  # noqa: BLE001
+                report.fail(what, f"cannot replay ({short(exc)})")
+                continue
+            want = [(p["frame"], p["kind"], p["pointer"]) for p in expect["problems"]]
+            report.check(Counter(got) == Counter(want), f"{what} replays as expected",
+                         f"expected {sorted(want, key=str)}, got {sorted(got, key=str)}")
+            clean += not want
+        report.check(clean >= 1, f"sessions {d.name} has a clean session", "no capture without problems")
+        covered.add(proto.key)
+    for key in protocols:
+        report.check(key in covered, f"sessions {key}", "no session folder")
+
+
+# --------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every check, not only failures")
+    args = parser.parse_args()
+    report = Report(args.verbose)
+    meta = check_meta(report)
+    protocols = load_protocols(report, meta)
+    for proto in protocols:
+        check_schema_conventions(report, proto)
+        check_manifest(report, proto)
+    by_key = {p.key: p for p in protocols}
+    vectors = check_vectors(report, by_key)
+    check_superset(report, by_key, vectors)
+    check_sessions(report, by_key)
+    print(f"check: {report.passed} passed, {report.failed} failed")
+    return 0 if report.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
