@@ -102,7 +102,7 @@ pub const PYTHON_KEYWORDS: &[&str] = &[
 
 /// Names a generated Python module imports or defines itself.
 const PYTHON_TAKEN: &[&str] = &[
-    "Any", "Final", "Literal", "NotRequired", "TypeAlias", "TypedDict", "Union", "Optional",
+    "TYPE_CHECKING", "Any", "Final", "Literal", "NotRequired", "TypeAlias", "TypedDict", "Union", "Optional",
     "annotations", "str", "int", "float", "bool", "list", "dict", "object", "type",
 ];
 

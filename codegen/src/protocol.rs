@@ -1,7 +1,7 @@
 //! Loading protocols: the manifest's methods and errors, the bundled
 //! schemas and the type model, as every target needs them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -111,32 +111,40 @@ fn read_json(path: &Path, display: &str) -> Result<Value> {
 }
 
 /// Every protocol under `schemas_dir` (`<protocol>/<version>/protocol.json`),
-/// sorted by name then version. `root` is stripped from paths in messages.
+/// loaded through [`wirekit::protocol::Registry`] (which checks each
+/// manifest), sorted by name then version. `root` is stripped from paths in
+/// messages.
 pub fn load_all(schemas_dir: &Path, root: &Path) -> Result<Vec<Protocol>> {
-    let mut manifests: Vec<PathBuf> = Vec::new();
-    let display_dir = display(schemas_dir, root);
-    let entries = std::fs::read_dir(schemas_dir).map_err(|e| {
-        Error::new(ErrorKind::Io, format!("cannot list the schemas directory: {e}")).in_file(&display_dir)
+    let shown_dir = display(schemas_dir, root);
+    let registry = wirekit::protocol::Registry::from_dir(schemas_dir).map_err(|e| {
+        let file = if e.file().is_empty() { shown_dir.clone() } else { format!("{shown_dir}/{}", e.file()) };
+        let err = Error::new(ErrorKind::Manifest, e.message().to_string()).in_file(file);
+        if e.pointer().is_empty() { err } else { err.at(e.pointer()) }
     })?;
-    for proto in entries.flatten() {
-        let Ok(versions) = std::fs::read_dir(proto.path()) else { continue };
-        for version in versions.flatten() {
-            let m = version.path().join("protocol.json");
-            if m.is_file() {
-                manifests.push(m);
-            }
-        }
-    }
-    manifests.sort();
     let mut out = Vec::new();
-    for m in &manifests {
-        out.push(load(m, root)?);
+    for source in registry.iter() {
+        let mpath = format!("{shown_dir}/{}/{}", source.origin, wirekit::protocol::MANIFEST_FILE);
+        let mut files = Vec::new();
+        for name in &source.manifest.schemas {
+            let Some(json) = source.files.get(name) else {
+                return Err(manifest_err(&mpath, "/schemas", format!("schema file `{name}` is missing")));
+            };
+            files.push(SchemaFile {
+                name: name.clone(),
+                display: format!("{shown_dir}/{}/{name}", source.origin),
+                json: json.clone(),
+            });
+        }
+        out.push(assemble(source.manifest_json.clone(), mpath, files)?);
     }
+    out.sort_by(|a, b| a.name.cmp(&b.name).then(wirekit::protocol::compare_versions(&a.version, &b.version)));
     // Module names: the protocol name, plus the version when one protocol has several.
     let names: Vec<String> = out.iter().map(|p| p.name.clone()).collect();
     for p in &mut out {
         if names.iter().filter(|n| **n == p.name).count() > 1 {
-            p.module = format!("{}_v{}", naming::snake(&p.name), naming::snake(&p.version));
+            let version: String =
+                p.version.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            p.module = format!("{}_v{version}", naming::snake(&p.name));
         }
     }
     Ok(out)

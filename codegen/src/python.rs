@@ -1,9 +1,11 @@
 //! The Python target: one module of `TypedDict`s, `Literal` aliases and
 //! constants a protocol, checked with `mypy --strict` (Python 3.11+).
 //!
-//! No `from __future__ import annotations`: annotations stay real objects so
-//! `__required_keys__` is right at run time; references to generated types
-//! are quoted so order and recursion never matter.
+//! The modules run on Python 3.9+ with no third-party import at run time:
+//! annotations are postponed (`from __future__ import annotations`),
+//! `NotRequired` and `TypeAlias` come from `typing_extensions` for the type
+//! checker only, and expressions evaluated at run time (alias values,
+//! functional `TypedDict` members) use `Union[...]` and quoted names.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -57,6 +59,7 @@ struct ModuleTemplate {
     header: String,
     docstring: String,
     imports: String,
+    checker_imports: String,
     protocol: String,
     version: String,
     items: Vec<PyItem>,
@@ -75,6 +78,9 @@ struct InitTemplate {
 #[derive(Default)]
 struct Render {
     imports: BTreeSet<&'static str>,
+    /// Whether the expression is evaluated at run time (alias values):
+    /// then names are quoted and unions use `Union[...]`.
+    runtime: bool,
 }
 
 impl Render {
@@ -89,7 +95,8 @@ impl Render {
             Ty::Integer => "int".into(),
             Ty::Number => "float".into(),
             Ty::String => "str".into(),
-            Ty::Ref(name) => json_string(&python_type_name(name)),
+            Ty::Ref(name) if self.runtime => json_string(&python_type_name(name)),
+            Ty::Ref(name) => python_type_name(name),
             Ty::Array(inner) => format!("list[{}]", self.ty(inner)),
             Ty::Map(inner) => format!("dict[str, {}]", self.ty(inner)),
             Ty::Literal(v) => self.literal(std::slice::from_ref(v)),
@@ -137,12 +144,12 @@ impl Render {
         }
     }
 
-    /// `A | B`, or `Union[A, B]` when a bare quoted name would break `|` at run time.
+    /// `A | B` in annotations, `Union[A, B]` where evaluated at run time.
     fn union(&mut self, parts: Vec<String>) -> String {
         if parts.len() == 1 {
             return parts.into_iter().next().unwrap_or_default();
         }
-        if parts.iter().any(|p| p.starts_with('"')) {
+        if self.runtime {
             self.imports.insert("Union");
             format!("Union[{}]", parts.join(", "))
         } else {
@@ -187,20 +194,22 @@ fn item(def: &Def, r: &mut Render) -> PyItem {
                 let fdoc = field_doc(f.description.as_deref(), f.default.as_ref());
                 it.fields.push(PyField {
                     name: if class_form { f.name.clone() } else { json_string(&f.name) },
-                    ty,
-                    doc: fdoc.map(|d| if class_form { python_docstring(&d, "    ") } else { line_comment(&format!("{}: {d}", f.name), "        # ") }),
+                    ty: if class_form { ty } else { json_string(&ty) },
+                    doc: fdoc.map(|d| if class_form { python_docstring(&d, "    ") } else { line_comment(&format!("{}: {d}", json_string(&f.name)), "        # ") }),
                 });
             }
             it.doc = doc.map(|d| python_docstring(&d, if class_form { "    " } else { "" }));
             return it;
         }
         Kind::Enum(values) => {
+            r.runtime = true;
             it.expr = r.ty(&Ty::Union(values.iter().cloned().map(Ty::Literal).collect()));
         }
         Kind::OpenEnum { known, attributes } => {
             let lits: Vec<Value> = known.iter().cloned().map(Value::String).collect();
             let lit = r.literal(&lits);
-            it.expr = format!("{lit} | str");
+            r.imports.insert("Union");
+            it.expr = format!("Union[{lit}, str]");
             for (attr, table) in attributes {
                 r.imports.insert("Final");
                 let entries: Vec<String> = table
@@ -216,8 +225,12 @@ fn item(def: &Def, r: &mut Render) -> PyItem {
                 });
             }
         }
-        Kind::Alias(t) => it.expr = r.ty(t),
+        Kind::Alias(t) => {
+            r.runtime = true;
+            it.expr = r.ty(t);
+        }
     }
+    r.runtime = false;
     r.imports.insert("TypeAlias");
     it.doc = doc.map(|d| python_docstring(&d, ""));
     it
@@ -262,11 +275,22 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         doc.push_str("\n\n");
         doc.push_str(d);
     }
-    let imports = r.imports.iter().copied().collect::<Vec<_>>().join(", ");
+    // `NotRequired` and `TypeAlias` are newer than Python 3.9: the type
+    // checker reads them from `typing_extensions`, run time never needs them.
+    let checker_only: Vec<&str> =
+        r.imports.iter().copied().filter(|i| matches!(*i, "NotRequired" | "TypeAlias")).collect();
+    let mut runtime: Vec<&str> =
+        r.imports.iter().copied().filter(|i| !matches!(*i, "NotRequired" | "TypeAlias")).collect();
+    if !checker_only.is_empty() {
+        runtime.insert(0, "TYPE_CHECKING");
+    }
+    let imports = runtime.join(", ");
+    let checker_imports = checker_only.join(", ");
     let t = ModuleTemplate {
         header: header("#"),
         docstring: python_docstring(&doc, ""),
         imports,
+        checker_imports,
         protocol: json_string(&p.name),
         version: json_string(&p.version),
         items,
