@@ -194,7 +194,7 @@ impl FrameDecoder for ContentLengthDecoder {
 ///
 /// let encoder = ContentLengthEncoder::new(FrameLimits::content_length_default());
 /// let bytes = encoder.encode("{\"é\":1}".as_bytes())?;
-/// assert_eq!(bytes, b"Content-Length: 9\r\n\r\n{\"\xc3\xa9\":1}");
+/// assert_eq!(bytes, b"Content-Length: 8\r\n\r\n{\"\xc3\xa9\":1}");
 /// # Ok::<(), wirekit::framing::FramingError>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -216,7 +216,9 @@ impl ContentLengthEncoder {
 
 impl FrameEncoder for ContentLengthEncoder {
     /// Refuses a body over the frame bound (`FrameTooLong`) or not UTF-8
-    /// (`BodyNotUtf8`); an empty body is fine (`Content-Length: 0`).
+    /// (`BodyNotUtf8`), and a header over the header bound (`HeaderTooLong`,
+    /// only possible with a bound under 40 bytes); an empty body is fine
+    /// (`Content-Length: 0`).
     fn encode_into(&self, body: &[u8], out: &mut Vec<u8>) -> Result<(), FramingError> {
         if body.len() > self.limits.max_frame_bytes {
             let detail = format!(
@@ -242,6 +244,18 @@ impl FrameEncoder for ContentLengthEncoder {
             ));
         }
         let header = format!("Content-Length: {}\r\n\r\n", body.len());
+        if header.len() > self.limits.max_header_bytes {
+            let detail = format!(
+                "header section of {} bytes exceeds the header bound of {} bytes",
+                header.len(),
+                self.limits.max_header_bytes
+            );
+            return Err(FramingError::encode(
+                FaultKind::HeaderTooLong,
+                Framing::ContentLength,
+                detail,
+            ));
+        }
         out.reserve(header.len() + body.len());
         out.extend_from_slice(header.as_bytes());
         out.extend_from_slice(body);
@@ -301,6 +315,11 @@ mod tests {
         assert_eq!(
             kind(encoder.encode_into(b"\xff", &mut out)),
             Some(FaultKind::BodyNotUtf8)
+        );
+        let tiny_header = ContentLengthEncoder::new(FrameLimits::new(3, 20));
+        assert_eq!(
+            kind(tiny_header.encode_into(b"", &mut out)),
+            Some(FaultKind::HeaderTooLong)
         );
         assert_eq!(out, b"keep");
         assert_eq!(

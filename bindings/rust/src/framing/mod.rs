@@ -62,8 +62,9 @@
 //!   LF or CR ([`EmbeddedNewline`](FaultKind::EmbeddedNewline)) or an
 //!   empty one ([`EmptyFrame`](FaultKind::EmptyFrame)).
 //!
-//! Both encoders refuse a body over the frame bound or not UTF-8, so what
-//! they write always decodes to the same body.
+//! Both encoders refuse a body over the frame bound or not UTF-8 (and the
+//! `Content-Length` encoder a header over the header bound), so what they
+//! write always decodes to the same body.
 //!
 //! # Example
 //!
