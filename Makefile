@@ -1,0 +1,52 @@
+# wirekit: the two commands of the quick start are `make demo` and `make test`.
+# Everything a fresh machine needs (Python venv, npm packages) is installed by
+# the targets themselves; Rust comes from the machine's toolchain.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+CARGO ?= cargo
+PYTHON ?= python3
+VENV := .venv
+WIREKIT := target/debug/wirekit
+
+.PHONY: demo test test-rust test-schemas test-python test-typescript generate check-generated goldens bench fuzz-build
+
+## The main job: regenerate every binding and the docs from schemas/, then show them working.
+demo:
+	$(CARGO) build -q -p wirekit-cli
+	$(WIREKIT) generate
+	bash examples/demo.sh
+
+## Every test: Rust (fmt, clippy, tests, generated-file drift), schemas, Python, TypeScript.
+test: test-rust test-schemas test-python test-typescript
+	@echo "make test: every suite passed"
+
+test-rust:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) test --workspace
+
+test-schemas:
+	$(PYTHON) schemas/check.py
+
+test-python:
+	PYTHON=$(PYTHON) bash bindings/python/run-tests.sh
+
+test-typescript:
+	bash bindings/typescript/run-tests.sh
+	bash codegen/tests/typecheck_goldens.sh
+
+generate:
+	$(CARGO) run -q -p wirekit-cli -- generate
+
+check-generated:
+	$(CARGO) run -q -p wirekit-cli -- generate --check
+
+goldens:
+	WIREKIT_UPDATE_GOLDENS=1 $(CARGO) test -q -p wirekit-codegen --test golden
+
+bench:
+	bash benches/run.sh
+
+fuzz-build:
+	cd fuzz && $(CARGO) check
