@@ -63,7 +63,11 @@ fn run_case(case: &Value, seen_errors: &mut BTreeSet<String>) -> Result<(), Stri
             problems.push(format!("code {} != {}", error.code(), expect["code"]));
         }
         if Some(error.pointer()) != expect["pointer"].as_str() {
-            problems.push(format!("pointer {:?} != {}", error.pointer(), expect["pointer"]));
+            problems.push(format!(
+                "pointer {:?} != {}",
+                error.pointer(),
+                expect["pointer"]
+            ));
         }
         if id_json(error.id()) != expect["answer_id"] {
             problems.push(format!(
@@ -73,7 +77,9 @@ fn run_case(case: &Value, seen_errors: &mut BTreeSet<String>) -> Result<(), Stri
             ));
         }
         let answer = error.to_response();
-        if answer.id.as_ref() != error.id() || answer.outcome.as_ref().err().map(|e| e.code) != Some(error.code().0) {
+        if answer.id.as_ref() != error.id()
+            || answer.outcome.as_ref().err().map(|e| e.code) != Some(error.code().0)
+        {
             problems.push("to_response disagrees with the error".into());
         }
         if problems.is_empty() {
@@ -109,7 +115,11 @@ fn run_case(case: &Value, seen_errors: &mut BTreeSet<String>) -> Result<(), Stri
         other => problems.push(format!("encoding does not round-trip: {other:?}")),
     }
     let canonical = encode_canonical(&message, &opts);
-    match (case.get("canonical"), case.get("canonical_error"), &canonical) {
+    match (
+        case.get("canonical"),
+        case.get("canonical_error"),
+        &canonical,
+    ) {
         (Some(want), None, Ok(got)) => {
             if Some(got.as_slice()) != want.as_str().map(str::as_bytes) {
                 problems.push(format!(
@@ -156,7 +166,9 @@ fn every_envelope_vector_passes() {
     let mut names = BTreeSet::new();
     let mut count = 0;
     for path in &files {
-        let file_name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let file_name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let text = fs::read_to_string(path).unwrap_or_default();
         let document: Value = match serde_json::from_str(&text) {
             Ok(document) => document,
@@ -165,7 +177,10 @@ fn every_envelope_vector_passes() {
                 continue;
             }
         };
-        assert!(document["description"].is_string(), "{file_name}: no description");
+        assert!(
+            document["description"].is_string(),
+            "{file_name}: no description"
+        );
         for case in document["cases"].as_array().into_iter().flatten() {
             count += 1;
             let name = case["name"].as_str().unwrap_or("<unnamed>");
@@ -200,7 +215,9 @@ fn gzkit_worked_examples_have_the_specified_lengths() {
         .into_iter()
         .flatten()
         .filter(|case| {
-            case["name"].as_str().is_some_and(|name| name.starts_with("gzkit example") && !name.ends_with("(strict)"))
+            case["name"].as_str().is_some_and(|name| {
+                name.starts_with("gzkit example") && !name.ends_with("(strict)")
+            })
         })
         .filter_map(|case| case["input"].as_str().map(str::len))
         .collect();

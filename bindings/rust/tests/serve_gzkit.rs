@@ -10,7 +10,8 @@ use wirekit::validate::Protocol;
 
 const INIT: &str = r#"{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}"#;
 const INIT_ANSWER: &str = r#"{"id":1,"result":{"version":"1.0","capabilities":["analyze"]}}"#;
-const ANALYZE: &str = r#"{"id":2,"method":"analyze","params":{"file_path":"/src/mymodule/parser.py"}}"#;
+const ANALYZE: &str =
+    r#"{"id":2,"method":"analyze","params":{"file_path":"/src/mymodule/parser.py"}}"#;
 const ANALYZE_ANSWER: &str = r#"{"id":2,"result":{"hints":[{"metric":"radon_cc","precedence_band":"approaching","crossing_value":9.0,"archetype":"arrowhead","doctrinal_frame_headline":"Nesting depth approaching warn threshold","recommended_move":"Flatten nested conditions using early returns","file_path":"/src/mymodule/parser.py","start_line":42,"end_line":78}]}}"#;
 const MISMATCH: &str = r#"{"id":3,"method":"initialize","params":{"clientVersion":"2.0"}}"#;
 const MISMATCH_ANSWER: &str = r#"{"id":3,"error":{"code":-32099,"message":"VERSION_MISMATCH: client major version 2 is incompatible with server major version 1"}}"#;
@@ -37,15 +38,27 @@ fn protocol() -> std::sync::Arc<Protocol> {
 #[test]
 fn worked_examples_one_and_two_come_out_byte_for_byte() {
     let gzkit = protocol();
-    let run = serve(&gzkit, &mut guide(), &[INIT, ANALYZE, r#"{"id":4,"method":"shutdown","params":{}}"#]);
+    let run = serve(
+        &gzkit,
+        &mut guide(),
+        &[INIT, ANALYZE, r#"{"id":4,"method":"shutdown","params":{}}"#],
+    );
     let mut expected = Vec::new();
     for body in [INIT_ANSWER, ANALYZE_ANSWER, r#"{"id":4,"result":{}}"#] {
-        expected.extend_from_slice(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+        expected
+            .extend_from_slice(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
     }
-    assert_eq!(String::from_utf8_lossy(&run.output), String::from_utf8_lossy(&expected));
+    assert_eq!(
+        String::from_utf8_lossy(&run.output),
+        String::from_utf8_lossy(&expected)
+    );
     assert_eq!(INIT_ANSWER.len(), 62);
     assert_eq!(ANALYZE_ANSWER.len(), 333);
-    assert_eq!(run.outcome, ServeOutcome::Ended, "shutdown ends the session");
+    assert_eq!(
+        run.outcome,
+        ServeOutcome::Ended,
+        "shutdown ends the session"
+    );
 }
 
 #[test]
@@ -56,7 +69,11 @@ fn worked_example_three_answers_version_mismatch_and_ends_the_session() {
     assert_eq!(run.bodies(&gzkit), vec![MISMATCH_ANSWER.to_owned()]);
     assert_eq!(MISMATCH_ANSWER.len(), 129);
     assert_eq!(run.outcome, ServeOutcome::Ended);
-    assert!(handler.calls.is_empty(), "the handler never ran: {:?}", handler.calls);
+    assert!(
+        handler.calls.is_empty(),
+        "the handler never ran: {:?}",
+        handler.calls
+    );
 }
 
 #[test]
@@ -67,7 +84,10 @@ fn analyze_before_initialize_is_method_not_found() {
     let answers = run.answers(&gzkit);
     assert_eq!(answers[0]["error"]["code"], -32601);
     assert_eq!(answers[0]["id"], 2);
-    assert!(answers[1]["result"].is_object(), "initialize still works after the refusal");
+    assert!(
+        answers[1]["result"].is_object(),
+        "initialize still works after the refusal"
+    );
     assert!(answers[2]["result"]["hints"].is_array());
     assert_eq!(handler.calls, vec!["initialize", "analyze"]);
 }
@@ -77,16 +97,29 @@ fn a_second_initialize_is_refused_and_the_session_goes_on() {
     let gzkit = protocol();
     let run = serve(&gzkit, &mut guide(), &[INIT, INIT, ANALYZE]);
     let answers = run.answers(&gzkit);
-    assert!(answers[1]["error"]["code"].is_i64(), "second initialize refused: {}", answers[1]);
-    assert!(answers[1]["error"]["message"].as_str().is_some_and(|m| m.contains("initialize")));
+    assert!(
+        answers[1]["error"]["code"].is_i64(),
+        "second initialize refused: {}",
+        answers[1]
+    );
+    assert!(answers[1]["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("initialize")));
     assert!(answers[2]["result"]["hints"].is_array());
 }
 
 #[test]
 fn shutdown_before_initialize_answers_empty_result_and_ends() {
     let gzkit = protocol();
-    let run = serve(&gzkit, &mut guide(), &[r#"{"id":"s","method":"shutdown","params":{}}"#, INIT]);
-    assert_eq!(run.bodies(&gzkit), vec![r#"{"id":"s","result":{}}"#.to_owned()]);
+    let run = serve(
+        &gzkit,
+        &mut guide(),
+        &[r#"{"id":"s","method":"shutdown","params":{}}"#, INIT],
+    );
+    assert_eq!(
+        run.bodies(&gzkit),
+        vec![r#"{"id":"s","result":{}}"#.to_owned()]
+    );
     assert_eq!(run.outcome, ServeOutcome::Ended);
 }
 
@@ -96,17 +129,34 @@ fn invalid_params_list_every_pointer() {
     let run = serve(
         &gzkit,
         &mut guide(),
-        &[INIT, r#"{"id":5,"method":"analyze","params":{"file_path":"","cursor_position":"x"}}"#],
+        &[
+            INIT,
+            r#"{"id":5,"method":"analyze","params":{"file_path":"","cursor_position":"x"}}"#,
+        ],
     );
     let answer = &run.answers(&gzkit)[1];
     assert_eq!(answer["error"]["code"], -32602);
-    let pointers: Vec<&str> =
-        answer["error"]["data"]["errors"].as_array().expect("errors").iter().filter_map(|e| e["pointer"].as_str()).collect();
-    assert!(pointers.contains(&"/file_path") && pointers.contains(&"/cursor_position"), "{pointers:?}");
-    let bad_version = serve(&gzkit, &mut guide(), &[r#"{"id":1,"method":"initialize","params":{"clientVersion":"v1"}}"#]);
+    let pointers: Vec<&str> = answer["error"]["data"]["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["pointer"].as_str())
+        .collect();
+    assert!(
+        pointers.contains(&"/file_path") && pointers.contains(&"/cursor_position"),
+        "{pointers:?}"
+    );
+    let bad_version = serve(
+        &gzkit,
+        &mut guide(),
+        &[r#"{"id":1,"method":"initialize","params":{"clientVersion":"v1"}}"#],
+    );
     let answer = &bad_version.answers(&gzkit)[0];
     assert_eq!(answer["error"]["code"], -32602);
-    assert_eq!(answer["error"]["data"]["errors"][0]["pointer"], "/clientVersion");
+    assert_eq!(
+        answer["error"]["data"]["errors"][0]["pointer"],
+        "/clientVersion"
+    );
 }
 
 #[test]
@@ -121,8 +171,14 @@ fn a_hint_ending_before_it_starts_is_caught_before_it_is_sent() {
     let run = serve(&gzkit, &mut handler, &[INIT, ANALYZE]);
     let answer = &run.answers(&gzkit)[1];
     assert_eq!(answer["error"]["code"], -32603);
-    assert_eq!(answer["error"]["data"]["errors"][0]["pointer"], "/hints/0/end_line");
-    assert_eq!(answer["error"]["data"]["errors"][0]["keyword"], "not_before");
+    assert_eq!(
+        answer["error"]["data"]["errors"][0]["pointer"],
+        "/hints/0/end_line"
+    );
+    assert_eq!(
+        answer["error"]["data"]["errors"][0]["keyword"],
+        "not_before"
+    );
 }
 
 #[test]
@@ -134,6 +190,8 @@ fn a_broken_frame_ends_the_stream_after_a_parse_error() {
     let answers = run.answers(&gzkit);
     assert_eq!(answers.len(), 2);
     assert!(answers[1]["id"].is_null());
-    assert!(answers[1]["error"]["message"].as_str().is_some_and(|m| m.contains("BadContentLength")));
+    assert!(answers[1]["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("BadContentLength")));
     assert!(matches!(run.outcome, ServeOutcome::FramingLost(_)));
 }

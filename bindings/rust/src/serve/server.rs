@@ -254,12 +254,11 @@ impl Server {
         if let Ok(result) = &outcome {
             let issues = self.protocol.validate(&method, Part::Result, Some(result));
             if !issues.is_empty() {
-                let error = invalid_result(&method, Part::Result, &issues);
                 match self.options.result_check {
-                    ResultCheck::Reject => outcome = Err(error),
-                    ResultCheck::Warn => {
-                        (self.logger)(&format!("warning: sending anyway: {}", error.message))
+                    ResultCheck::Reject => {
+                        outcome = Err(invalid_result(&method, Part::Result, &issues))
                     }
+                    ResultCheck::Warn => (self.logger)(&warning(&method, Part::Result, &issues)),
                 }
             }
         }
@@ -284,18 +283,16 @@ impl Server {
             let mut emit = |item: Value| -> std::io::Result<()> {
                 let issues = protocol.validate(method, Part::Item, Some(&item));
                 if !issues.is_empty() {
-                    let error = invalid_result(method, Part::Item, &issues);
                     match check {
                         ResultCheck::Reject => {
+                            let error = invalid_result(method, Part::Item, &issues);
                             logger(&format!(
                                 "dropped streamed item {written}: {}",
                                 error.message
                             ));
                             return Ok(());
                         }
-                        ResultCheck::Warn => {
-                            logger(&format!("warning: sending anyway: {}", error.message))
-                        }
+                        ResultCheck::Warn => logger(&warning(method, Part::Item, &issues)),
                     }
                 }
                 buffer.clear();
@@ -388,6 +385,16 @@ impl Server {
             .map_err(std::io::Error::other)?;
         send(&frame)
     }
+}
+
+/// The warn-mode log line: every issue, not only the first few.
+fn warning(method: &str, part: Part, issues: &[crate::validate::ValidationIssue]) -> String {
+    let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    format!(
+        "warning: sending an invalid {} for `{method}` anyway: {}",
+        part.name(),
+        listed.join("; ")
+    )
 }
 
 fn ends_stream(framing: crate::framing::Framing, fault: &FramingError) -> bool {

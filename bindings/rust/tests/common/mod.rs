@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use wirekit::envelope::ErrorObject;
-use wirekit::framing::{decoder_for, encoder_for, FrameDecoder};
+use wirekit::framing::{decoder_for, encoder_for};
 use wirekit::serve::{Emit, Handler, ServeOptions, ServeOutcome, Server};
 use wirekit::validate::Protocol;
 
@@ -23,7 +23,11 @@ pub struct TableHandler {
 }
 
 impl TableHandler {
-    pub fn with(mut self, method: &str, answer: impl FnMut(Option<Value>) -> Result<Value, ErrorObject> + Send + 'static) -> Self {
+    pub fn with(
+        mut self,
+        method: &str,
+        answer: impl FnMut(Option<Value>) -> Result<Value, ErrorObject> + Send + 'static,
+    ) -> Self {
         self.answers.insert(method.to_owned(), Box::new(answer));
         self
     }
@@ -51,7 +55,12 @@ impl Handler for TableHandler {
         }
     }
 
-    fn handle_stream(&mut self, method: &str, _params: Option<Value>, emit: &mut Emit<'_>) -> Result<(), ErrorObject> {
+    fn handle_stream(
+        &mut self,
+        method: &str,
+        _params: Option<Value>,
+        emit: &mut Emit<'_>,
+    ) -> Result<(), ErrorObject> {
         self.calls.push(method.to_owned());
         for item in self.streams.get(method).cloned().unwrap_or_default() {
             emit(item).map_err(|e| ErrorObject::new(-32603, e.to_string()))?;
@@ -83,7 +92,10 @@ impl Run {
 
     /// The answers as JSON.
     pub fn answers(&self, protocol: &Protocol) -> Vec<Value> {
-        self.bodies(protocol).iter().map(|b| serde_json::from_str(b).expect("answer is JSON")).collect()
+        self.bodies(protocol)
+            .iter()
+            .map(|b| serde_json::from_str(b).expect("answer is JSON"))
+            .collect()
     }
 }
 
@@ -93,21 +105,34 @@ pub fn frame_all(protocol: &Protocol, bodies: &[&str]) -> Vec<u8> {
     let encoder = encoder_for(transport.framing, transport.framing.default_limits());
     let mut out = Vec::new();
     for body in bodies {
-        encoder.encode_into(body.as_bytes(), &mut out).expect("frames");
+        encoder
+            .encode_into(body.as_bytes(), &mut out)
+            .expect("frames");
     }
     out
 }
 
 /// Serves `input` with `handler`.
-pub fn serve_bytes(protocol: &Arc<Protocol>, handler: &mut TableHandler, options: ServeOptions, input: &[u8]) -> Run {
+pub fn serve_bytes(
+    protocol: &Arc<Protocol>,
+    handler: &mut TableHandler,
+    options: ServeOptions,
+    input: &[u8],
+) -> Run {
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&log);
-    let mut server = Server::new(Arc::clone(protocol), options)
-        .with_logger(Box::new(move |line| sink.lock().expect("log").push(line.to_owned())));
+    let mut server =
+        Server::new(Arc::clone(protocol), options).with_logger(Box::new(move |line| {
+            sink.lock().expect("log").push(line.to_owned())
+        }));
     let mut output = Vec::new();
     let outcome = server.serve(handler, input, &mut output).expect("serve");
     let log = log.lock().expect("log").clone();
-    Run { output, outcome, log }
+    Run {
+        output,
+        outcome,
+        log,
+    }
 }
 
 /// Serves the bodies (framed as the protocol frames them).
