@@ -1,3 +1,5 @@
+#![allow(clippy::panic)]
+
 //! Runs every case of `tests/vectors/protocols/<protocol>@<version>/<method>.json`:
 //! valid values must pass their schema and rules; invalid ones must fail with
 //! exactly the listed (pointer, keyword) pairs.

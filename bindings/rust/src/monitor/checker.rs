@@ -179,9 +179,21 @@ impl SessionChecker {
         faulty |= !issues.is_empty();
         self.report(index, ProblemKind::InvalidParams, "/params", &issues);
         if !faulty {
-            // A version mismatch is a negotiated outcome, not a fault: the
-            // server's error answer ends the session when the protocol says so.
-            let _ = self.session.negotiate(&method, params.as_ref());
+            // A version mismatch is a negotiated outcome, not a fault (the
+            // server's error answer ends the session when the protocol says
+            // so); a stateful rule's failure is the client's fault.
+            if let Err(violation) = self.session.admit(&method, params.as_ref()) {
+                if violation.kind() == ViolationKind::Rule {
+                    let pointer = violation.pointer().unwrap_or("/params").to_owned();
+                    self.problem(
+                        index,
+                        ProblemKind::Rule,
+                        Some(&pointer),
+                        violation.answer().message.clone(),
+                    );
+                    faulty = true;
+                }
+            }
         }
         if self.pending.contains_key(&key) {
             self.problem(

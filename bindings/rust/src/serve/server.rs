@@ -236,7 +236,7 @@ impl Server {
         if !issues.is_empty() {
             return self.answer(&id, &method, Err(invalid_params(&method, &issues)), send);
         }
-        if let Err(violation) = self.session.negotiate(&method, params.as_ref()) {
+        if let Err(violation) = self.session.admit(&method, params.as_ref()) {
             self.answer(&id, &method, Err(violation.answer().clone()), send)?;
             if violation.ends_session() {
                 self.session.end();

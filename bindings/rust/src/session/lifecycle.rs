@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::sequence::SequenceTracker;
+use super::scope::{RuleFault, ScopeRules};
 use super::violation::{fill, Violation, ViolationKind};
 use crate::envelope::{ErrorCode, ErrorObject};
 use crate::protocol::{CapabilityStyle, ViolationSpec};
@@ -21,7 +21,7 @@ pub struct Session {
     state: String,
     capabilities: Option<BTreeSet<String>>,
     ended: bool,
-    sequences: SequenceTracker,
+    rules: ScopeRules,
 }
 
 impl Session {
@@ -33,13 +33,13 @@ impl Session {
             .as_ref()
             .map(|l| l.initial.clone())
             .unwrap_or_default();
-        let sequences = SequenceTracker::new(&protocol.manifest().rules);
+        let rules = ScopeRules::new(&protocol.manifest().rules);
         Session {
             protocol,
             state,
             capabilities: None,
             ended: false,
-            sequences,
+            rules,
         }
     }
 
@@ -103,10 +103,20 @@ impl Session {
         Ok(())
     }
 
+    /// Admits a request whose params passed their schema: version
+    /// negotiation on the negotiating method, then the protocol's stateful
+    /// rules (scopes, sequences, ids not reused).
+    pub fn admit(&mut self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
+        self.negotiate(method, params)?;
+        self.rules
+            .check(method, params)
+            .map_err(|fault| self.rule_violation(fault))
+    }
+
     /// Version negotiation: checks the client's version in the params of the
     /// negotiating method against the server's. Call after the params
     /// passed their schema.
-    pub fn negotiate(&self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
+    fn negotiate(&self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
         let Some(negotiation) = &self.protocol.manifest().version_negotiation else {
             return Ok(());
         };
@@ -170,6 +180,7 @@ impl Session {
                         ));
                     }
                 }
+                self.rules.opened(method);
                 if let Some(lifecycle) = &spec.lifecycle {
                     if let Some(next) = &lifecycle.on_success {
                         self.state = next.clone();
@@ -198,22 +209,10 @@ impl Session {
     /// moves the state. The state does not move when it fails.
     pub fn notify(&mut self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
         self.check(method)?;
-        if let Err(fault) = self.sequences.observe(method, params) {
-            let invalid_request = ErrorCode::INVALID_REQUEST.0;
-            let code = self
-                .protocol
-                .manifest()
-                .lifecycle
-                .as_ref()
-                .map_or(invalid_request, |l| l.violation.code);
-            return Err(Violation::new(
-                ViolationKind::Rule,
-                code,
-                fault.message,
-                Some(json!({"rule": fault.rule})),
-            )
-            .at(format!("/params{}", fault.pointer)));
-        }
+        self.rules
+            .check(method, params)
+            .map_err(|fault| self.rule_violation(fault))?;
+        self.rules.record(method, params);
         if let Some(next) = self
             .protocol
             .method(method)
@@ -237,6 +236,28 @@ impl Session {
                 self.ended = true;
             }
         }
+    }
+
+    /// A stateful rule's violation: the rule's own `error` (`code`, `data`)
+    /// when the manifest gives one, else -32602 naming the rule.
+    fn rule_violation(&self, fault: RuleFault) -> Violation {
+        let spec = self
+            .protocol
+            .manifest()
+            .rules
+            .iter()
+            .find(|r| r.rule == fault.rule);
+        let error = spec.and_then(|r| r.arguments.get("error"));
+        let code = error
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_i64)
+            .unwrap_or(ErrorCode::INVALID_PARAMS.0);
+        let data = error
+            .and_then(|e| e.get("data"))
+            .cloned()
+            .unwrap_or_else(|| json!({"rule": fault.rule}));
+        Violation::new(ViolationKind::Rule, code, fault.message, Some(data))
+            .at(format!("/params{}", fault.pointer))
     }
 
     fn state_violation(
