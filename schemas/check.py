@@ -568,26 +568,13 @@ def check_manifest(report: Report, proto: Protocol) -> None:
                 if not proto.schema_has_pointer(ref, rule["at"] + "/" + escape(member), wildcard=True):
                     problems.append(f"{where}: {rule['at']}/{member} is not in the schema")
         else:
-            pointers = rule["at"] if isinstance(rule["at"], list) else [rule["at"]]
-            for p in pointers:
-                if not proto.schema_has_pointer(ref, p):
-                    problems.append(f"{where}: {p} is not in {rule['method']}'s params")
-            scope = rule.get("scope")
-            if scope:
-                start, end = methods.get(scope["start"]), methods.get(scope["end"])
-                if not start or start.get("kind") != "request":
-                    problems.append(f"{where}: scope start {scope['start']!r} is not a request")
-                if not end:
-                    problems.append(f"{where}: scope end {scope['end']!r} is not a method")
-                if kind == "matches_scope" and start and "params" in start:
-                    for p in pointers:
-                        if not proto.schema_has_pointer(start["params"], p):
-                            problems.append(f"{where}: {p} is not in {scope['start']}'s params")
-            for key in ("observed", "consumed"):
-                if key in rule:
-                    om = methods.get(rule[key]["method"])
-                    if not om or "params" not in om or not proto.schema_has_pointer(om["params"], rule[key]["at"]):
-                        problems.append(f"{where}: {key} {rule[key]} does not name a params member")
+            for key in ("scope", "sequence", "last_sequence"):
+                if rule.get(key) and not proto.schema_has_pointer(ref, rule[key]):
+                    problems.append(f"{where}: {key} {rule[key]} is not in {rule['method']}'s params")
+    seq_scopes = {r["scope"] for r in man.get("rules", []) if r["rule"] == "increasing_sequence"}
+    for r in man.get("rules", []):
+        if r["rule"] == "last_sequence_matches" and r["scope"] not in seq_scopes:
+            problems.append(f"last_sequence_matches on {r['method']}: no increasing_sequence rule has scope {r['scope']!r}")
     report.check(not problems, f"{what} is consistent", "; ".join(problems))
 
     # examples
@@ -800,8 +787,7 @@ class Session:
         self.pending: dict[str, dict[str, Any]] = {}
         self.capabilities: Any = None
         self.stream: dict[str, Any] | None = None
-        self.scopes: dict[str, dict[str, Any]] = {}  # scope start method -> {params, per-rule state}
-        self.consumed: dict[int, set[str]] = {}
+        self.sequences: dict[str, Any] = {}  # scope key -> last accepted sequence
         self.problems: list[tuple[int, str, str | None]] = []
         self.strict = bool(proto.transport.get("strict"))
         self.jsonrpc = proto.transport["envelope"] == "jsonrpc-2.0"
@@ -819,7 +805,7 @@ class Session:
                 self.problem(frame, kind, prefix + ptr)
                 found = True
         for ptr, _kw in self.proto.stateless_rule_errors(method, part, value):
-            self.problem(frame, "rule", prefix + ptr)
+            self.problem(frame, kind, prefix + ptr)  # stateless rules are part of message validation
             found = True
         return found
 
@@ -837,70 +823,45 @@ class Session:
         allowed = lc["allowed_in"]
         return self.state in (self.non_terminal if allowed == ["*"] else allowed)
 
-    def scope_rules(self, method: str) -> list[tuple[int, dict[str, Any]]]:
-        return [(i, r) for i, r in enumerate(self.man.get("rules", [])) if r.get("method") == method and r["rule"] != "not_before"]
+    def seq_rules(self, method: str) -> list[dict[str, Any]]:
+        return [r for r in self.man.get("rules", []) if r.get("method") == method and r["rule"] != "not_before"]
+
+    @staticmethod
+    def scope_key(params: Any, scope: str) -> str:
+        return "" if scope == "" else json.dumps(get_at(params, scope), sort_keys=True)
 
     # -- stateful rules -----------------------------------------------------
 
     def check_rules(self, frame: int, method: str, params: Any) -> bool:
         ok = True
-        for i, rule in self.scope_rules(method):
-            kind = rule["rule"]
-            if kind == "not_reused":
-                value = json.dumps(get_at(params, rule["at"]), sort_keys=True)
-                if value in self.consumed.get(i, set()):
-                    self.problem(frame, "rule", "/params" + rule["at"])
+        for rule in self.seq_rules(method):
+            key = self.scope_key(params, rule["scope"])
+            if rule["rule"] == "increasing_sequence":
+                value = get_at(params, rule["sequence"])
+                if is_number(value) and key in self.sequences and value <= self.sequences[key]:
+                    self.problem(frame, "rule", "/params" + rule["sequence"])
                     ok = False
-                continue
-            scope = self.scopes.get(rule["scope"]["start"])
-            if scope is None:
-                continue  # no open scope: the lifecycle check reports the message
-            st = scope["rules"].setdefault(i, {})
-            if kind == "increasing_sequence":
-                value = get_at(params, rule["at"])
-                if "last" in st and is_number(value) and value <= st["last"]:
-                    self.problem(frame, "rule", "/params" + rule["at"])
+            elif rule["rule"] == "last_sequence_matches":
+                value = get_at(params, rule["last_sequence"])
+                if key not in self.sequences:
+                    bad = value is not _MISSING
+                else:
+                    bad = value is _MISSING or value != self.sequences[key]
+                if bad:
+                    self.problem(frame, "rule", "/params" + rule["last_sequence"])
                     ok = False
-            elif kind == "last_sequence_matches":
-                value = get_at(params, rule["at"])
-                observed = scope["observed"].get((rule["observed"]["method"], rule["observed"]["at"]), _MISSING)
-                if observed is _MISSING:
-                    if value is not _MISSING:
-                        self.problem(frame, "rule", "/params" + rule["at"])
-                        ok = False
-                elif value is _MISSING or value != observed:
-                    self.problem(frame, "rule", "/params" + rule["at"])
-                    ok = False
-            elif kind == "matches_scope":
-                for p in rule["at"]:
-                    if get_at(params, p) != get_at(scope["params"], p):
-                        self.problem(frame, "rule", "/params" + p)
-                        ok = False
         return ok
 
     def accept_rules(self, method: str, params: Any) -> None:
         """Update rule state once a message was accepted."""
-        for i, rule in enumerate(self.man.get("rules", [])):
-            kind = rule["rule"]
-            if kind == "not_reused" and rule["consumed"]["method"] == method:
-                self.consumed.setdefault(i, set()).add(json.dumps(get_at(params, rule["consumed"]["at"]), sort_keys=True))
-            scope = self.scopes.get(rule.get("scope", {}).get("start", ""))
-            if scope is None:
-                continue
-            if kind == "increasing_sequence" and rule["method"] == method:
-                scope["rules"].setdefault(i, {})["last"] = get_at(params, rule["at"])
-            if kind == "last_sequence_matches" and rule["observed"]["method"] == method:
-                key = (method, rule["observed"]["at"])
-                scope["observed"][key] = get_at(params, rule["observed"]["at"])
-        for start in list(self.scopes):
-            ends = {r["scope"]["end"] for r in self.man.get("rules", []) if r.get("scope", {}).get("start") == start}
-            if method in ends:
-                del self.scopes[start]
-
-    def open_scopes(self, method: str, params: Any) -> None:
-        starts = {r["scope"]["start"] for r in self.man.get("rules", []) if "scope" in r}
-        if method in starts:
-            self.scopes[method] = {"params": params, "rules": {}, "observed": {}}
+        for rule in self.seq_rules(method):
+            key = self.scope_key(params, rule["scope"])
+            if rule["rule"] == "increasing_sequence":
+                value = get_at(params, rule["sequence"])
+                if is_number(value):
+                    self.sequences[key] = value
+            elif rule["rule"] == "last_sequence_matches":
+                self.sequences.pop(key, None)
 
     def succeed(self, method: str, params: Any, result: Any) -> None:
         spec = self.proto.methods[method]
@@ -908,7 +869,6 @@ class Session:
         if caps and caps["method"] == method:
             found = get_at(result, caps["pointer"])
             self.capabilities = None if found is _MISSING else found
-        self.open_scopes(method, params)
         lc = spec.get("lifecycle", {})
         if "on_success" in lc:
             self.state = lc["on_success"]
@@ -970,14 +930,14 @@ class Session:
         method = msg["method"]
         spec = self.proto.methods[method]
         if self.ended:
-            self.problem(i, "lifecycle", None)
+            self.problem(i, "lifecycle", "/method")
             return
         ok = True
         if not self.allowed(spec):
-            self.problem(i, "lifecycle", None)
+            self.problem(i, "lifecycle", "/method")
             ok = False
-        elif "capability" in spec and not self.declared(spec["capability"]):
-            self.problem(i, "capability", None)
+        elif "capability" in spec and self.capabilities is not None and not self.declared(spec["capability"]):
+            self.problem(i, "capability", "/method")
             ok = False
         params = msg.get("params", _MISSING)
         valid = True
@@ -994,8 +954,8 @@ class Session:
         if ok and valid:
             valid = self.check_rules(i, method, params)
         if kind == "request":
-            self.pending[json.dumps(msg["id"])] = {"method": method, "params": params, "ok": ok, "frame": i}
-            if "result_stream" in spec and ok:
+            self.pending[json.dumps(msg["id"])] = {"method": method, "params": params, "ok": ok and valid, "frame": i}
+            if "result_stream" in spec and ok and valid:
                 self.stream = {"id": json.dumps(msg["id"]), "method": method, "items": 0}
         elif ok and valid:
             self.accept_rules(method, params)
@@ -1031,10 +991,12 @@ class Session:
         self.schema_problems(i, "invalid_result", "", self.stream["method"], "item", msg)
 
     def run(self, data: bytes) -> list[tuple[int, str, str | None]]:
-        for i, frame in enumerate(split_frames(self.proto, data)):
-            if frame.problem:
-                self.problem(i, *frame.problem)
+        i = -1
+        for frame in split_frames(self.proto, data):
+            if frame.problem:  # a fault is not a frame: it is reported at the next frame's index
+                self.problem(i + 1, *frame.problem)
                 continue
+            i += 1
             try:
                 assert frame.raw is not None
                 msg = loads_strict(frame.raw) if self.strict else json.loads(frame.raw)
@@ -1052,7 +1014,7 @@ class Session:
                 self.request_or_notification(i, msg, kind)
             elif kind == "response":
                 if self.ended and json.dumps(msg["id"]) not in self.pending:
-                    self.problem(i, "lifecycle", None)
+                    self.problem(i, "lifecycle", "/id")
                     continue
                 self.response(i, msg)
         if self.stream is not None and self.stream["items"]:
