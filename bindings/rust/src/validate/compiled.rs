@@ -206,19 +206,35 @@ impl Protocol {
 }
 
 fn collect_schema_issues(validator: &Validator, value: &Value, issues: &mut Vec<ValidationIssue>) {
+    let first = issues.len();
     for error in validator.iter_errors(value) {
         let base = error.instance_path().as_str().to_owned();
         let schema_path = error.schema_path().as_str().to_owned();
-        let keyword = error.kind().keyword().to_owned();
+        let mut keyword = error.kind().keyword().to_owned();
         let message = error.to_string();
         let members: Vec<String> = match error.kind() {
             ValidationErrorKind::Required { property } => {
+                if schema_path.ends_with("/dependentRequired")
+                    || schema_path.contains("/dependentRequired/")
+                {
+                    keyword = "dependentRequired".to_owned();
+                }
                 vec![property
                     .as_str()
                     .map_or_else(|| property.to_string(), str::to_owned)]
             }
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected.clone(),
+            // `additionalProperties: false` beside no `properties` is compiled
+            // to a false schema reported at the object: every member is unexpected.
+            ValidationErrorKind::FalseSchema if schema_path.ends_with("/additionalProperties") => {
+                keyword = "additionalProperties".to_owned();
+                value
+                    .pointer(&base)
+                    .and_then(Value::as_object)
+                    .map(|object| object.keys().cloned().collect())
+                    .unwrap_or_default()
+            }
             _ => Vec::new(),
         };
         if members.is_empty() {
@@ -234,6 +250,9 @@ fn collect_schema_issues(validator: &Validator, value: &Value, issues: &mut Vec<
             let escaped = member.replace('~', "~0").replace('/', "~1");
             let message = match keyword.as_str() {
                 "required" => format!("required member `{member}` is missing"),
+                "dependentRequired" => {
+                    format!("member `{member}` is required by another member that is present")
+                }
                 _ => format!("member `{member}` is not allowed here"),
             };
             issues.push(ValidationIssue {
@@ -244,4 +263,10 @@ fn collect_schema_issues(validator: &Validator, value: &Value, issues: &mut Vec<
             });
         }
     }
+    let mut seen = std::collections::HashSet::new();
+    let mut index = 0;
+    issues.retain(|issue| {
+        index += 1;
+        index <= first || seen.insert((issue.instance_path.clone(), issue.keyword().to_owned()))
+    });
 }

@@ -72,11 +72,12 @@ pub struct ValidationIssue {
 }
 
 impl ValidationIssue {
-    /// The keyword (`required`) or rule (`not_before`) name; `missing` for an absent part.
+    /// The keyword (`required`) or rule (`not_before`) name; `required`
+    /// for an absent part too.
     pub fn keyword(&self) -> &str {
         match &self.kind {
             IssueKind::Schema(keyword) | IssueKind::Rule(keyword) => keyword,
-            IssueKind::Missing => "missing",
+            IssueKind::Missing => "required",
         }
     }
 

@@ -15,7 +15,12 @@ use super::issue::{IssueKind, Part, ValidationIssue};
 use crate::protocol::{ProtocolError, ProtocolErrorKind, RuleSpec};
 
 /// The names of rules the session checks (they need state across messages).
-pub const SESSION_RULES: &[&str] = &["increasing_sequence", "last_sequence_matches", "matches_scope", "not_reused"];
+pub const SESSION_RULES: &[&str] = &[
+    "increasing_sequence",
+    "last_sequence_matches",
+    "matches_scope",
+    "not_reused",
+];
 
 /// A compiled per-message rule.
 #[derive(Debug, Clone)]
