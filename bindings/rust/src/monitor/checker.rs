@@ -129,6 +129,16 @@ impl SessionChecker {
         if is_envelope {
             return false;
         }
+        // The first item answers the streamed request: no envelope follows.
+        let answered: Vec<String> =
+            self.pending.iter().filter(|(_, p)| p.method == method).map(|(key, _)| key.clone()).collect();
+        for key in answered {
+            if let Some(pending) = self.pending.remove(&key) {
+                if !pending.faulty {
+                    self.session.answered(method, Ok(&Value::Null));
+                }
+            }
+        }
         let issues = self.protocol.validate(method, Part::Item, Some(&item));
         self.report(index, ProblemKind::InvalidResult, "", &issues);
         true
