@@ -83,6 +83,9 @@ pub struct Transport {
     /// Strict envelopes: duplicate keys, unknown members and trailing data refused.
     #[serde(default)]
     pub strict: bool,
+    /// Write envelopes as RFC 8785 canonical JSON (sorted members).
+    #[serde(default)]
+    pub canonical: bool,
     /// The largest frame body, in bytes.
     pub max_frame_bytes: usize,
 }

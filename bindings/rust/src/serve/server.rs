@@ -378,7 +378,11 @@ impl Server {
         message: &Message,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let body = envelope::encode(message, &self.envelope);
+        let body = if self.protocol.manifest().transport.canonical {
+            envelope::encode_canonical(message, &self.envelope).map_err(std::io::Error::other)?
+        } else {
+            envelope::encode(message, &self.envelope)
+        };
         let mut frame = Vec::with_capacity(body.len() + 32);
         self.encoder
             .encode_into(&body, &mut frame)
