@@ -1,6 +1,6 @@
-//! # wirekit
+#![doc = include_str!("../../../README.md")]
 //!
-//! JSON-RPC over stdio, driven by JSON Schemas.
+//! ## Modules
 //!
 //! * [`framing`]: I/O-free, bounded push decoders and encoders for NDJSON and
 //!   `Content-Length` frames, with thin `std::io` adapters on top.
@@ -9,12 +9,15 @@
 //! * [`protocol`]: protocols described as a manifest and JSON Schema files
 //!   (`schemas/<protocol>/<version>/`), found in a folder or embedded.
 //! * [`session`]: the lifecycle state machine; [`serve`]: the server loop;
-//!   [`monitor`]: checking captured sessions.
+//!   [`monitor`]: checking captured sessions; [`host`]: driving a server
+//!   subprocess with timeouts.
 //! * [`validate`]: params, results and error data checked by method, with
 //!   issues as data (kind, JSON pointer, schema path, message).
 
 pub mod envelope;
 pub mod framing;
+pub mod generated;
+pub mod host;
 pub mod monitor;
 pub mod protocol;
 pub mod serve;

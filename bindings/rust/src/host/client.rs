@@ -1,0 +1,393 @@
+//! A host: spawns a server, drives it with typed-checked calls and
+//! per-method timeouts, and kills it when it does not answer in time.
+//!
+//! Every call is checked before it is sent (the lifecycle, the capability
+//! of an optional method, the params' schema) and its result after. A
+//! reader thread frames the server's stdout, so a wedged server never
+//! blocks the host past the timeout; another keeps the last 64 KiB of its
+//! stderr for error reports.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::error::{HostError, HostErrorKind};
+use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request};
+use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError};
+use crate::protocol::MethodKind;
+use crate::session::Session;
+use crate::validate::{Part, Protocol};
+
+/// The timeout of a method whose manifest gives none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+const STDERR_KEPT: usize = 64 * 1024;
+
+enum Incoming {
+    Frame(Result<Frame, FramingError>),
+    Closed(Option<std::io::Error>),
+}
+
+/// A server process driven over its stdin and stdout.
+pub struct Host {
+    protocol: Arc<Protocol>,
+    session: Session,
+    envelope: EnvelopeOptions,
+    child: Child,
+    writer: Option<FrameWriter<ChildStdin>>,
+    incoming: Receiver<Incoming>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    notifications: Vec<Notification>,
+    next_id: i64,
+    timeout_override: Option<Duration>,
+}
+
+impl Host {
+    /// Starts `command` with piped stdin, stdout and stderr.
+    pub fn spawn(protocol: Arc<Protocol>, command: &mut Command) -> Result<Self, HostError> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                HostError::new(
+                    HostErrorKind::Spawn,
+                    format!("cannot start {command:?}: {e}"),
+                )
+            })?;
+        let transport = &protocol.manifest().transport;
+        let limits = transport
+            .framing
+            .default_limits()
+            .with_max_frame_bytes(transport.max_frame_bytes);
+        let (stdin, stdout, stderr) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(i), Some(o), Some(e)) => (i, o, e),
+                _ => {
+                    return Err(HostError::new(
+                        HostErrorKind::Spawn,
+                        "the child's pipes are missing",
+                    ))
+                }
+            };
+        let (sender, incoming) = mpsc::channel();
+        let framing = transport.framing;
+        thread::spawn(move || {
+            let mut reader = FrameReader::new(stdout, framing, limits);
+            loop {
+                let next = match reader.read_frame() {
+                    Ok(Some(frame)) => Incoming::Frame(Ok(frame)),
+                    Ok(None) => Incoming::Closed(None),
+                    Err(ReadError::Framing(fault)) => Incoming::Frame(Err(fault)),
+                    Err(ReadError::Io(error)) => Incoming::Closed(Some(error)),
+                };
+                let last = matches!(next, Incoming::Closed(_));
+                if sender.send(next).is_err() || last {
+                    return;
+                }
+            }
+        });
+        let kept = Arc::new(Mutex::new(VecDeque::new()));
+        let sink = Arc::clone(&kept);
+        thread::spawn(move || keep_tail(stderr, &sink));
+        Ok(Host {
+            session: Session::new(Arc::clone(&protocol)),
+            envelope: EnvelopeOptions {
+                dialect: transport.envelope,
+                strict: transport.strict,
+            },
+            writer: Some(FrameWriter::new(stdin, framing)),
+            protocol,
+            child,
+            incoming,
+            stderr: kept,
+            notifications: Vec::new(),
+            next_id: 1,
+            timeout_override: None,
+        })
+    }
+
+    /// Uses one timeout for every method instead of the manifest's.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout_override = Some(timeout);
+        self
+    }
+
+    /// The session as the host sees it (state, declared capabilities).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Notifications the server sent so far, in order; taking them empties the list.
+    pub fn take_notifications(&mut self) -> Vec<Notification> {
+        std::mem::take(&mut self.notifications)
+    }
+
+    /// Calls `method` and waits for its result.
+    pub fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, HostError> {
+        let (id, deadline) = self.send_request(method, params)?;
+        loop {
+            let message = match self.next_frame(method, deadline)? {
+                Ok(frame) => self.decode(&frame)?,
+                Err(fault) => return Err(self.died(HostErrorKind::Framing, fault.to_string())),
+            };
+            match message {
+                Message::Response(response) if response.id.as_ref() == Some(&id) => {
+                    self.session.answered(method, response.outcome.as_ref());
+                    let result = response.outcome.map_err(HostError::remote)?;
+                    let issues = self.protocol.validate(method, Part::Result, Some(&result));
+                    if !issues.is_empty() {
+                        return Err(HostError::issues(
+                            HostErrorKind::InvalidResult,
+                            method,
+                            issues,
+                        ));
+                    }
+                    return Ok(result);
+                }
+                Message::Notification(notification) => self.on_notification(notification),
+                other => {
+                    let what =
+                        format!("unexpected message while waiting for `{method}`: {other:?}");
+                    return Err(HostError::new(HostErrorKind::Envelope, what));
+                }
+            }
+        }
+    }
+
+    /// Calls a streamed-result method (`result_stream`): collects the bare
+    /// items until the server closes its stdout.
+    pub fn call_stream(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Vec<Value>, HostError> {
+        let (_, deadline) = self.send_request(method, params)?;
+        let mut items = Vec::new();
+        loop {
+            let timeout = deadline.saturating_duration_since(Instant::now());
+            match self.incoming.recv_timeout(timeout) {
+                Ok(Incoming::Frame(Ok(frame))) => {
+                    let item: Value = serde_json::from_str(frame.body()).map_err(|e| {
+                        HostError::new(
+                            HostErrorKind::Envelope,
+                            format!("streamed item is not JSON: {e}"),
+                        )
+                    })?;
+                    if let Ok(Message::Response(response)) =
+                        envelope::decode_value(item.clone(), &self.envelope)
+                    {
+                        if let Err(error) = response.outcome {
+                            return Err(HostError::remote(error));
+                        }
+                    }
+                    let issues = self.protocol.validate(method, Part::Item, Some(&item));
+                    if !issues.is_empty() {
+                        return Err(HostError::issues(
+                            HostErrorKind::InvalidResult,
+                            method,
+                            issues,
+                        ));
+                    }
+                    items.push(item);
+                }
+                Ok(Incoming::Frame(Err(fault))) => {
+                    return Err(self.died(HostErrorKind::Framing, fault.to_string()))
+                }
+                Ok(Incoming::Closed(_)) | Err(RecvTimeoutError::Disconnected) => {
+                    self.session.answered(method, Ok(&Value::Null));
+                    self.session.end();
+                    return Ok(items);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(self.kill_for_timeout(method, deadline))
+                }
+            }
+        }
+    }
+
+    /// Closes stdin and waits up to `grace` for the server to exit, then kills it.
+    pub fn close(mut self, grace: Duration) -> Result<ExitStatus, HostError> {
+        drop(self.writer.take());
+        let deadline = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Ok(status),
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
+                Ok(None) => {
+                    let _ = self.child.kill();
+                    return self
+                        .child
+                        .wait()
+                        .map_err(|e| HostError::new(HostErrorKind::Io, e.to_string()));
+                }
+                Err(error) => return Err(HostError::new(HostErrorKind::Io, error.to_string())),
+            }
+        }
+    }
+
+    fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(Id, Instant), HostError> {
+        let spec = self
+            .protocol
+            .method(method)
+            .filter(|s| s.kind == MethodKind::Request)
+            .cloned();
+        let Some(spec) = spec else {
+            let message = format!("`{method}` is not a request of {}", self.protocol.id());
+            return Err(HostError::new(HostErrorKind::UnknownMethod, message));
+        };
+        self.session
+            .check(method)
+            .map_err(|v| HostError::lifecycle(&v))?;
+        let issues = self
+            .protocol
+            .validate(method, Part::Params, params.as_ref());
+        if !issues.is_empty() {
+            return Err(HostError::issues(
+                HostErrorKind::InvalidParams,
+                method,
+                issues,
+            ));
+        }
+        let id = Id::from(self.next_id);
+        self.next_id += 1;
+        let request = Message::Request(Request {
+            id: id.clone(),
+            method: method.to_owned(),
+            params,
+        });
+        let body = if self.protocol.manifest().transport.canonical {
+            envelope::encode_canonical(&request, &self.envelope)
+                .map_err(|e| HostError::new(HostErrorKind::Envelope, e.to_string()))?
+        } else {
+            envelope::encode(&request, &self.envelope)
+        };
+        let timeout = self
+            .timeout_override
+            .or(spec.timeout_ms.map(Duration::from_millis))
+            .unwrap_or(DEFAULT_TIMEOUT);
+        let Some(writer) = self.writer.as_mut() else {
+            return Err(HostError::new(
+                HostErrorKind::Exited,
+                "the host has closed the server's stdin",
+            ));
+        };
+        if let Err(error) = writer.write_frame(&body) {
+            return Err(self.died(
+                HostErrorKind::Exited,
+                format!("cannot send `{method}`: {error}"),
+            ));
+        }
+        Ok((id, Instant::now() + timeout))
+    }
+
+    fn next_frame(
+        &mut self,
+        method: &str,
+        deadline: Instant,
+    ) -> Result<Result<Frame, FramingError>, HostError> {
+        let timeout = deadline.saturating_duration_since(Instant::now());
+        match self.incoming.recv_timeout(timeout) {
+            Ok(Incoming::Frame(frame)) => Ok(frame),
+            Ok(Incoming::Closed(error)) => {
+                let why = error.map_or_else(String::new, |e| format!(": {e}"));
+                Err(self.died(
+                    HostErrorKind::Exited,
+                    format!("the server closed its stdout before answering `{method}`{why}"),
+                ))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.died(
+                HostErrorKind::Exited,
+                format!("the server closed its stdout before answering `{method}`"),
+            )),
+            Err(RecvTimeoutError::Timeout) => Err(self.kill_for_timeout(method, deadline)),
+        }
+    }
+
+    fn decode(&self, frame: &Frame) -> Result<Message, HostError> {
+        envelope::decode(frame.body().as_bytes(), &self.envelope).map_err(|e| {
+            HostError::new(
+                HostErrorKind::Envelope,
+                format!("the server sent an invalid envelope: {}", e.message()),
+            )
+        })
+    }
+
+    fn on_notification(&mut self, notification: Notification) {
+        let issues = self.protocol.validate(
+            &notification.method,
+            Part::Params,
+            notification.params.as_ref(),
+        );
+        if issues.is_empty()
+            && self
+                .session
+                .notify(&notification.method, notification.params.as_ref())
+                .is_ok()
+        {
+            self.notifications.push(notification);
+        }
+    }
+
+    fn kill_for_timeout(&mut self, method: &str, deadline: Instant) -> HostError {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let limit = self.timeout_override.unwrap_or_else(|| {
+            let spec = self.protocol.method(method).and_then(|s| s.timeout_ms);
+            spec.map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+        });
+        let _ = deadline;
+        self.session.end();
+        HostError::timeout(method, limit).with_stderr(self.stderr_tail())
+    }
+
+    fn died(&mut self, kind: HostErrorKind, message: String) -> HostError {
+        // Give the stderr reader a moment to collect the last words.
+        let _ = self.child.try_wait();
+        thread::sleep(Duration::from_millis(20));
+        self.session.end();
+        HostError::new(kind, message).with_stderr(self.stderr_tail())
+    }
+
+    fn stderr_tail(&self) -> String {
+        let kept = self
+            .stderr
+            .lock()
+            .map(|bytes| bytes.iter().copied().collect::<Vec<u8>>())
+            .unwrap_or_default();
+        String::from_utf8_lossy(&kept).into_owned()
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn keep_tail(mut stderr: impl Read, kept: &Mutex<VecDeque<u8>>) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(read) = stderr.read(&mut chunk) {
+        if read == 0 {
+            return;
+        }
+        if let Ok(mut tail) = kept.lock() {
+            tail.extend(&chunk[..read]);
+            let excess = tail.len().saturating_sub(STDERR_KEPT);
+            tail.drain(..excess);
+        }
+    }
+}

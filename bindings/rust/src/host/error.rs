@@ -1,0 +1,149 @@
+//! What can go wrong while a host drives a server.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::envelope::ErrorObject;
+use crate::session::Violation;
+use crate::validate::ValidationIssue;
+
+/// The kind of a [`HostError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HostErrorKind {
+    /// The server could not be started.
+    Spawn,
+    /// Reading or writing a pipe failed.
+    Io,
+    /// No answer within the method's timeout; the server was killed.
+    Timeout,
+    /// The server exited (or closed its stdout) before answering.
+    Exited,
+    /// The server's bytes do not frame.
+    Framing,
+    /// The server's frame is not a valid envelope.
+    Envelope,
+    /// The server answered with a JSON-RPC error.
+    Remote,
+    /// The call was refused before sending: invalid params.
+    InvalidParams,
+    /// The server's result fails its schema.
+    InvalidResult,
+    /// The call was refused before sending: wrong state or undeclared capability.
+    Lifecycle,
+    /// The protocol does not define the method as a request.
+    UnknownMethod,
+}
+
+#[derive(Debug)]
+struct Inner {
+    kind: HostErrorKind,
+    message: String,
+    remote: Option<ErrorObject>,
+    issues: Vec<ValidationIssue>,
+    stderr: String,
+}
+
+/// An error of a host call: its kind, a sentence, and what goes with it
+/// (the server's error object, the validation issues, the server's last
+/// stderr lines).
+#[derive(Debug)]
+pub struct HostError(Box<Inner>);
+
+impl HostError {
+    pub(crate) fn new(kind: HostErrorKind, message: impl Into<String>) -> Self {
+        HostError(Box::new(Inner {
+            kind,
+            message: message.into(),
+            remote: None,
+            issues: Vec::new(),
+            stderr: String::new(),
+        }))
+    }
+
+    pub(crate) fn remote(error: ErrorObject) -> Self {
+        let mut host = HostError::new(
+            HostErrorKind::Remote,
+            format!("the server answered {}: {}", error.code, error.message),
+        );
+        host.0.remote = Some(error);
+        host
+    }
+
+    pub(crate) fn issues(kind: HostErrorKind, method: &str, issues: Vec<ValidationIssue>) -> Self {
+        let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        let what = if kind == HostErrorKind::InvalidParams {
+            "params"
+        } else {
+            "result"
+        };
+        let mut host = HostError::new(
+            kind,
+            format!("invalid {what} for `{method}`: {}", listed.join("; ")),
+        );
+        host.0.issues = issues;
+        host
+    }
+
+    pub(crate) fn lifecycle(violation: &Violation) -> Self {
+        let mut host = HostError::new(
+            HostErrorKind::Lifecycle,
+            format!("not sent: {}", violation.answer().message),
+        );
+        host.0.remote = Some(violation.answer().clone());
+        host
+    }
+
+    pub(crate) fn timeout(method: &str, limit: Duration) -> Self {
+        HostError::new(
+            HostErrorKind::Timeout,
+            format!(
+                "`{method}` got no answer within {} ms; the server was killed",
+                limit.as_millis()
+            ),
+        )
+    }
+
+    pub(crate) fn with_stderr(mut self, stderr: String) -> Self {
+        self.0.stderr = stderr;
+        self
+    }
+
+    /// What kind of error this is.
+    pub fn kind(&self) -> HostErrorKind {
+        self.0.kind
+    }
+
+    /// A sentence a person understands.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The server's error object (Remote), or the answer the protocol gives
+    /// to a refused call (Lifecycle).
+    pub fn error_object(&self) -> Option<&ErrorObject> {
+        self.0.remote.as_ref()
+    }
+
+    /// The validation issues (InvalidParams, InvalidResult).
+    pub fn validation_issues(&self) -> &[ValidationIssue] {
+        &self.0.issues
+    }
+
+    /// The end of what the server wrote to stderr, when it died.
+    pub fn stderr(&self) -> &str {
+        &self.0.stderr
+    }
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)?;
+        if !self.0.stderr.is_empty() {
+            write!(f, "\nserver stderr:\n{}", self.0.stderr)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for HostError {}

@@ -1,0 +1,9 @@
+//! Driving a server subprocess: [`Host`] spawns it, checks every call
+//! before sending (lifecycle, capability, params) and every result after,
+//! and kills a server that does not answer within the method's timeout.
+
+mod client;
+mod error;
+
+pub use client::{Host, DEFAULT_TIMEOUT};
+pub use error::{HostError, HostErrorKind};

@@ -1,0 +1,161 @@
+//! The host drives real subprocesses: the Gaze spec's own minimal Python
+//! analyzer, a wedged server, a crashing one.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use wirekit::host::{Host, HostErrorKind};
+use wirekit::validate::Protocol;
+
+/// The "Minimal Example (Python)" of the Gaze analyzer protocol spec, verbatim.
+const SPEC_MINIMAL_ANALYZER: &str = r#"
+import json
+import sys
+
+def handle(request):
+    method = request["method"]
+    rid = request["id"]
+
+    if method == "initialize":
+        return {"jsonrpc": "2.0", "id": rid, "result": {
+            "capabilities": {"discover": False, "test_mapping": False, "classify_signals": False},
+            "protocol_version": "1.0.0",
+            "analyzer_name": "minimal-python",
+            "language": "python"
+        }}
+    elif method == "analyze":
+        return {"jsonrpc": "2.0", "id": rid, "result": {"functions": []}}
+    elif method == "complexity":
+        return {"jsonrpc": "2.0", "id": rid, "result": {"functions": []}}
+    elif method == "coverage":
+        return {"jsonrpc": "2.0", "id": rid, "result": {"functions": []}}
+    elif method == "shutdown":
+        return {"jsonrpc": "2.0", "id": rid, "result": {}}
+    else:
+        return {"jsonrpc": "2.0", "id": rid, "error": {
+            "code": -32601, "message": f"Method not found: {method}"
+        }}
+
+for line in sys.stdin:
+    request = json.loads(line.strip())
+    response = handle(request)
+    print(json.dumps(response), flush=True)
+    if request["method"] == "shutdown":
+        break
+"#;
+
+fn python(script: &str) -> Command {
+    let mut command = Command::new("python3");
+    command.arg("-c").arg(script);
+    command
+}
+
+fn gaze() -> std::sync::Arc<Protocol> {
+    Protocol::embedded("gaze-analyzer@1.0.0").expect("embedded")
+}
+
+#[test]
+fn drives_the_spec_minimal_analyzer_through_a_whole_session() {
+    let mut host = Host::spawn(gaze(), &mut python(SPEC_MINIMAL_ANALYZER)).expect("spawns");
+    let init = host
+        .call("initialize", Some(json!({"root_path": "/p"})))
+        .expect("initialize");
+    assert_eq!(init["analyzer_name"], "minimal-python");
+    assert!(
+        host.session()
+            .capabilities()
+            .is_some_and(|declared| declared.is_empty()),
+        "nothing optional declared"
+    );
+    for method in ["analyze", "complexity", "coverage"] {
+        let result = host
+            .call(method, Some(json!({"root_path": "/p", "patterns": null})))
+            .expect(method);
+        assert_eq!(result, json!({"functions": []}));
+    }
+    assert_eq!(host.call("shutdown", None).expect("shutdown"), json!({}));
+    assert!(host.session().is_ended());
+    let status = host.close(Duration::from_secs(5)).expect("exits");
+    assert!(status.success());
+}
+
+#[test]
+fn calls_are_checked_before_they_are_sent() {
+    let mut host = Host::spawn(gaze(), &mut python(SPEC_MINIMAL_ANALYZER)).expect("spawns");
+    let early = host
+        .call("analyze", Some(json!({"root_path": "/p"})))
+        .expect_err("before initialize");
+    assert_eq!(early.kind(), HostErrorKind::Lifecycle);
+    let unknown = host.call("frobnicate", None).expect_err("unknown");
+    assert_eq!(unknown.kind(), HostErrorKind::UnknownMethod);
+    host.call("initialize", Some(json!({"root_path": "/p"})))
+        .expect("initialize");
+    let bad = host
+        .call("analyze", Some(json!({"root_path": 7})))
+        .expect_err("bad params");
+    assert_eq!(bad.kind(), HostErrorKind::InvalidParams);
+    assert_eq!(bad.validation_issues()[0].instance_path, "/root_path");
+    let gated = host
+        .call("discover", Some(json!({"root_path": "/p"})))
+        .expect_err("not declared");
+    assert_eq!(gated.kind(), HostErrorKind::Lifecycle);
+    assert!(gated.message().contains("capability `discover`"), "{gated}");
+    // Nothing refused reached the analyzer: its next answer is still in step.
+    assert_eq!(
+        host.call("complexity", Some(json!({"root_path": "/p"})))
+            .expect("in step"),
+        json!({"functions": []})
+    );
+}
+
+#[test]
+fn a_wedged_server_is_killed_at_the_timeout() {
+    let wedged = "import sys\nfor line in sys.stdin:\n    pass\n";
+    let mut host = Host::spawn(gaze(), &mut python(wedged))
+        .expect("spawns")
+        .with_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let error = host
+        .call("initialize", Some(json!({"root_path": "/p"})))
+        .expect_err("times out");
+    assert_eq!(error.kind(), HostErrorKind::Timeout);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(host.session().is_ended());
+}
+
+#[test]
+fn a_crashing_server_reports_its_stderr() {
+    let crashing =
+        "import sys\nsys.stdin.readline()\nsys.stderr.write('Traceback: boom\\n')\nsys.exit(3)\n";
+    let mut host = Host::spawn(gaze(), &mut python(crashing)).expect("spawns");
+    let error = host
+        .call("initialize", Some(json!({"root_path": "/p"})))
+        .expect_err("dies");
+    assert_eq!(error.kind(), HostErrorKind::Exited);
+    assert!(error.stderr().contains("Traceback: boom"), "{error}");
+}
+
+#[test]
+fn an_invalid_result_is_reported_with_its_pointers() {
+    let liar = r#"
+import json, sys
+for line in sys.stdin:
+    rid = json.loads(line)["id"]
+    print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"capabilities": {}, "protocol_version": 1}}), flush=True)
+"#;
+    let mut host = Host::spawn(gaze(), &mut python(liar)).expect("spawns");
+    let error = host
+        .call("initialize", Some(json!({"root_path": "/p"})))
+        .expect_err("invalid");
+    assert_eq!(error.kind(), HostErrorKind::InvalidResult);
+    let pointers: Vec<&str> = error
+        .validation_issues()
+        .iter()
+        .map(|i| i.instance_path.as_str())
+        .collect();
+    assert!(
+        pointers.contains(&"/protocol_version") && pointers.contains(&"/analyzer_name"),
+        "{pointers:?}"
+    );
+}
