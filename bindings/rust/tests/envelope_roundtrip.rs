@@ -29,9 +29,9 @@ fn arb_number() -> impl Strategy<Value = Number> {
     prop_oneof![
         any::<i64>().prop_map(Number::from),
         any::<u64>().prop_map(Number::from),
-        any::<f64>()
-            .prop_filter_map("finite", Number::from_f64),
-        (-1000i32..1000).prop_map(|n| Number::from_f64(f64::from(n)).unwrap_or_else(|| Number::from(0))),
+        any::<f64>().prop_filter_map("finite", Number::from_f64),
+        (-1000i32..1000)
+            .prop_map(|n| Number::from_f64(f64::from(n)).unwrap_or_else(|| Number::from(0))),
     ]
 }
 
@@ -80,22 +80,33 @@ fn arb_id() -> impl Strategy<Value = Id> {
 }
 
 fn arb_message() -> impl Strategy<Value = Message> {
-    let error = (any::<i64>(), arb_string(), proptest::option::of(arb_value())).prop_map(
-        |(code, message, data)| ErrorObject {
+    let error = (
+        any::<i64>(),
+        arb_string(),
+        proptest::option::of(arb_value()),
+    )
+        .prop_map(|(code, message, data)| ErrorObject {
             code,
             message,
             data,
-        },
-    );
+        });
     prop_oneof![
         (arb_id(), arb_string(), arb_structured())
             .prop_map(|(id, method, params)| Message::Request(Request { id, method, params })),
         (arb_string(), arb_structured())
             .prop_map(|(method, params)| Message::Notification(Notification { method, params })),
-        (proptest::option::of(arb_id()), arb_value())
-            .prop_map(|(id, result)| Message::Response(Response { id, outcome: Ok(result) })),
-        (proptest::option::of(arb_id()), error)
-            .prop_map(|(id, error)| Message::Response(Response { id, outcome: Err(error) })),
+        (proptest::option::of(arb_id()), arb_value()).prop_map(|(id, result)| Message::Response(
+            Response {
+                id,
+                outcome: Ok(result)
+            }
+        )),
+        (proptest::option::of(arb_id()), error).prop_map(|(id, error)| Message::Response(
+            Response {
+                id,
+                outcome: Err(error)
+            }
+        )),
     ]
 }
 
@@ -183,5 +194,8 @@ proptest! {
 #[test]
 fn dialect_of_the_options_is_used() {
     let message = Message::Request(Request::new(1, "m", None));
-    assert_eq!(encode(&message, &EnvelopeOptions::new(Dialect::Bare)), br#"{"id":1,"method":"m"}"#);
+    assert_eq!(
+        encode(&message, &EnvelopeOptions::new(Dialect::Bare)),
+        br#"{"id":1,"method":"m"}"#
+    );
 }

@@ -9,9 +9,9 @@ use super::id::Id;
 use super::message::{ErrorObject, Message, Response};
 use super::options::{Dialect, EnvelopeOptions};
 
-/// The largest integer magnitude I-JSON (RFC 7493) and so RFC 8785 can
-/// carry exactly: `2^53 - 1`.
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+/// Every integer up to `2^53` in magnitude is a double written with its own
+/// digits; beyond it some are, most are not.
+const EXACT_BOUND: u64 = 1 << 53;
 
 /// Encodes a message as compact JSON, without a trailing newline.
 ///
@@ -58,17 +58,20 @@ pub fn encode_into(message: &Message, opts: &EnvelopeOptions, out: &mut Vec<u8>)
 /// # Errors
 ///
 /// [`EnvelopeErrorKind::NotCanonicalizable`] when the message holds an
-/// integer beyond `±(2^53 - 1)` (in the id, the params, the result, the
-/// error code or its data): RFC 8785 formats every number as an IEEE 754
-/// double, which would silently change it. The pointer names the number;
-/// send such values as strings.
+/// integer (in the id, the params, the result, the error code or its data)
+/// whose RFC 8785 form would not be its own digits: RFC 8785 writes every
+/// number as the ECMAScript form of the nearest IEEE 754 double, so
+/// `18446744073709551615` would become `18446744073709552000`. Integers up
+/// to `2^53` in magnitude are always kept, larger ones only when the double
+/// is exact and prints the same digits (`10000000000000000000`). The
+/// pointer names the number; send such values as strings.
 pub fn encode_canonical(
     message: &Message,
     opts: &EnvelopeOptions,
 ) -> Result<Vec<u8>, EnvelopeError> {
     if let Some(pointer) = unsafe_integer(message) {
         let text = format!(
-            "the integer at {pointer:?} is outside ±(2^53 - 1) and has no exact RFC 8785 form"
+            "the integer at {pointer:?} has no exact RFC 8785 form (its nearest double prints other digits)"
         );
         return Err(EnvelopeError::new(
             EnvelopeErrorKind::NotCanonicalizable,
@@ -142,7 +145,7 @@ impl Serialize for WireError<'_> {
     }
 }
 
-/// The pointer of the first integer RFC 8785 cannot carry exactly.
+/// The pointer of the first integer RFC 8785 would change.
 fn unsafe_integer(message: &Message) -> Option<String> {
     let id_unsafe = |id: Option<&Id>| match id {
         Some(Id::Number(n)) => !number_is_safe(n),
@@ -169,7 +172,7 @@ fn unsafe_integer(message: &Message) -> Option<String> {
             match outcome {
                 Ok(result) => find_unsafe(result, "/result"),
                 Err(error) => {
-                    if error.code.unsigned_abs() > MAX_SAFE_INTEGER {
+                    if !number_is_safe(&error.code.into()) {
                         return Some("/error/code".into());
                     }
                     error
@@ -182,17 +185,22 @@ fn unsafe_integer(message: &Message) -> Option<String> {
     }
 }
 
+/// Whether RFC 8785 writes `n` with its own digits. Floats are doubles
+/// already; integers beyond `2^53` are checked by formatting them (rare, so
+/// the cost does not matter).
 fn number_is_safe(n: &serde_json::Number) -> bool {
-    if let Some(i) = n.as_i64() {
-        i.unsigned_abs() <= MAX_SAFE_INTEGER
-    } else if let Some(u) = n.as_u64() {
-        u <= MAX_SAFE_INTEGER
-    } else {
-        true
+    let magnitude = match (n.as_i64(), n.as_u64()) {
+        (Some(i), _) => i.unsigned_abs(),
+        (None, Some(u)) => u,
+        (None, None) => return true,
+    };
+    if magnitude <= EXACT_BOUND {
+        return true;
     }
+    serde_json_canonicalizer::to_vec(n).is_ok_and(|text| text == n.to_string().as_bytes())
 }
 
-/// Depth-first search for an unsafe integer under `value`, whose pointer is
+/// Depth-first search for an integer without an exact canonical form under `value`, whose pointer is
 /// `base`. Only builds pointer text on the way out of a hit.
 fn find_unsafe(value: &Value, base: &str) -> Option<String> {
     let mut path = Vec::new();

@@ -60,9 +60,9 @@ pub enum EnvelopeErrorKind {
     /// Strict mode: a member that does not belong to this kind of message,
     /// or to the `error` object (`-32600`).
     UnknownMember,
-    /// [`encode_canonical`](super::encode_canonical) met an integer outside
-    /// the I-JSON range `±(2^53 - 1)`, which RFC 8785 cannot represent
-    /// exactly (`-32603`; raised only when encoding).
+    /// [`encode_canonical`](super::encode_canonical) met an integer beyond
+    /// `2^53` whose RFC 8785 form (that of the nearest double) would not be
+    /// its own digits (`-32603`; raised only when encoding).
     NotCanonicalizable,
 }
 
@@ -323,7 +323,6 @@ pub(crate) fn describe(value: &Value) -> &'static str {
 }
 
 #[cfg(test)]
-#[allow(clippy::panic)]
 mod tests {
     use super::*;
 
@@ -366,9 +365,7 @@ mod tests {
         .with_id(Some(Id::from(4)));
         let response = error.to_response();
         assert_eq!(response.id, Some(Id::from(4)));
-        let Err(object) = response.outcome else {
-            panic!("expected an error outcome");
-        };
+        let object = response.outcome.expect_err("an error outcome");
         assert_eq!(object.code, -32600);
         assert!(object.message.starts_with("Invalid Request: "));
         assert_eq!(
