@@ -26,6 +26,7 @@ pub mod openrpc;
 pub mod protocol;
 pub mod python;
 pub mod rust;
+pub mod rust_types;
 pub mod text;
 pub mod typescript;
 

@@ -187,7 +187,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         protocol: json_string(&p.name),
         version: json_string(&p.version),
         items,
-        map_name: naming::pascal(&p.module),
+        map_name: naming::pascal(&p.name),
         requests: pick(Direction::ClientToServer, MethodKind::Request),
         notifications: pick(Direction::ClientToServer, MethodKind::Notification),
         server_requests: pick(Direction::ServerToClient, MethodKind::Request),

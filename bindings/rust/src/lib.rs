@@ -16,6 +16,7 @@
 
 pub mod envelope;
 pub mod framing;
+pub mod generated;
 pub mod host;
 pub mod monitor;
 pub mod protocol;
