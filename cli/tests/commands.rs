@@ -1,0 +1,176 @@
+//! The `wirekit frames` and `wirekit validate` commands, run as a person runs them.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn wirekit(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("wirekit starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write");
+    child.wait_with_output().expect("wirekit ends")
+}
+
+fn lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+fn repo(path: &str) -> String {
+    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn frames_prints_each_frame_and_exits_zero_on_a_clean_stream() {
+    let body = r#"{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}"#;
+    let stream = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let output = wirekit(
+        &["frames", "--framing", "content-length"],
+        stream.as_bytes(),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        lines(&output),
+        vec![serde_json::json!({"frame": 0, "len": 63, "body": body})]
+    );
+}
+
+#[test]
+fn frames_reports_faults_with_their_offset_and_exits_one() {
+    let output = wirekit(
+        &["frames", "--framing", "ndjson", "--max-frame-bytes", "8"],
+        b"{\"a\":1}\n{\"long\":12345}\n{}\n",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let printed = lines(&output);
+    assert_eq!(printed[0]["frame"], 0);
+    assert_eq!(printed[1]["fault"], "FrameTooLong");
+    assert_eq!(printed[1]["offset"], 8);
+    assert!(printed[1]["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    assert_eq!(
+        printed[2],
+        serde_json::json!({"frame": 1, "len": 2, "body": "{}"})
+    );
+}
+
+#[test]
+fn frames_bad_usage_exits_two() {
+    assert_eq!(
+        wirekit(&["frames", "--framing", "xml"], b"").status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        wirekit(&["frames", "--framing", "ndjson", "/no/such/file"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(wirekit(&["frames"], b"").status.code(), Some(2));
+}
+
+#[test]
+fn validate_passes_a_clean_capture_and_exits_zero() {
+    let output = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "gzkit-authoring-guide",
+            &repo("tests/sessions/gzkit-authoring-guide@1.0/clean.bin"),
+        ],
+        b"",
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn validate_prints_each_problem_with_frame_and_pointer_and_exits_one() {
+    let capture = repo("tests/sessions/gaze-analyzer@1.0.0/invalid-params.ndjson");
+    let output = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "gaze-analyzer@1.0.0",
+            "--json",
+            &capture,
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let problems = lines(&output);
+    assert!(!problems.is_empty());
+    for problem in &problems {
+        assert!(
+            problem["frame"].is_u64()
+                && problem["kind"].is_string()
+                && problem["message"].is_string(),
+            "{problem}"
+        );
+    }
+    assert!(problems.iter().any(|p| p["kind"] == "invalid_params"
+        && p["pointer"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("/params"))));
+    let text = wirekit(
+        &["validate", "--protocol", "gaze-analyzer@1.0.0", &capture],
+        b"",
+    );
+    assert!(String::from_utf8_lossy(&text.stdout).starts_with("frame "));
+}
+
+#[test]
+fn validate_reads_stdin_and_a_schemas_folder() {
+    let capture = std::fs::read(repo(
+        "tests/sessions/gzkit-authoring-guide@1.0/analyze-before-initialize.bin",
+    ))
+    .expect("capture");
+    let output = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "gzkit-authoring-guide@1.0",
+            "--schemas",
+            &repo("schemas"),
+            "--json",
+        ],
+        &capture,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(lines(&output).iter().any(|p| p["kind"] == "lifecycle"));
+}
+
+#[test]
+fn validate_bad_usage_exits_two() {
+    assert_eq!(
+        wirekit(&["validate", "--protocol", "no-such-protocol"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        wirekit(&["validate", "--protocol", "gaze-analyzer@9.9.9"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    let output = wirekit(&["validate"], b"");
+    assert_eq!(output.status.code(), Some(2));
+}
