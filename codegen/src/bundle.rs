@@ -43,12 +43,18 @@ pub struct Bundle {
 impl Bundle {
     /// Bundle `files`, resolving cross-file `$ref`s by file name or `$id`.
     pub fn new(files: &[SchemaFile]) -> Result<Self> {
-        let mut bundle = Bundle { defs: Map::new(), origins: BTreeMap::new() };
+        let mut bundle = Bundle {
+            defs: Map::new(),
+            origins: BTreeMap::new(),
+        };
         let mut roots: Vec<(String, usize)> = Vec::new();
         for (idx, file) in files.iter().enumerate() {
             let obj = file.json.as_object().ok_or_else(|| {
-                Error::new(ErrorKind::Unsupported, "a schema file must be a JSON object")
-                    .in_file(&file.display)
+                Error::new(
+                    ErrorKind::Unsupported,
+                    "a schema file must be a JSON object",
+                )
+                .in_file(&file.display)
             })?;
             for key in ["$defs", "definitions"] {
                 let Some(defs) = obj.get(key) else { continue };
@@ -89,7 +95,11 @@ impl Bundle {
             if *existing == schema {
                 return Ok(());
             }
-            let first = self.origins.get(name).map(|o| o.file.clone()).unwrap_or_default();
+            let first = self
+                .origins
+                .get(name)
+                .map(|o| o.file.clone())
+                .unwrap_or_default();
             return Err(Error::new(
                 ErrorKind::Reference,
                 format!("type `{name}` is defined differently here and in {first}"),
@@ -98,8 +108,13 @@ impl Bundle {
             .at(pointer));
         }
         self.defs.insert(name.to_string(), schema);
-        self.origins
-            .insert(name.to_string(), Origin { file: file.to_string(), pointer: pointer.to_string() });
+        self.origins.insert(
+            name.to_string(),
+            Origin {
+                file: file.to_string(),
+                pointer: pointer.to_string(),
+            },
+        );
         Ok(())
     }
 
@@ -116,7 +131,12 @@ impl Bundle {
 
     /// The type name a `$ref` written in `from` (a file name, or `None` for
     /// the protocol manifest) points at.
-    pub fn resolve(&self, files: &[SchemaFile], from: Option<usize>, reference: &str) -> Result<String> {
+    pub fn resolve(
+        &self,
+        files: &[SchemaFile],
+        from: Option<usize>,
+        reference: &str,
+    ) -> Result<String> {
         let mut roots = Vec::new();
         let name = resolve_ref(files, from, reference, &mut roots)?;
         if self.defs.contains_key(&name) {
@@ -138,12 +158,12 @@ fn find_file(files: &[SchemaFile], from: Option<usize>, doc: &str) -> Option<usi
     let base = doc.rsplit('/').next().unwrap_or(doc);
     files
         .iter()
-        .position(|f| {
-            f.json.get("$id").and_then(Value::as_str) == Some(doc)
-        })
+        .position(|f| f.json.get("$id").and_then(Value::as_str) == Some(doc))
         .or_else(|| files.iter().position(|f| f.name == doc))
         .or_else(|| {
-            files.iter().position(|f| f.name.rsplit('/').next().unwrap_or(&f.name) == base)
+            files
+                .iter()
+                .position(|f| f.name.rsplit('/').next().unwrap_or(&f.name) == base)
         })
 }
 
@@ -155,7 +175,10 @@ fn resolve_ref(
 ) -> Result<String> {
     let (doc, fragment) = reference.split_once('#').unwrap_or((reference, ""));
     let idx = find_file(files, from, doc).ok_or_else(|| {
-        Error::new(ErrorKind::Reference, format!("`$ref` {reference:?} names no schema file of this set"))
+        Error::new(
+            ErrorKind::Reference,
+            format!("`$ref` {reference:?} names no schema file of this set"),
+        )
     })?;
     let segments: Vec<String> = fragment
         .split('/')
@@ -175,19 +198,28 @@ fn resolve_ref(
             Ok(name)
         }
         [kind, name] if kind == "$defs" || kind == "definitions" => {
-            let exists = files[idx].json.get(kind.as_str()).and_then(|d| d.get(name.as_str())).is_some();
+            let exists = files[idx]
+                .json
+                .get(kind.as_str())
+                .and_then(|d| d.get(name.as_str()))
+                .is_some();
             if exists {
                 Ok(name.clone())
             } else {
                 Err(Error::new(
                     ErrorKind::Reference,
-                    format!("`$ref` {reference:?}: {} has no type `{name}`", files[idx].display),
+                    format!(
+                        "`$ref` {reference:?}: {} has no type `{name}`",
+                        files[idx].display
+                    ),
                 ))
             }
         }
         _ => Err(Error::new(
             ErrorKind::Unsupported,
-            format!("`$ref` {reference:?} points inside a type; refs must name a type under `$defs`"),
+            format!(
+                "`$ref` {reference:?} points inside a type; refs must name a type under `$defs`"
+            ),
         )),
     }
 }
@@ -202,14 +234,16 @@ fn rewrite_refs(
     match schema {
         Value::Object(map) => {
             if let Some(Value::String(r)) = map.get("$ref") {
-                let name = resolve_ref(files, Some(idx), r, roots).map_err(|e| {
-                    e.in_file(&files[idx].display).at(format!("{pointer}/$ref"))
-                })?;
+                let name = resolve_ref(files, Some(idx), r, roots)
+                    .map_err(|e| e.in_file(&files[idx].display).at(format!("{pointer}/$ref")))?;
                 map.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
             }
             for (k, v) in map.iter_mut() {
                 // Enum values, consts, defaults and examples are data, not schemas.
-                if matches!(k.as_str(), "enum" | "const" | "default" | "examples" | "example") {
+                if matches!(
+                    k.as_str(),
+                    "enum" | "const" | "default" | "examples" | "example"
+                ) {
                     continue;
                 }
                 let child = format!("{pointer}/{}", escape_pointer(k));
@@ -232,13 +266,20 @@ mod tests {
     use serde_json::json;
 
     fn file(name: &str, json: Value) -> SchemaFile {
-        SchemaFile { name: name.into(), display: name.into(), json }
+        SchemaFile {
+            name: name.into(),
+            display: name.into(),
+            json,
+        }
     }
 
     #[test]
     fn cross_file_refs_become_local() {
         let files = vec![
-            file("a.json", json!({"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "b.json#/$defs/B"}}}}})),
+            file(
+                "a.json",
+                json!({"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "b.json#/$defs/B"}}}}}),
+            ),
             file("b.json", json!({"$defs": {"B": {"type": "string"}}})),
         ];
         let b = Bundle::new(&files).expect("bundles");
@@ -248,7 +289,10 @@ mod tests {
 
     #[test]
     fn dangling_ref_names_file_and_pointer() {
-        let files = vec![file("a.json", json!({"$defs": {"A": {"$ref": "#/$defs/Nope"}}}))];
+        let files = vec![file(
+            "a.json",
+            json!({"$defs": {"A": {"$ref": "#/$defs/Nope"}}}),
+        )];
         let e = Bundle::new(&files).expect_err("dangling");
         assert_eq!(e.kind(), ErrorKind::Reference);
         assert_eq!(e.file(), Some("a.json"));

@@ -27,7 +27,10 @@ pub fn check(root: &Path, files: &[GeneratedFile]) -> Result<Vec<Stale>> {
         let on_disk = match std::fs::read_to_string(root.join(&f.path)) {
             Ok(s) => s,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                stale.push(Stale { path: f.path.clone(), diff: "missing: the file does not exist\n".into() });
+                stale.push(Stale {
+                    path: f.path.clone(),
+                    diff: "missing: the file does not exist\n".into(),
+                });
                 continue;
             }
             Err(e) => {
@@ -36,7 +39,10 @@ pub fn check(root: &Path, files: &[GeneratedFile]) -> Result<Vec<Stale>> {
             }
         };
         if on_disk != f.contents {
-            stale.push(Stale { path: f.path.clone(), diff: short_diff(&on_disk, &f.contents, &f.path) });
+            stale.push(Stale {
+                path: f.path.clone(),
+                diff: short_diff(&on_disk, &f.contents, &f.path),
+            });
         }
     }
     Ok(stale)
@@ -49,7 +55,10 @@ pub fn short_diff(old: &str, new: &str, path: &Path) -> String {
     let full = diff
         .unified_diff()
         .context_radius(2)
-        .header(&format!("{shown} (committed)"), &format!("{shown} (generated)"))
+        .header(
+            &format!("{shown} (committed)"),
+            &format!("{shown} (generated)"),
+        )
         .to_string();
     let mut out = String::new();
     let total = full.lines().count();
@@ -71,7 +80,10 @@ pub fn write(root: &Path, files: &[GeneratedFile]) -> Result<Vec<PathBuf>> {
         if std::fs::read_to_string(&path).is_ok_and(|s| s == f.contents) {
             continue;
         }
-        let io = |e: std::io::Error| Error::new(ErrorKind::Io, format!("cannot write: {e}")).in_file(f.path.display().to_string());
+        let io = |e: std::io::Error| {
+            Error::new(ErrorKind::Io, format!("cannot write: {e}"))
+                .in_file(f.path.display().to_string())
+        };
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }

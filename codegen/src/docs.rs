@@ -72,7 +72,13 @@ struct IndexTemplate {
 fn anchor(prefix: &str, name: &str) -> String {
     let slug: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     format!("{prefix}-{slug}")
 }
@@ -138,12 +144,17 @@ fn doc_type(def: &Def) -> DocType {
             out.form = "values";
             out.summary = format!(
                 "One of: {}.",
-                values.iter().map(|v| format!("`{}`", json_compact(v))).collect::<Vec<_>>().join(", ")
+                values
+                    .iter()
+                    .map(|v| format!("`{}`", json_compact(v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
         Kind::OpenEnum { known, attributes } => {
             out.form = "open";
-            out.summary = "A string: one of the known names below, or any other name (an open enum).".into();
+            out.summary =
+                "A string: one of the known names below, or any other name (an open enum).".into();
             let attrs: Vec<&String> = attributes.keys().collect();
             let mut head = "| Name |".to_string();
             let mut rule = "| --- |".to_string();
@@ -156,10 +167,13 @@ fn doc_type(def: &Def) -> DocType {
             for k in known {
                 let mut row = format!("| `{}` |", md_cell(k));
                 for a in &attrs {
-                    let v = attributes[*a].iter().find(|(n, _)| n == k).map(|(_, v)| match v {
-                        Value::String(s) => s.clone(),
-                        other => json_compact(other),
-                    });
+                    let v = attributes[*a]
+                        .iter()
+                        .find(|(n, _)| n == k)
+                        .map(|(_, v)| match v {
+                            Value::String(s) => s.clone(),
+                            other => json_compact(other),
+                        });
                     row.push_str(&format!(" {} |", md_cell(&v.unwrap_or_default())));
                 }
                 out.rows.push(row);
@@ -171,8 +185,16 @@ fn doc_type(def: &Def) -> DocType {
 }
 
 fn method(m: &crate::protocol::Method) -> DocMethod {
-    let kind = if m.kind == MethodKind::Notification { "notification" } else { "request" };
-    let dir = if m.direction == Direction::ClientToServer { "client → server" } else { "server → client" };
+    let kind = if m.kind == MethodKind::Notification {
+        "notification"
+    } else {
+        "request"
+    };
+    let dir = if m.direction == Direction::ClientToServer {
+        "client → server"
+    } else {
+        "server → client"
+    };
     let params = match &m.params {
         Some(p) if m.params_optional => format!("{} (optional)", link(p)),
         Some(p) => link(p),
@@ -185,7 +207,10 @@ fn method(m: &crate::protocol::Method) -> DocMethod {
         (None, None, _) => "`null`".into(),
     };
     let timeout = m.timeout_ms.map_or("—".into(), |t| format!("{t} ms"));
-    let cap = m.capability.as_ref().map_or("required".into(), |c| format!("optional: `{c}`"));
+    let cap = m
+        .capability
+        .as_ref()
+        .map_or("required".into(), |c| format!("optional: `{c}`"));
     let row = format!(
         "| [`{}`](#{}) | {kind} | {dir} | {} | {} | {timeout} | {cap} |",
         md_cell(&m.name),
@@ -204,7 +229,11 @@ fn method(m: &crate::protocol::Method) -> DocMethod {
     facts.push(format!("Availability: {cap}."));
     if let Some(l) = &m.lifecycle {
         if let Some(states) = l.get("allowed_in").and_then(Value::as_array) {
-            let s: Vec<String> = states.iter().filter_map(Value::as_str).map(|s| format!("`{s}`")).collect();
+            let s: Vec<String> = states
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|s| format!("`{s}`"))
+                .collect();
             facts.push(format!("Allowed in: {}.", s.join(", ")));
         }
         if let Some(next) = l.get("on_success").and_then(Value::as_str) {
@@ -222,14 +251,20 @@ fn method(m: &crate::protocol::Method) -> DocMethod {
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let title = e.get("title").and_then(Value::as_str).map_or_else(|| format!("Example {}", i + 1), str::to_string);
+            let title = e
+                .get("title")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("Example {}", i + 1), str::to_string);
             let mut body = serde_json::Map::new();
             for (k, v) in e.as_object().into_iter().flatten() {
                 if k != "title" {
                     body.insert(k.clone(), v.clone());
                 }
             }
-            (title, serde_json::to_string_pretty(&Value::Object(body)).unwrap_or_default())
+            (
+                title,
+                serde_json::to_string_pretty(&Value::Object(body)).unwrap_or_default(),
+            )
         })
         .collect();
     DocMethod {
@@ -254,29 +289,52 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         for (k, v) in t {
             let shown = match v {
                 Value::String(s) => format!("`{s}`"),
-                Value::Bool(b) => if *b { "yes".into() } else { "no".into() },
+                Value::Bool(b) => {
+                    if *b {
+                        "yes".into()
+                    } else {
+                        "no".into()
+                    }
+                }
                 other => format!("`{}`", json_compact(other)),
             };
             transport.push((k.replace('_', " "), shown));
         }
     }
     let roles = m.get("roles").map_or(String::new(), |r| {
-        format!("The client is the **{}**; the server is the **{}**.", text_of(r, "client"), text_of(r, "server"))
+        format!(
+            "The client is the **{}**; the server is the **{}**.",
+            text_of(r, "client"),
+            text_of(r, "server")
+        )
     });
-    let lifecycle = m.get("lifecycle").filter(|l| l.is_object()).map(|l| Lifecycle {
-        initial: text_of(l, "initial"),
-        terminal: l
-            .get("terminal")
-            .and_then(Value::as_array)
-            .map(|t| t.iter().filter_map(Value::as_str).map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "))
-            .unwrap_or_default(),
-        states: l
-            .get("states")
-            .and_then(Value::as_object)
-            .map(|s| s.iter().map(|(k, v)| (md_cell(k), md_cell(v.as_str().unwrap_or("")))).collect())
-            .unwrap_or_default(),
-        violation: l.get("violation").map(json_compact).unwrap_or_default(),
-    });
+    let lifecycle = m
+        .get("lifecycle")
+        .filter(|l| l.is_object())
+        .map(|l| Lifecycle {
+            initial: text_of(l, "initial"),
+            terminal: l
+                .get("terminal")
+                .and_then(Value::as_array)
+                .map(|t| {
+                    t.iter()
+                        .filter_map(Value::as_str)
+                        .map(|s| format!("`{s}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default(),
+            states: l
+                .get("states")
+                .and_then(Value::as_object)
+                .map(|s| {
+                    s.iter()
+                        .map(|(k, v)| (md_cell(k), md_cell(v.as_str().unwrap_or(""))))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            violation: l.get("violation").map(json_compact).unwrap_or_default(),
+        });
     let capabilities = m.get("capabilities").filter(|c| c.is_object()).map_or(String::new(), |c| {
         format!(
             "The server declares its capabilities in the result of `{}`, at `{}`, as {}. An optional method is called only when its capability is on.",
@@ -307,7 +365,9 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         .and_then(|e| e.get("$ref"))
         .and_then(Value::as_str)
         .and_then(|r| p.bundle.resolve(&p.files, None, r).ok())
-        .map_or(String::new(), |n| format!("An error's `data` is a {}.", link(&n)));
+        .map_or(String::new(), |n| {
+            format!("An error's `data` is a {}.", link(&n))
+        });
     let rules = m
         .get("rules")
         .and_then(Value::as_array)
@@ -315,7 +375,10 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             rs.iter()
                 .map(|r| {
                     let mut args = r.as_object().cloned().unwrap_or_default();
-                    let name = args.remove("rule").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                    let name = args
+                        .remove("rule")
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
                     format!("- `{name}`: `{}`", json_compact(&Value::Object(args)))
                 })
                 .collect()
@@ -324,7 +387,9 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let negotiation = m
         .get("version_negotiation")
         .filter(|v| v.is_object())
-        .map_or(String::new(), |v| serde_json::to_string_pretty(v).unwrap_or_default());
+        .map_or(String::new(), |v| {
+            serde_json::to_string_pretty(v).unwrap_or_default()
+        });
     let t = ProtocolTemplate {
         header: format!("<!-- {} -->", header("").trim()),
         title: p.title.clone(),
@@ -343,7 +408,10 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         negotiation,
         files: p.files.iter().map(|f| f.display.clone()).collect(),
     };
-    Ok(vec![GeneratedFile { path: PathBuf::from(format!("{DIR}/{}.md", p.module)), contents: crate::finish(t.render()?) }])
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/{}.md", p.module)),
+        contents: crate::finish(t.render()?),
+    }])
 }
 
 /// `docs/protocols/README.md`: one line a protocol.
@@ -362,6 +430,12 @@ pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
             )
         })
         .collect();
-    let t = IndexTemplate { header: format!("<!-- {} -->", header("").trim()), rows };
-    Ok(GeneratedFile { path: PathBuf::from(format!("{DIR}/README.md")), contents: crate::finish(t.render()?) })
+    let t = IndexTemplate {
+        header: format!("<!-- {} -->", header("").trim()),
+        rows,
+    };
+    Ok(GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/README.md")),
+        contents: crate::finish(t.render()?),
+    })
 }

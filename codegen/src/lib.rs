@@ -61,8 +61,13 @@ pub enum Target {
 
 impl Target {
     /// Every target, in generation order.
-    pub const ALL: [Target; 5] =
-        [Target::Rust, Target::Python, Target::TypeScript, Target::Docs, Target::OpenRpc];
+    pub const ALL: [Target; 5] = [
+        Target::Rust,
+        Target::Python,
+        Target::TypeScript,
+        Target::Docs,
+        Target::OpenRpc,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -104,7 +109,11 @@ pub struct Options {
 impl Options {
     /// Every protocol, every target, under `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Options { root: root.into(), protocol: None, targets: Vec::new() }
+        Options {
+            root: root.into(),
+            protocol: None,
+            targets: Vec::new(),
+        }
     }
 
     fn targets(&self) -> Vec<Target> {
@@ -125,9 +134,15 @@ pub fn load_protocols(options: &Options) -> Result<Vec<Protocol>> {
     match &options.protocol {
         None => Ok(all),
         Some(name) => {
-            let picked: Vec<Protocol> = all.into_iter().filter(|p| &p.name == name || &p.module == name).collect();
+            let picked: Vec<Protocol> = all
+                .into_iter()
+                .filter(|p| &p.name == name || &p.module == name)
+                .collect();
             if picked.is_empty() {
-                Err(Error::new(ErrorKind::Manifest, format!("no protocol named {name:?} under schemas/")))
+                Err(Error::new(
+                    ErrorKind::Manifest,
+                    format!("no protocol named {name:?} under schemas/"),
+                ))
             } else {
                 Ok(picked)
             }
@@ -145,7 +160,11 @@ pub fn generate(options: &Options) -> Result<Vec<GeneratedFile>> {
 }
 
 /// Generate `targets` for already loaded `protocols`.
-pub fn generate_for(protocols: &[Protocol], targets: &[Target], with_index: bool) -> Result<Vec<GeneratedFile>> {
+pub fn generate_for(
+    protocols: &[Protocol],
+    targets: &[Target],
+    with_index: bool,
+) -> Result<Vec<GeneratedFile>> {
     let mut out = Vec::new();
     for &target in targets {
         for p in protocols {
@@ -177,12 +196,19 @@ pub fn generate_for(protocols: &[Protocol], targets: &[Target], with_index: bool
 
 /// Find the repository root: the nearest ancestor of `start` holding `schemas/`.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
-    start.ancestors().find(|d| d.join("schemas").is_dir() && d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
+    start
+        .ancestors()
+        .find(|d| d.join("schemas").is_dir() && d.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
 }
 
 /// Normalise rendered text: no trailing spaces, exactly one final newline.
 pub(crate) fn finish(text: String) -> String {
-    let mut out: String = text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
+    let mut out: String = text
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
     let trimmed = out.trim_end().len();
     out.truncate(trimmed);
     out.push('\n');

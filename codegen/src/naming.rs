@@ -94,23 +94,62 @@ pub fn is_identifier(s: &str) -> bool {
 
 /// Python's hard keywords (soft keywords such as `match` are fine as names).
 pub const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
-    "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-    "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
 /// Names a generated Python module imports or defines itself.
 const PYTHON_TAKEN: &[&str] = &[
-    "TYPE_CHECKING", "Any", "Final", "Literal", "NotRequired", "TypeAlias", "TypedDict", "Union", "Optional",
-    "annotations", "str", "int", "float", "bool", "list", "dict", "object", "type",
+    "TYPE_CHECKING",
+    "Any",
+    "Final",
+    "Literal",
+    "NotRequired",
+    "TypeAlias",
+    "TypedDict",
+    "Union",
+    "Optional",
+    "annotations",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "list",
+    "dict",
+    "object",
+    "type",
 ];
 
 /// TypeScript names a type may not take (reserved words and built-in types).
 const TS_RESERVED: &[&str] = &[
-    "any", "boolean", "never", "number", "object", "string", "symbol", "undefined", "unknown",
-    "void", "null", "Array", "Record", "Readonly", "Partial", "Object", "String", "Number",
-    "Boolean", "Symbol", "Promise", "Error", "Map", "Set", "Date", "Function",
+    "any",
+    "boolean",
+    "never",
+    "number",
+    "object",
+    "string",
+    "symbol",
+    "undefined",
+    "unknown",
+    "void",
+    "null",
+    "Array",
+    "Record",
+    "Readonly",
+    "Partial",
+    "Object",
+    "String",
+    "Number",
+    "Boolean",
+    "Symbol",
+    "Promise",
+    "Error",
+    "Map",
+    "Set",
+    "Date",
+    "Function",
 ];
 
 /// A Python name for a generated type: PascalCase, never a keyword or a
@@ -143,7 +182,9 @@ pub fn ts_type_name(name: &str) -> String {
 pub fn ts_key(key: &str) -> String {
     let ident = !key.is_empty()
         && !key.starts_with(|c: char| c.is_ascii_digit())
-        && key.chars().all(|c| c == '$' || c == '_' || c.is_ascii_alphanumeric());
+        && key
+            .chars()
+            .all(|c| c == '$' || c == '_' || c.is_ascii_alphanumeric());
     if ident {
         key.to_string()
     } else {

@@ -47,9 +47,16 @@ fn rewrite_refs(v: &mut Value) {
 
 /// By-name params: one content descriptor a member of the params object.
 fn params(p: &Protocol, m: &crate::protocol::Method) -> Vec<Value> {
-    let Some(name) = &m.params else { return Vec::new() };
+    let Some(name) = &m.params else {
+        return Vec::new();
+    };
     let def = p.model.get(name);
-    let props = p.bundle.defs.get(name).and_then(|s| s.get("properties")).and_then(Value::as_object);
+    let props = p
+        .bundle
+        .defs
+        .get(name)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
     match (def.map(|d| &d.kind), props) {
         (Some(Kind::Object { fields, .. }), Some(props)) => fields
             .iter()
@@ -61,12 +68,17 @@ fn params(p: &Protocol, m: &crate::protocol::Method) -> Vec<Value> {
                 if let Some(d) = &f.description {
                     cd.insert("description".into(), Value::String(d.clone()));
                 }
-                cd.insert("required".into(), Value::Bool(f.required && !m.params_optional));
+                cd.insert(
+                    "required".into(),
+                    Value::Bool(f.required && !m.params_optional),
+                );
                 cd.insert("schema".into(), schema);
                 Value::Object(cd)
             })
             .collect(),
-        _ => vec![json!({ "name": "params", "required": !m.params_optional, "schema": schema_ref(name) })],
+        _ => vec![
+            json!({ "name": "params", "required": !m.params_optional, "schema": schema_ref(name) }),
+        ],
     }
 }
 
@@ -85,8 +97,11 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
             (None, None) => ("result", json!({ "type": "null" })),
         };
         out.insert("result".into(), json!({ "name": name, "schema": schema }));
-        let errors: Vec<Value> =
-            p.errors.iter().map(|e| json!({ "$ref": format!("#/components/errors/{}", e.name) })).collect();
+        let errors: Vec<Value> = p
+            .errors
+            .iter()
+            .map(|e| json!({ "$ref": format!("#/components/errors/{}", e.name) }))
+            .collect();
         if !errors.is_empty() {
             out.insert("errors".into(), Value::Array(errors));
         }
@@ -96,11 +111,18 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let title = e.get("title").and_then(Value::as_str).map_or_else(|| format!("example {}", i + 1), str::to_string);
+            let title = e
+                .get("title")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("example {}", i + 1), str::to_string);
             let params: Vec<Value> = e
                 .get("params")
                 .and_then(Value::as_object)
-                .map(|o| o.iter().map(|(k, v)| json!({ "name": k, "value": v })).collect())
+                .map(|o| {
+                    o.iter()
+                        .map(|(k, v)| json!({ "name": k, "value": v }))
+                        .collect()
+                })
                 .unwrap_or_default();
             let mut ex = Map::new();
             ex.insert("name".into(), Value::String(title));
@@ -116,11 +138,25 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
     }
     out.insert(
         "x-wirekit-kind".into(),
-        Value::String(if m.kind == MethodKind::Notification { "notification" } else { "request" }.into()),
+        Value::String(
+            if m.kind == MethodKind::Notification {
+                "notification"
+            } else {
+                "request"
+            }
+            .into(),
+        ),
     );
     out.insert(
         "x-wirekit-direction".into(),
-        Value::String(if m.direction == Direction::ClientToServer { "client-to-server" } else { "server-to-client" }.into()),
+        Value::String(
+            if m.direction == Direction::ClientToServer {
+                "client-to-server"
+            } else {
+                "server-to-client"
+            }
+            .into(),
+        ),
     );
     if let Some(t) = m.timeout_ms {
         out.insert("x-wirekit-timeout-ms".into(), json!(t));
@@ -143,7 +179,10 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
 /// The OpenRPC document of protocol `p`.
 pub fn document(p: &Protocol) -> Value {
     let mut doc = Map::new();
-    doc.insert("x-generated".into(), Value::String(header("").trim().to_string()));
+    doc.insert(
+        "x-generated".into(),
+        Value::String(header("").trim().to_string()),
+    );
     doc.insert("openrpc".into(), Value::String(OPENRPC_VERSION.into()));
     let mut info = Map::new();
     info.insert("title".into(), Value::String(p.title.clone()));
@@ -153,7 +192,10 @@ pub fn document(p: &Protocol) -> Value {
     info.insert("version".into(), Value::String(p.version.clone()));
     info.insert("x-wirekit-protocol".into(), Value::String(p.name.clone()));
     doc.insert("info".into(), Value::Object(info));
-    doc.insert("methods".into(), Value::Array(p.methods.iter().map(|m| method(p, m)).collect()));
+    doc.insert(
+        "methods".into(),
+        Value::Array(p.methods.iter().map(|m| method(p, m)).collect()),
+    );
     let mut schemas = Map::new();
     for (name, schema) in &p.bundle.defs {
         let mut s = schema.clone();
@@ -167,13 +209,23 @@ pub fn document(p: &Protocol) -> Value {
         for e in &p.errors {
             let mut obj = Map::new();
             obj.insert("code".into(), json!(e.code));
-            obj.insert("message".into(), Value::String(e.description.clone().unwrap_or_else(|| e.name.clone())));
+            obj.insert(
+                "message".into(),
+                Value::String(e.description.clone().unwrap_or_else(|| e.name.clone())),
+            );
             errors.insert(e.name.clone(), Value::Object(obj));
         }
         components.insert("errors".into(), Value::Object(errors));
     }
     doc.insert("components".into(), Value::Object(components));
-    for key in ["transport", "roles", "lifecycle", "capabilities", "rules", "version_negotiation"] {
+    for key in [
+        "transport",
+        "roles",
+        "lifecycle",
+        "capabilities",
+        "rules",
+        "version_negotiation",
+    ] {
         if let Some(v) = p.manifest.get(key).filter(|v| !v.is_null()) {
             doc.insert(format!("x-wirekit-{}", key.replace('_', "-")), v.clone());
         }
@@ -183,12 +235,22 @@ pub fn document(p: &Protocol) -> Value {
 
 /// The document file for protocol `p`.
 pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
-    let text = serde_json::to_string_pretty(&document(p))
-        .map_err(|e| Error::new(ErrorKind::Format, format!("cannot write the OpenRPC document: {e}")))?;
-    Ok(vec![GeneratedFile { path: PathBuf::from(format!("{DIR}/{}.openrpc.json", p.module)), contents: format!("{text}\n") }])
+    let text = serde_json::to_string_pretty(&document(p)).map_err(|e| {
+        Error::new(
+            ErrorKind::Format,
+            format!("cannot write the OpenRPC document: {e}"),
+        )
+    })?;
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/{}.openrpc.json", p.module)),
+        contents: format!("{text}\n"),
+    }])
 }
 
 /// OpenRPC has no index file.
 pub fn index(_protocols: &[Protocol]) -> Result<GeneratedFile> {
-    Err(Error::new(ErrorKind::Manifest, "the OpenRPC target has no index"))
+    Err(Error::new(
+        ErrorKind::Manifest,
+        "the OpenRPC target has no index",
+    ))
 }

@@ -100,7 +100,9 @@ pub struct Protocol {
 }
 
 fn manifest_err(path: &str, pointer: &str, msg: impl Into<String>) -> Error {
-    Error::new(ErrorKind::Manifest, msg).in_file(path).at(pointer)
+    Error::new(ErrorKind::Manifest, msg)
+        .in_file(path)
+        .at(pointer)
 }
 
 fn read_json(path: &Path, display: &str) -> Result<Value> {
@@ -117,17 +119,33 @@ fn read_json(path: &Path, display: &str) -> Result<Value> {
 pub fn load_all(schemas_dir: &Path, root: &Path) -> Result<Vec<Protocol>> {
     let shown_dir = display(schemas_dir, root);
     let registry = wirekit::protocol::Registry::from_dir(schemas_dir).map_err(|e| {
-        let file = if e.file().is_empty() { shown_dir.clone() } else { format!("{shown_dir}/{}", e.file()) };
+        let file = if e.file().is_empty() {
+            shown_dir.clone()
+        } else {
+            format!("{shown_dir}/{}", e.file())
+        };
         let err = Error::new(ErrorKind::Manifest, e.message().to_string()).in_file(file);
-        if e.pointer().is_empty() { err } else { err.at(e.pointer()) }
+        if e.pointer().is_empty() {
+            err
+        } else {
+            err.at(e.pointer())
+        }
     })?;
     let mut out = Vec::new();
     for source in registry.iter() {
-        let mpath = format!("{shown_dir}/{}/{}", source.origin, wirekit::protocol::MANIFEST_FILE);
+        let mpath = format!(
+            "{shown_dir}/{}/{}",
+            source.origin,
+            wirekit::protocol::MANIFEST_FILE
+        );
         let mut files = Vec::new();
         for name in &source.manifest.schemas {
             let Some(json) = source.files.get(name) else {
-                return Err(manifest_err(&mpath, "/schemas", format!("schema file `{name}` is missing")));
+                return Err(manifest_err(
+                    &mpath,
+                    "/schemas",
+                    format!("schema file `{name}` is missing"),
+                ));
             };
             files.push(SchemaFile {
                 name: name.clone(),
@@ -137,13 +155,20 @@ pub fn load_all(schemas_dir: &Path, root: &Path) -> Result<Vec<Protocol>> {
         }
         out.push(assemble(source.manifest_json.clone(), mpath, files)?);
     }
-    out.sort_by(|a, b| a.name.cmp(&b.name).then(wirekit::protocol::compare_versions(&a.version, &b.version)));
+    out.sort_by(|a, b| {
+        a.name
+            .cmp(&b.name)
+            .then(wirekit::protocol::compare_versions(&a.version, &b.version))
+    });
     // Module names: the protocol name, plus the version when one protocol has several.
     let names: Vec<String> = out.iter().map(|p| p.name.clone()).collect();
     for p in &mut out {
         if names.iter().filter(|n| **n == p.name).count() > 1 {
-            let version: String =
-                p.version.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            let version: String = p
+                .version
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
             p.module = format!("{}_v{version}", naming::snake(&p.name));
         }
     }
@@ -151,7 +176,10 @@ pub fn load_all(schemas_dir: &Path, root: &Path) -> Result<Vec<Protocol>> {
 }
 
 fn display(path: &Path, root: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/")
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// Load one protocol from its `protocol.json`.
@@ -164,20 +192,38 @@ pub fn load(manifest_path: &Path, root: &Path) -> Result<Protocol> {
             .get(key)
             .and_then(Value::as_str)
             .map(str::to_string)
-            .ok_or_else(|| manifest_err(&mpath, &format!("/{key}"), format!("`{key}` must be a string")))
+            .ok_or_else(|| {
+                manifest_err(
+                    &mpath,
+                    &format!("/{key}"),
+                    format!("`{key}` must be a string"),
+                )
+            })
     };
     str_field("protocol")?;
     str_field("version")?;
     let list = manifest
         .get("schemas")
         .and_then(Value::as_array)
-        .ok_or_else(|| manifest_err(&mpath, "/schemas", "`schemas` must be an array of file names"))?;
+        .ok_or_else(|| {
+            manifest_err(
+                &mpath,
+                "/schemas",
+                "`schemas` must be an array of file names",
+            )
+        })?;
     let mut files = Vec::new();
     for (i, f) in list.iter().enumerate() {
-        let f = f.as_str().ok_or_else(|| manifest_err(&mpath, &format!("/schemas/{i}"), "must be a file name"))?;
+        let f = f
+            .as_str()
+            .ok_or_else(|| manifest_err(&mpath, &format!("/schemas/{i}"), "must be a file name"))?;
         let path = dir.join(f);
         let shown = display(&path, root);
-        files.push(SchemaFile { name: f.to_string(), json: read_json(&path, &shown)?, display: shown });
+        files.push(SchemaFile {
+            name: f.to_string(),
+            json: read_json(&path, &shown)?,
+            display: shown,
+        });
     }
     assemble(manifest, mpath, files)
 }
@@ -195,15 +241,26 @@ pub fn from_files(name: &str, files: Vec<SchemaFile>) -> Result<Protocol> {
 }
 
 fn assemble(manifest: Value, mpath: String, files: Vec<SchemaFile>) -> Result<Protocol> {
-    let text = |key: &str| manifest.get(key).and_then(Value::as_str).map(str::to_string);
+    let text = |key: &str| {
+        manifest
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
     let name = text("protocol").unwrap_or_default();
     let version = text("version").unwrap_or_default();
     let title = text("title").unwrap_or_else(|| name.clone());
     let description = text("description");
     let mut bundle = Bundle::new(&files)?;
     let methods = methods(&manifest, &mpath, &files, &mut bundle)?;
-    if let Some(r) = manifest.get("error_data").and_then(|e| e.get("$ref")).and_then(Value::as_str) {
-        bundle.resolve(&files, None, r).map_err(|e| e.in_file(&mpath).at("/error_data/$ref"))?;
+    if let Some(r) = manifest
+        .get("error_data")
+        .and_then(|e| e.get("$ref"))
+        .and_then(Value::as_str)
+    {
+        bundle
+            .resolve(&files, None, r)
+            .map_err(|e| e.in_file(&mpath).at("/error_data/$ref"))?;
     }
     let errors = errors(&manifest, &mpath)?;
     let model = Model::new(&bundle)?;
@@ -223,9 +280,18 @@ fn assemble(manifest: Value, mpath: String, files: Vec<SchemaFile>) -> Result<Pr
     })
 }
 
-fn methods(manifest: &Value, mpath: &str, files: &[SchemaFile], bundle: &mut Bundle) -> Result<Vec<Method>> {
+fn methods(
+    manifest: &Value,
+    mpath: &str,
+    files: &[SchemaFile],
+    bundle: &mut Bundle,
+) -> Result<Vec<Method>> {
     let Some(map) = manifest.get("methods").and_then(Value::as_object) else {
-        return Err(manifest_err(mpath, "/methods", "`methods` must be an object"));
+        return Err(manifest_err(
+            mpath,
+            "/methods",
+            "`methods` must be an object",
+        ));
     };
     let mut out = Vec::new();
     for (name, spec) in map {
@@ -234,24 +300,44 @@ fn methods(manifest: &Value, mpath: &str, files: &[SchemaFile], bundle: &mut Bun
         let kind = match text("kind").as_deref() {
             Some("request") | None => MethodKind::Request,
             Some("notification") => MethodKind::Notification,
-            Some(o) => return Err(manifest_err(mpath, &format!("{ptr}/kind"), format!("unknown kind {o:?}"))),
+            Some(o) => {
+                return Err(manifest_err(
+                    mpath,
+                    &format!("{ptr}/kind"),
+                    format!("unknown kind {o:?}"),
+                ))
+            }
         };
         let direction = match text("direction").as_deref() {
             Some("client-to-server") | None => Direction::ClientToServer,
             Some("server-to-client") => Direction::ServerToClient,
-            Some(o) => return Err(manifest_err(mpath, &format!("{ptr}/direction"), format!("unknown direction {o:?}"))),
+            Some(o) => {
+                return Err(manifest_err(
+                    mpath,
+                    &format!("{ptr}/direction"),
+                    format!("unknown direction {o:?}"),
+                ))
+            }
         };
         let mut type_of = |key: &str, suffix: &str| -> Result<Option<String>> {
-            let Some(s) = spec.get(key) else { return Ok(None) };
+            let Some(s) = spec.get(key) else {
+                return Ok(None);
+            };
             if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-                return bundle.resolve(files, None, r).map(Some).map_err(|e| e.in_file(mpath).at(format!("{ptr}/{key}/$ref")));
+                return bundle
+                    .resolve(files, None, r)
+                    .map(Some)
+                    .map_err(|e| e.in_file(mpath).at(format!("{ptr}/{key}/$ref")));
             }
             // An inline schema becomes a named type of its own.
             let tname = format!("{}{suffix}", naming::pascal(name));
             bundle.defs.insert(tname.clone(), s.clone());
             bundle.origins.insert(
                 tname.clone(),
-                crate::bundle::Origin { file: mpath.to_string(), pointer: format!("{ptr}/{key}") },
+                crate::bundle::Origin {
+                    file: mpath.to_string(),
+                    pointer: format!("{ptr}/{key}"),
+                },
             );
             Ok(Some(tname))
         };
@@ -264,31 +350,52 @@ fn methods(manifest: &Value, mpath: &str, files: &[SchemaFile], bundle: &mut Bun
             direction,
             description: text("description"),
             params,
-            params_optional: spec.get("params_optional").and_then(Value::as_bool).unwrap_or(false),
+            params_optional: spec
+                .get("params_optional")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
             result,
             result_stream,
             capability: text("capability"),
             timeout_ms: spec.get("timeout_ms").and_then(Value::as_u64),
             lifecycle: spec.get("lifecycle").cloned(),
-            examples: spec.get("examples").and_then(Value::as_array).cloned().unwrap_or_default(),
+            examples: spec
+                .get("examples")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
         });
     }
     Ok(out)
 }
 
 fn errors(manifest: &Value, mpath: &str) -> Result<Vec<ErrorCode>> {
-    let Some(list) = manifest.get("errors") else { return Ok(Vec::new()) };
-    let list = list.as_array().ok_or_else(|| manifest_err(mpath, "/errors", "`errors` must be an array"))?;
+    let Some(list) = manifest.get("errors") else {
+        return Ok(Vec::new());
+    };
+    let list = list
+        .as_array()
+        .ok_or_else(|| manifest_err(mpath, "/errors", "`errors` must be an array"))?;
     let mut out = Vec::new();
     for (i, e) in list.iter().enumerate() {
         let ptr = format!("/errors/{i}");
-        let code = e.get("code").and_then(Value::as_i64).ok_or_else(|| manifest_err(mpath, &format!("{ptr}/code"), "`code` must be an integer"))?;
-        let name = e.get("name").and_then(Value::as_str).ok_or_else(|| manifest_err(mpath, &format!("{ptr}/name"), "`name` must be a string"))?;
+        let code = e.get("code").and_then(Value::as_i64).ok_or_else(|| {
+            manifest_err(mpath, &format!("{ptr}/code"), "`code` must be an integer")
+        })?;
+        let name = e.get("name").and_then(Value::as_str).ok_or_else(|| {
+            manifest_err(mpath, &format!("{ptr}/name"), "`name` must be a string")
+        })?;
         out.push(ErrorCode {
             code,
             name: name.to_string(),
-            description: e.get("description").and_then(Value::as_str).map(str::to_string),
-            ends_session: e.get("ends_session").and_then(Value::as_bool).unwrap_or(false),
+            description: e
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            ends_session: e
+                .get("ends_session")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         });
     }
     Ok(out)

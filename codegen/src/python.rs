@@ -133,7 +133,10 @@ impl Render {
         if values.iter().all(Value::is_null) {
             return "None".into();
         }
-        if values.iter().all(|v| v.is_string() || v.is_number() && v.is_i64() || v.is_boolean()) {
+        if values
+            .iter()
+            .all(|v| v.is_string() || v.is_number() && v.is_i64() || v.is_boolean())
+        {
             self.imports.insert("Literal");
             let inner: Vec<String> = values.iter().map(python_literal).collect();
             format!("Literal[{}]", inner.join(", "))
@@ -172,7 +175,15 @@ fn field_doc(description: Option<&str>, default: Option<&Value>) -> Option<Strin
 fn item(def: &Def, r: &mut Render) -> PyItem {
     let name = python_type_name(&def.name);
     let mut doc = field_doc(def.description.as_deref(), def.default.as_ref());
-    let mut it = PyItem { form: "alias", sep: "", name: name.clone(), doc: None, fields: Vec::new(), expr: String::new(), consts: Vec::new() };
+    let mut it = PyItem {
+        form: "alias",
+        sep: "",
+        name: name.clone(),
+        doc: None,
+        fields: Vec::new(),
+        expr: String::new(),
+        consts: Vec::new(),
+    };
     match &def.kind {
         Kind::Object { fields, extra } => {
             r.imports.insert("TypedDict");
@@ -193,9 +204,19 @@ fn item(def: &Def, r: &mut Render) -> PyItem {
                 }
                 let fdoc = field_doc(f.description.as_deref(), f.default.as_ref());
                 it.fields.push(PyField {
-                    name: if class_form { f.name.clone() } else { json_string(&f.name) },
+                    name: if class_form {
+                        f.name.clone()
+                    } else {
+                        json_string(&f.name)
+                    },
                     ty: if class_form { ty } else { json_string(&ty) },
-                    doc: fdoc.map(|d| if class_form { python_docstring(&d, "    ") } else { line_comment(&format!("{}: {d}", json_string(&f.name)), "        # ") }),
+                    doc: fdoc.map(|d| {
+                        if class_form {
+                            python_docstring(&d, "    ")
+                        } else {
+                            line_comment(&format!("{}: {d}", json_string(&f.name)), "        # ")
+                        }
+                    }),
                 });
             }
             it.doc = doc.map(|d| python_docstring(&d, if class_form { "    " } else { "" }));
@@ -203,7 +224,9 @@ fn item(def: &Def, r: &mut Render) -> PyItem {
         }
         Kind::Enum(values) => {
             r.runtime = true;
-            it.expr = r.ty(&Ty::Union(values.iter().cloned().map(Ty::Literal).collect()));
+            it.expr = r.ty(&Ty::Union(
+                values.iter().cloned().map(Ty::Literal).collect(),
+            ));
         }
         Kind::OpenEnum { known, attributes } => {
             let lits: Vec<Value> = known.iter().cloned().map(Value::String).collect();
@@ -216,9 +239,17 @@ fn item(def: &Def, r: &mut Render) -> PyItem {
                     .iter()
                     .map(|(k, v)| format!("    {}: {},", json_string(k), python_literal(v)))
                     .collect();
-                let vty = if table.iter().all(|(_, v)| v.is_string()) { "str" } else { "object" };
+                let vty = if table.iter().all(|(_, v)| v.is_string()) {
+                    "str"
+                } else {
+                    "object"
+                };
                 it.consts.push(PyConst {
-                    name: format!("{}_{}", naming::screaming(&def.name), naming::screaming(attr)),
+                    name: format!(
+                        "{}_{}",
+                        naming::screaming(&def.name),
+                        naming::screaming(attr)
+                    ),
                     ty: format!("Final[dict[str, {vty}]]"),
                     value: format!("{{\n{}\n}}", entries.join("\n")),
                     comment: Some(format!("# The `{attr}` of each known {name}.")),
@@ -255,7 +286,11 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             ty: "Final".into(),
             value: json_string(&m.name),
             comment: m.description.as_deref().map(|d| {
-                let kind = if m.kind == MethodKind::Notification { "Notification" } else { "Request" };
+                let kind = if m.kind == MethodKind::Notification {
+                    "Notification"
+                } else {
+                    "Request"
+                };
                 line_comment(&format!("{kind}: {}", d.lines().next().unwrap_or("")), "# ")
             }),
         })
@@ -270,17 +305,30 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             comment: e.description.as_deref().map(|d| line_comment(d, "# ")),
         })
         .collect();
-    let mut doc = format!("Types and constants of the `{}` protocol, version {}: {}.", p.name, p.version, p.title.trim_end_matches('.'));
+    let mut doc = format!(
+        "Types and constants of the `{}` protocol, version {}: {}.",
+        p.name,
+        p.version,
+        p.title.trim_end_matches('.')
+    );
     if let Some(d) = &p.description {
         doc.push_str("\n\n");
         doc.push_str(d);
     }
     // `NotRequired` and `TypeAlias` are newer than Python 3.9: the type
     // checker reads them from `typing_extensions`, run time never needs them.
-    let checker_only: Vec<&str> =
-        r.imports.iter().copied().filter(|i| matches!(*i, "NotRequired" | "TypeAlias")).collect();
-    let mut runtime: Vec<&str> =
-        r.imports.iter().copied().filter(|i| !matches!(*i, "NotRequired" | "TypeAlias")).collect();
+    let checker_only: Vec<&str> = r
+        .imports
+        .iter()
+        .copied()
+        .filter(|i| matches!(*i, "NotRequired" | "TypeAlias"))
+        .collect();
+    let mut runtime: Vec<&str> = r
+        .imports
+        .iter()
+        .copied()
+        .filter(|i| !matches!(*i, "NotRequired" | "TypeAlias"))
+        .collect();
     if !checker_only.is_empty() {
         runtime.insert(0, "TYPE_CHECKING");
     }
@@ -297,13 +345,22 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         methods,
         errors,
     };
-    Ok(vec![GeneratedFile { path: PathBuf::from(format!("{DIR}/{}.py", p.module)), contents: crate::finish(t.render()?) }])
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/{}.py", p.module)),
+        contents: crate::finish(t.render()?),
+    }])
 }
 
 /// `__init__.py` naming every protocol module.
 pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
     let mut modules: Vec<String> = protocols.iter().map(|p| p.module.clone()).collect();
     modules.sort();
-    let t = InitTemplate { header: header("#"), modules };
-    Ok(GeneratedFile { path: PathBuf::from(format!("{DIR}/__init__.py")), contents: crate::finish(t.render()?) })
+    let t = InitTemplate {
+        header: header("#"),
+        modules,
+    };
+    Ok(GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/__init__.py")),
+        contents: crate::finish(t.render()?),
+    })
 }

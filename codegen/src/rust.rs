@@ -57,8 +57,12 @@ struct ProtocolTemplate {
     server_notifications: Vec<RsMethod>,
     has_methods: bool,
     errors: Vec<(String, String, String)>,
-    attributes: Vec<(String, String, Vec<(String, String)>)>,
+    attributes: Vec<AttributeFn>,
 }
+
+/// A lookup function for one `x-wirekit-enum-attributes` attribute:
+/// function name, doc line, and (name literal, value literal) pairs.
+type AttributeFn = (String, String, Vec<(String, String)>);
 
 #[derive(Template)]
 #[template(path = "rust/mod.rs.jinja", escape = "none")]
@@ -75,19 +79,32 @@ fn rust_fn_name(name: &str) -> String {
     }
 }
 
-fn method(m: &crate::protocol::Method, names: &std::collections::BTreeMap<String, String>) -> Result<RsMethod> {
+fn method(
+    m: &crate::protocol::Method,
+    names: &std::collections::BTreeMap<String, String>,
+) -> Result<RsMethod> {
     let ty = |def: &String| -> Result<String> {
         names
             .get(def)
             .map(|n| format!("types::{n}"))
-            .ok_or_else(|| Error::new(ErrorKind::Typify, format!("typify produced no type for `{def}` (method `{}`)", m.name)))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Typify,
+                    format!("typify produced no type for `{def}` (method `{}`)", m.name),
+                )
+            })
     };
-    let mut doc = m.description.clone().unwrap_or_else(|| format!("The `{}` method.", m.name));
+    let mut doc = m
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("The `{}` method.", m.name));
     if let Some(t) = m.timeout_ms {
         doc.push_str(&format!("\n\nTimeout: {t} ms."));
     }
     if let Some(c) = &m.capability {
-        doc.push_str(&format!("\n\nOptional: only called when the `{c}` capability is on."));
+        doc.push_str(&format!(
+            "\n\nOptional: only called when the `{c}` capability is on."
+        ));
     }
     Ok(RsMethod {
         wire: json_string(&m.name),
@@ -97,7 +114,12 @@ fn method(m: &crate::protocol::Method, names: &std::collections::BTreeMap<String
         doc: rust_doc(&doc, ""),
         params: m.params.as_ref().map(ty).transpose()?,
         params_optional: m.params_optional,
-        result: m.result.as_ref().map(ty).transpose()?.unwrap_or_else(|| "()".into()),
+        result: m
+            .result
+            .as_ref()
+            .map(ty)
+            .transpose()?
+            .unwrap_or_else(|| "()".into()),
         stream: m.result_stream.as_ref().map(ty).transpose()?,
         capability: m.capability.as_ref().map(|c| json_string(c)),
         timeout: m.timeout_ms.map_or("None".into(), |t| format!("Some({t})")),
@@ -113,7 +135,9 @@ pub fn module(p: &Protocol, root: &str) -> Result<String> {
         methods.push((m.direction, m.kind, method(m, &types.names)?));
     }
     let mut pick = |dir: Direction, kind: MethodKind| -> Vec<RsMethod> {
-        let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut methods).into_iter().partition(|(d, k, _)| *d == dir && *k == kind);
+        let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut methods)
+            .into_iter()
+            .partition(|(d, k, _)| *d == dir && *k == kind);
         methods = rest;
         mine.into_iter().map(|(_, _, m)| m).collect()
     };
@@ -123,27 +147,54 @@ pub fn module(p: &Protocol, root: &str) -> Result<String> {
     let server_notifications = pick(Direction::ServerToClient, MethodKind::Notification);
     let mut attributes = Vec::new();
     for def in &p.model.defs {
-        if let crate::model::Kind::OpenEnum { attributes: attrs, .. } = &def.kind {
+        if let crate::model::Kind::OpenEnum {
+            attributes: attrs, ..
+        } = &def.kind
+        {
             for (attr, table) in attrs {
                 let entries = table
                     .iter()
-                    .map(|(k, v)| (json_string(k), v.as_str().map_or_else(|| json_string(&v.to_string()), json_string)))
+                    .map(|(k, v)| {
+                        (
+                            json_string(k),
+                            v.as_str()
+                                .map_or_else(|| json_string(&v.to_string()), json_string),
+                        )
+                    })
                     .collect();
                 attributes.push((
                     format!("{}_{}", naming::snake(&def.name), naming::snake(attr)),
-                    format!("The `{attr}` of each known `{}` name (`None` for other names).", def.name),
+                    format!(
+                        "The `{attr}` of each known `{}` name (`None` for other names).",
+                        def.name
+                    ),
                     entries,
                 ));
             }
         }
     }
-    let mut doc = format!("Bindings of the `{}` protocol, version {}: {}.", p.name, p.version, p.title.trim_end_matches('.'));
+    let mut doc = format!(
+        "Bindings of the `{}` protocol, version {}: {}.",
+        p.name,
+        p.version,
+        p.title.trim_end_matches('.')
+    );
     if let Some(d) = &p.description {
         doc.push_str("\n\n");
         doc.push_str(d);
     }
     let t = ProtocolTemplate {
-        doc: doc.lines().map(|l| if l.is_empty() { "//!".to_string() } else { format!("//! {l}") }).collect::<Vec<_>>().join("\n"),
+        doc: doc
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    "//!".to_string()
+                } else {
+                    format!("//! {l}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         root: root.to_string(),
         protocol: json_string(&p.name),
         version: json_string(&p.version),
@@ -157,20 +208,62 @@ pub fn module(p: &Protocol, root: &str) -> Result<String> {
         errors: p
             .errors
             .iter()
-            .map(|e| (rust_doc(e.description.as_deref().unwrap_or(&e.name), ""), naming::screaming(&e.name), e.code.to_string()))
+            .map(|e| {
+                (
+                    rust_doc(e.description.as_deref().unwrap_or(&e.name), ""),
+                    naming::screaming(&e.name),
+                    e.code.to_string(),
+                )
+            })
             .collect(),
         attributes,
     };
     let text = t.render()?;
     let file: syn::File = syn::parse_file(&text).map_err(|e| {
-        Error::new(ErrorKind::Format, format!("generated Rust does not parse: {e}"))
+        Error::new(
+            ErrorKind::Format,
+            format!("generated Rust does not parse: {e}"),
+        )
     })?;
-    Ok(format!("{}\n{}", header("//"), prettyplease::unparse(&file)))
+    Ok(format!(
+        "{}\n{}",
+        header("//"),
+        space_items(&prettyplease::unparse(&file))
+    ))
+}
+
+/// prettyplease writes items back to back; put one blank line between
+/// items (after a line closing one, before a line opening the next).
+fn space_items(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut prev = "";
+    for line in text.lines() {
+        let t = line.trim_start();
+        let p = prev.trim();
+        let closes =
+            p == "}" || p.ends_with(';') || (p.starts_with("//!") && !t.starts_with("//!"));
+        let opens = [
+            "///", "#[", "pub ", "impl", "fn ", "mod ", "const ", "static ", "use ", "trait ",
+        ]
+        .iter()
+        .any(|k| t.starts_with(k));
+        let both_use = p.starts_with("use ") && t.starts_with("use ");
+        if closes && opens && !both_use && !prev.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+        prev = line;
+    }
+    out
 }
 
 /// The module for protocol `p`.
 pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
-    Ok(vec![GeneratedFile { path: PathBuf::from(format!("{DIR}/{}.rs", p.module)), contents: module(p, "crate")? }])
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/{}.rs", p.module)),
+        contents: module(p, "crate")?,
+    }])
 }
 
 /// `generated/mod.rs`: the protocol modules and what they share.
@@ -180,7 +273,14 @@ pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
     // The template is written rustfmt-clean (this file is not skipped by
     // rustfmt, unlike the protocol modules); parse it only to be sure.
     let text = crate::finish(ModTemplate { modules }.render()?);
-    syn::parse_file(&text)
-        .map_err(|e| Error::new(ErrorKind::Format, format!("generated mod.rs does not parse: {e}")))?;
-    Ok(GeneratedFile { path: PathBuf::from(format!("{DIR}/mod.rs")), contents: format!("{}\n{text}", header("//")) })
+    syn::parse_file(&text).map_err(|e| {
+        Error::new(
+            ErrorKind::Format,
+            format!("generated mod.rs does not parse: {e}"),
+        )
+    })?;
+    Ok(GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/mod.rs")),
+        contents: format!("{}\n{text}", header("//")),
+    })
 }

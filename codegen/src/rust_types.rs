@@ -6,8 +6,10 @@
 //! panic each type is converted alone (the others stubbed out as "any") to
 //! name the schema that caused it.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 
 use schemars::schema::Schema;
 use typify::{TypeSpace, TypeSpaceSettings};
@@ -33,8 +35,13 @@ fn settings() -> TypeSpaceSettings {
 fn schemas(p: &Protocol) -> Result<Vec<(String, Schema)>> {
     let mut out = Vec::new();
     for (name, json) in &p.bundle.defs {
-        let schema: Schema = serde_json::from_value(json.clone()).map_err(|e| {
-            let err = Error::new(ErrorKind::Typify, format!("schemars 0.8 cannot read type `{name}`: {e}"));
+        let mut json = json.clone();
+        strip_string_formats(&mut json);
+        let schema: Schema = serde_json::from_value(json).map_err(|e| {
+            let err = Error::new(
+                ErrorKind::Typify,
+                format!("schemars 0.8 cannot read type `{name}`: {e}"),
+            );
             match p.bundle.origins.get(name) {
                 Some(o) => err.in_file(&o.file).at(&o.pointer),
                 None => err,
@@ -45,28 +52,68 @@ fn schemas(p: &Protocol) -> Result<Vec<(String, Schema)>> {
     Ok(out)
 }
 
+/// The first line of a panic's message (typify appends whole schemas).
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
+    let text = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
-        "typify panicked".to_string()
-    }
+        "no message".to_string()
+    };
+    let first = text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches([':', ' ', '{']);
+    first.to_string()
+}
+
+thread_local! {
+    /// Set while typify runs on this thread: its panics are reported as
+    /// errors, so the panic hook stays quiet about them.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Install (once) a panic hook that is silent for typify's panics and
+/// defers to the previous hook for every other panic.
+fn quiet_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Run `f` with typify's panics caught and kept quiet.
+fn guarded<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    quiet_hook();
+    QUIET.with(|q| q.set(true));
+    let out = catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()));
+    QUIET.with(|q| q.set(false));
+    out
 }
 
 /// Run typify on `defs`, turning a panic into `Err(message)`.
 fn convert(defs: &[(String, Schema)]) -> std::result::Result<Result<TypeSpace>, String> {
-    catch_unwind(AssertUnwindSafe(|| {
+    guarded(|| {
         let mut space = TypeSpace::new(&settings());
         space
             .add_ref_types(defs.iter().map(|(n, s)| (n.clone(), s.clone())))
-            .map_err(|e| Error::new(ErrorKind::Typify, format!("typify rejected the schemas: {e}")))?;
+            .map_err(|e| {
+                Error::new(
+                    ErrorKind::Typify,
+                    format!("typify rejected the schemas: {e}"),
+                )
+            })?;
         // Render once inside the guard: output can panic too.
         let _ = space.to_stream();
         Ok(space)
-    }))
-    .map_err(|payload| panic_message(payload.as_ref()))
+    })
 }
 
 /// After a panic: the first type that panics on its own.
@@ -75,10 +122,19 @@ fn culprit(p: &Protocol, defs: &[(String, Schema)]) -> Option<String> {
         let alone: Vec<(String, Schema)> = defs
             .iter()
             .enumerate()
-            .map(|(j, (n, s))| (n.clone(), if i == j { s.clone() } else { Schema::Bool(true) }))
+            .map(|(j, (n, s))| {
+                (
+                    n.clone(),
+                    if i == j {
+                        s.clone()
+                    } else {
+                        Schema::Bool(true)
+                    },
+                )
+            })
             .collect();
         let _ = p;
-        convert(&alone).is_err().then(|| defs[i].0.clone())
+        matches!(convert(&alone), Err(_) | Ok(Err(_))).then(|| defs[i].0.clone())
     })
 }
 
@@ -86,11 +142,27 @@ fn culprit(p: &Protocol, defs: &[(String, Schema)]) -> Option<String> {
 pub fn generate(p: &Protocol) -> Result<RustTypes> {
     let defs = schemas(p)?;
     let space = match convert(&defs) {
-        Ok(space) => space?,
+        Ok(Ok(space)) => space,
+        Ok(Err(err)) => {
+            let Some(name) = culprit(p, &defs) else {
+                return Err(err.in_file(&p.manifest_path));
+            };
+            let err = Error::new(
+                ErrorKind::Typify,
+                format!("type `{name}`: {}", err.message()),
+            );
+            return Err(match p.bundle.origins.get(&name) {
+                Some(o) => err.in_file(&o.file).at(&o.pointer),
+                None => err,
+            });
+        }
         Err(message) => {
             let mut err = Error::new(ErrorKind::Typify, format!("typify panicked: {message}"));
             if let Some(name) = culprit(p, &defs) {
-                err = Error::new(ErrorKind::Typify, format!("typify panicked on type `{name}`: {message}"));
+                err = Error::new(
+                    ErrorKind::Typify,
+                    format!("typify panicked on type `{name}`: {message}"),
+                );
                 if let Some(o) = p.bundle.origins.get(&name) {
                     err = err.in_file(&o.file).at(&o.pointer);
                 }
@@ -99,7 +171,7 @@ pub fn generate(p: &Protocol) -> Result<RustTypes> {
         }
     };
     let mut space = space;
-    let names = catch_unwind(AssertUnwindSafe(|| {
+    let names = guarded(|| {
         let mut names = BTreeMap::new();
         for (name, _) in &defs {
             let reference = Schema::new_ref(format!("#/$defs/{name}"));
@@ -111,12 +183,24 @@ pub fn generate(p: &Protocol) -> Result<RustTypes> {
             }
         }
         names
-    }))
-    .map_err(|payload| Error::new(ErrorKind::Typify, format!("typify panicked naming types: {}", panic_message(payload.as_ref()))))?;
+    })
+    .map_err(|message| {
+        Error::new(
+            ErrorKind::Typify,
+            format!("typify panicked naming types: {message}"),
+        )
+    })?;
     let stream = space.to_stream();
-    let file: syn::File = syn::parse2(stream)
-        .map_err(|e| Error::new(ErrorKind::Format, format!("typify output does not parse: {e}")))?;
-    Ok(RustTypes { code: prettyplease::unparse(&file), names })
+    let file: syn::File = syn::parse2(stream).map_err(|e| {
+        Error::new(
+            ErrorKind::Format,
+            format!("typify output does not parse: {e}"),
+        )
+    })?;
+    Ok(RustTypes {
+        code: prettyplease::unparse(&file),
+        names,
+    })
 }
 
 /// `Vec < Foo >` -> `Vec<Foo>`: token text as a person would write it.
@@ -129,4 +213,26 @@ fn tidy_type(tokens: &str) -> String {
         .replace(" :: ", "::")
         .replace(":: ", "::")
         .replace(" ,", ",")
+}
+
+/// typify maps string `format`s to chrono, uuid and std::net types; the
+/// bindings keep them plain `String`s (validation checks formats), so the
+/// crate needs no extra dependencies. Integer formats are kept.
+fn strip_string_formats(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let is_string = map.get("type").and_then(Value::as_str) == Some("string");
+            if is_string {
+                map.remove("format");
+            }
+            for (k, child) in map.iter_mut() {
+                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    strip_string_formats(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_string_formats),
+        _ => {}
+    }
 }

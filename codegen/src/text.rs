@@ -41,7 +41,10 @@ pub fn python_literal(v: &serde_json::Value) -> String {
 /// A Python triple-quoted docstring body (without the quotes), indented by
 /// `indent` on continuation lines. Backslashes and quote runs are escaped.
 pub fn python_docstring(text: &str, indent: &str) -> String {
-    let mut body = text.trim_end().replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"");
+    let mut body = text
+        .trim_end()
+        .replace('\\', "\\\\")
+        .replace("\"\"\"", "\\\"\\\"\\\"");
     if body.ends_with('"') {
         body.pop();
         body.push_str("\\\"");
@@ -79,7 +82,11 @@ pub fn line_comment(text: &str, prefix: &str) -> String {
 pub fn jsdoc(text: Option<&str>, tags: &[String], indent: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     if let Some(t) = text {
-        lines.extend(t.trim_end().lines().map(|l| l.trim_end().replace("*/", "*\\/")));
+        lines.extend(
+            t.trim_end()
+                .lines()
+                .map(|l| l.trim_end().replace("*/", "*\\/")),
+        );
     }
     for tag in tags {
         lines.extend(tag.lines().map(|l| l.replace("*/", "*\\/")));

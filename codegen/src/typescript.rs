@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::model::{Def, Extra, Kind, Ty};
 use crate::naming::{self, ts_key, ts_type_name};
 use crate::protocol::{Direction, MethodKind, Protocol};
-use crate::text::{json_compact, json_string, jsdoc};
+use crate::text::{jsdoc, json_compact, json_string};
 use crate::{header, GeneratedFile, Result};
 
 /// Where the TypeScript modules go.
@@ -91,13 +91,22 @@ fn literal(v: &Value) -> String {
 }
 
 fn tags(default: Option<&Value>) -> Vec<String> {
-    default.map(|d| vec![format!("@default {}", json_compact(d))]).unwrap_or_default()
+    default
+        .map(|d| vec![format!("@default {}", json_compact(d))])
+        .unwrap_or_default()
 }
 
 fn item(def: &Def) -> TsItem {
     let name = ts_type_name(&def.name);
     let doc = jsdoc(def.description.as_deref(), &tags(def.default.as_ref()), "");
-    let mut it = TsItem { doc, form: "alias", name, members: Vec::new(), expr: String::new(), consts: Vec::new() };
+    let mut it = TsItem {
+        doc,
+        form: "alias",
+        name,
+        members: Vec::new(),
+        expr: String::new(),
+        consts: Vec::new(),
+    };
     match &def.kind {
         Kind::Object { fields, extra } => {
             it.form = "interface";
@@ -106,7 +115,8 @@ fn item(def: &Def) -> TsItem {
                 let t = ty(&f.ty);
                 let opt = if f.required { "" } else { "?" };
                 let d = jsdoc(f.description.as_deref(), &tags(f.default.as_ref()), "  ");
-                it.members.push(format!("{d}  {}{opt}: {t};", ts_key(&f.name)));
+                it.members
+                    .push(format!("{d}  {}{opt}: {t};", ts_key(&f.name)));
                 value_types.push(t);
             }
             if let Extra::Typed(t) = extra {
@@ -120,7 +130,8 @@ fn item(def: &Def) -> TsItem {
                 if fields.iter().any(|f| !f.required) {
                     all.push("undefined".into());
                 }
-                it.members.push(format!("  [key: string]: {};", all.join(" | ")));
+                it.members
+                    .push(format!("  [key: string]: {};", all.join(" | ")));
             }
         }
         Kind::Enum(values) => it.expr = values.iter().map(literal).collect::<Vec<_>>().join(" | "),
@@ -129,8 +140,10 @@ fn item(def: &Def) -> TsItem {
             parts.push("(string & {})".into());
             it.expr = parts.join(" | ");
             for (attr, table) in attributes {
-                let entries: Vec<String> =
-                    table.iter().map(|(k, v)| format!("  {}: {},", ts_key(k), json_compact(v))).collect();
+                let entries: Vec<String> = table
+                    .iter()
+                    .map(|(k, v)| format!("  {}: {},", ts_key(k), json_compact(v)))
+                    .collect();
                 it.consts.push(format!(
                     "/** The `{attr}` of each known {}. */\nexport const {}{} = {{\n{}\n}} as const;",
                     it.name,
@@ -167,16 +180,30 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
         tags.push(format!("Streams {} items.", ts_type_name(s)));
     }
     let _ = p;
-    TsMethod { doc: jsdoc(m.description.as_deref(), &tags, "  "), key: json_string(&m.name), params, result }
+    TsMethod {
+        doc: jsdoc(m.description.as_deref(), &tags, "  "),
+        key: json_string(&m.name),
+        params,
+        result,
+    }
 }
 
 /// The module for protocol `p`.
 pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let items = p.model.defs.iter().map(item).collect();
     let pick = |dir: Direction, kind: MethodKind| -> Vec<TsMethod> {
-        p.methods.iter().filter(|m| m.direction == dir && m.kind == kind).map(|m| method(p, m)).collect()
+        p.methods
+            .iter()
+            .filter(|m| m.direction == dir && m.kind == kind)
+            .map(|m| method(p, m))
+            .collect()
     };
-    let mut doc = format!("Types of the `{}` protocol, version {}: {}.", p.name, p.version, p.title.trim_end_matches('.'));
+    let mut doc = format!(
+        "Types of the `{}` protocol, version {}: {}.",
+        p.name,
+        p.version,
+        p.title.trim_end_matches('.')
+    );
     if let Some(d) = &p.description {
         doc.push_str("\n\n");
         doc.push_str(d);
@@ -192,20 +219,39 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         notifications: pick(Direction::ClientToServer, MethodKind::Notification),
         server_requests: pick(Direction::ServerToClient, MethodKind::Request),
         server_notifications: pick(Direction::ServerToClient, MethodKind::Notification),
-        methods: p.methods.iter().map(|m| (naming::pascal(&m.name), json_string(&m.name))).collect(),
+        methods: p
+            .methods
+            .iter()
+            .map(|m| (naming::pascal(&m.name), json_string(&m.name)))
+            .collect(),
         errors: p
             .errors
             .iter()
-            .map(|e| (jsdoc(e.description.as_deref(), &[], "  "), naming::pascal(&e.name), e.code.to_string()))
+            .map(|e| {
+                (
+                    jsdoc(e.description.as_deref(), &[], "  "),
+                    naming::pascal(&e.name),
+                    e.code.to_string(),
+                )
+            })
             .collect(),
     };
-    Ok(vec![GeneratedFile { path: PathBuf::from(format!("{DIR}/{}.ts", p.module)), contents: crate::finish(t.render()?) }])
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/{}.ts", p.module)),
+        contents: crate::finish(t.render()?),
+    }])
 }
 
 /// `index.ts` re-exporting every protocol module as a namespace.
 pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
     let mut modules: Vec<String> = protocols.iter().map(|p| p.module.clone()).collect();
     modules.sort();
-    let t = IndexTemplate { header: header("//"), modules };
-    Ok(GeneratedFile { path: PathBuf::from(format!("{DIR}/index.ts")), contents: crate::finish(t.render()?) })
+    let t = IndexTemplate {
+        header: header("//"),
+        modules,
+    };
+    Ok(GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/index.ts")),
+        contents: crate::finish(t.render()?),
+    })
 }

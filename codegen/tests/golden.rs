@@ -11,7 +11,9 @@ use wirekit_codegen::bundle::SchemaFile;
 use wirekit_codegen::{generate_for, protocol, Target};
 
 fn fixture_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
 }
 
 fn load(name: &str) -> Result<wirekit_codegen::Protocol, String> {
@@ -31,8 +33,15 @@ fn load(name: &str) -> Result<wirekit_codegen::Protocol, String> {
     for path in entries {
         let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
         let json = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-        files.push(SchemaFile { name: file.clone(), display: format!("{name}/{file}"), json });
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        files.push(SchemaFile {
+            name: file.clone(),
+            display: format!("{name}/{file}"),
+            json,
+        });
     }
     protocol::from_files(name, files).map_err(|e| e.to_string())
 }
@@ -44,15 +53,34 @@ fn golden(name: &str) {
         Err(e) => return assert_eq!(e, "", "fixture {name} failed to load"),
     };
     let mut failures = Vec::new();
-    for (target, ext) in [(Target::Rust, "rs"), (Target::Python, "py"), (Target::TypeScript, "ts")] {
-        let files = match generate_for(std::slice::from_ref(&p), &[target], false) {
+    for (target, ext) in [
+        (Target::Rust, "rs"),
+        (Target::Python, "py"),
+        (Target::TypeScript, "ts"),
+    ] {
+        // Rust goldens are compiled outside the wirekit crate, so their glue
+        // is rooted at `::wirekit` rather than `crate`.
+        let generated = if target == Target::Rust {
+            wirekit_codegen::rust::module(&p, "::wirekit").map(|contents| {
+                vec![wirekit_codegen::GeneratedFile {
+                    path: format!("{name}.rs").into(),
+                    contents,
+                }]
+            })
+        } else {
+            generate_for(std::slice::from_ref(&p), &[target], false)
+        };
+        let files = match generated {
             Ok(f) => f,
             Err(e) => {
                 failures.push(format!("{ext}: generation failed: {e}"));
                 continue;
             }
         };
-        let Some(module) = files.iter().find(|f| f.path.extension().is_some_and(|x| x == ext)) else {
+        let Some(module) = files
+            .iter()
+            .find(|f| f.path.extension().is_some_and(|x| x == ext))
+        else {
             failures.push(format!("{ext}: no module generated"));
             continue;
         };
@@ -65,7 +93,11 @@ fn golden(name: &str) {
         }
         let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
         if expected != module.contents {
-            failures.push(wirekit_codegen::check::short_diff(&expected, &module.contents, &expected_path));
+            failures.push(wirekit_codegen::check::short_diff(
+                &expected,
+                &module.contents,
+                &expected_path,
+            ));
         }
     }
     assert!(
@@ -81,4 +113,4 @@ macro_rules! goldens {
     };
 }
 
-goldens!(basics, enums, unions, refs, keywords);
+goldens!(basics, enums, unions, refs, keywords, rpc);
