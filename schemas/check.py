@@ -568,13 +568,26 @@ def check_manifest(report: Report, proto: Protocol) -> None:
                 if not proto.schema_has_pointer(ref, rule["at"] + "/" + escape(member), wildcard=True):
                     problems.append(f"{where}: {rule['at']}/{member} is not in the schema")
         else:
-            for key in ("scope", "sequence", "last_sequence"):
-                if rule.get(key) and not proto.schema_has_pointer(ref, rule[key]):
-                    problems.append(f"{where}: {key} {rule[key]} is not in {rule['method']}'s params")
-    seq_scopes = {r["scope"] for r in man.get("rules", []) if r["rule"] == "increasing_sequence"}
-    for r in man.get("rules", []):
-        if r["rule"] == "last_sequence_matches" and r["scope"] not in seq_scopes:
-            problems.append(f"last_sequence_matches on {r['method']}: no increasing_sequence rule has scope {r['scope']!r}")
+            pointers = rule["at"] if isinstance(rule["at"], list) else [rule["at"]]
+            for p in pointers:
+                if not proto.schema_has_pointer(ref, p):
+                    problems.append(f"{where}: {p} is not in {rule['method']}'s params")
+            scope = rule.get("scope")
+            if scope:
+                start, end = methods.get(scope["start"]), methods.get(scope["end"])
+                if not start or start.get("kind") != "request":
+                    problems.append(f"{where}: scope start {scope['start']!r} is not a request")
+                if not end:
+                    problems.append(f"{where}: scope end {scope['end']!r} is not a method")
+                if kind == "matches_scope" and start and "params" in start:
+                    for p in pointers:
+                        if not proto.schema_has_pointer(start["params"], p):
+                            problems.append(f"{where}: {p} is not in {scope['start']}'s params")
+            for key in ("observed", "consumed"):
+                if key in rule:
+                    om = methods.get(rule[key]["method"])
+                    if not om or "params" not in om or not proto.schema_has_pointer(om["params"], rule[key]["at"]):
+                        problems.append(f"{where}: {key} {rule[key]} does not name a params member")
     report.check(not problems, f"{what} is consistent", "; ".join(problems))
 
     # examples
@@ -787,7 +800,8 @@ class Session:
         self.pending: dict[str, dict[str, Any]] = {}
         self.capabilities: Any = None
         self.stream: dict[str, Any] | None = None
-        self.sequences: dict[str, Any] = {}  # scope key -> last accepted sequence
+        self.scopes: dict[str, dict[str, Any]] = {}  # scope start method -> {params, per-rule state}
+        self.consumed: dict[int, set[str]] = {}
         self.problems: list[tuple[int, str, str | None]] = []
         self.strict = bool(proto.transport.get("strict"))
         self.jsonrpc = proto.transport["envelope"] == "jsonrpc-2.0"
@@ -823,45 +837,74 @@ class Session:
         allowed = lc["allowed_in"]
         return self.state in (self.non_terminal if allowed == ["*"] else allowed)
 
-    def seq_rules(self, method: str) -> list[dict[str, Any]]:
-        return [r for r in self.man.get("rules", []) if r.get("method") == method and r["rule"] != "not_before"]
-
-    @staticmethod
-    def scope_key(params: Any, scope: str) -> str:
-        return "" if scope == "" else json.dumps(get_at(params, scope), sort_keys=True)
+    def scope_rules(self, method: str) -> list[tuple[int, dict[str, Any]]]:
+        return [(i, r) for i, r in enumerate(self.man.get("rules", [])) if r.get("method") == method and r["rule"] != "not_before"]
 
     # -- stateful rules -----------------------------------------------------
 
     def check_rules(self, frame: int, method: str, params: Any) -> bool:
-        ok = True
-        for rule in self.seq_rules(method):
-            key = self.scope_key(params, rule["scope"])
-            if rule["rule"] == "increasing_sequence":
-                value = get_at(params, rule["sequence"])
-                if is_number(value) and key in self.sequences and value <= self.sequences[key]:
-                    self.problem(frame, "rule", "/params" + rule["sequence"])
-                    ok = False
-            elif rule["rule"] == "last_sequence_matches":
-                value = get_at(params, rule["last_sequence"])
-                if key not in self.sequences:
-                    bad = value is not _MISSING
-                else:
-                    bad = value is _MISSING or value != self.sequences[key]
-                if bad:
-                    self.problem(frame, "rule", "/params" + rule["last_sequence"])
-                    ok = False
-        return ok
+        """Stateful rules of a message, in manifest order; the first failure is reported."""
+        fault = self.rule_fault(method, params)
+        if fault is not None:
+            self.problem(frame, "rule", "/params" + fault)
+        return fault is None
+
+    def rule_fault(self, method: str, params: Any) -> str | None:
+        """The pointer (within params) of the first failed stateful rule, or None."""
+        for i, rule in self.scope_rules(method):
+            kind = rule["rule"]
+            if kind == "not_reused":
+                value = get_at(params, rule["at"])
+                if value is not _MISSING and json.dumps(value, sort_keys=True) in self.consumed.get(i, set()):
+                    return rule["at"]
+                continue
+            scope = self.scopes.get(rule["scope"]["start"])
+            if scope is None:
+                continue  # no open scope: the lifecycle check reports the message
+            st = scope["rules"].setdefault(i, {})
+            if kind == "increasing_sequence":
+                value = get_at(params, rule["at"])
+                if "last" in st and is_number(value) and value <= st["last"]:
+                    return rule["at"]
+            elif kind == "last_sequence_matches":
+                value = get_at(params, rule["at"])
+                observed = scope["observed"].get((rule["observed"]["method"], rule["observed"]["at"]), _MISSING)
+                if observed is _MISSING:
+                    if value is not _MISSING:
+                        return rule["at"]
+                elif value is _MISSING or value != observed:
+                    return rule["at"]
+            elif kind == "matches_scope":
+                for p in rule["at"]:
+                    if get_at(params, p) != get_at(scope["params"], p):
+                        return p
+        return None
 
     def accept_rules(self, method: str, params: Any) -> None:
         """Update rule state once a message was accepted."""
-        for rule in self.seq_rules(method):
-            key = self.scope_key(params, rule["scope"])
-            if rule["rule"] == "increasing_sequence":
-                value = get_at(params, rule["sequence"])
-                if is_number(value):
-                    self.sequences[key] = value
-            elif rule["rule"] == "last_sequence_matches":
-                self.sequences.pop(key, None)
+        for i, rule in enumerate(self.man.get("rules", [])):
+            kind = rule["rule"]
+            if kind == "not_reused" and rule["consumed"]["method"] == method:
+                value = get_at(params, rule["consumed"]["at"])
+                if value is not _MISSING:
+                    self.consumed.setdefault(i, set()).add(json.dumps(value, sort_keys=True))
+            scope = self.scopes.get(rule.get("scope", {}).get("start", ""))
+            if scope is None:
+                continue
+            if kind == "increasing_sequence" and rule["method"] == method:
+                scope["rules"].setdefault(i, {})["last"] = get_at(params, rule["at"])
+            if kind == "last_sequence_matches" and rule["observed"]["method"] == method:
+                key = (method, rule["observed"]["at"])
+                scope["observed"][key] = get_at(params, rule["observed"]["at"])
+        for start in list(self.scopes):
+            ends = {r["scope"]["end"] for r in self.man.get("rules", []) if r.get("scope", {}).get("start") == start}
+            if method in ends:
+                del self.scopes[start]
+
+    def open_scopes(self, method: str, params: Any) -> None:
+        starts = {r["scope"]["start"] for r in self.man.get("rules", []) if "scope" in r}
+        if method in starts:
+            self.scopes[method] = {"params": params, "rules": {}, "observed": {}}
 
     def succeed(self, method: str, params: Any, result: Any) -> None:
         spec = self.proto.methods[method]
@@ -869,6 +912,8 @@ class Session:
         if caps and caps["method"] == method:
             found = get_at(result, caps["pointer"])
             self.capabilities = None if found is _MISSING else found
+        self.accept_rules(method, params)
+        self.open_scopes(method, params)
         lc = spec.get("lifecycle", {})
         if "on_success" in lc:
             self.state = lc["on_success"]
