@@ -188,11 +188,11 @@ export interface CompanionStreamRef {
 
 /** The only semantic observation notification. Sequence values need not be contiguous, but each must be strictly greater than the previous one of the same invocation (manifest rule increasing_sequence). An observation carries an inline payload or a companion data_stream, not both. */
 export interface ObservationParams {
-  /** Must be the active invocation's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions). */
+  /** Must be the active invocation's (manifest rule matches_scope). */
   invocation_id: InstanceId;
-  /** Must be the active attempt's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions). */
+  /** Must be the active attempt's (manifest rule matches_scope). */
   attempt_id: InstanceId;
-  /** Strictly increasing within the invocation (uint64; manifest rule increasing_sequence). */
+  /** Strictly increasing within the invocation (uint64). */
   sequence: number;
   /** Observation kind (required, non-empty), e.g. "sdk.event". */
   kind: string;
@@ -209,9 +209,9 @@ export type TerminalStatus = "completed" | "cancelled" | "errored";
 
 /** Terminates an invocation. last_sequence is omitted when no observation was emitted and otherwise must equal the last observed sequence (manifest rule last_sequence_matches). */
 export interface CompletedParams {
-  /** Must be the active invocation's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions). */
+  /** Must be the active invocation's (manifest rule matches_scope). */
   invocation_id: InstanceId;
-  /** Must be the active attempt's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions). */
+  /** Must be the active attempt's (manifest rule matches_scope). */
   attempt_id: InstanceId;
   /** How the invocation ended. */
   status: TerminalStatus;

@@ -217,9 +217,9 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CompletedParams {
-        ///Must be the active attempt's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions).
+        ///Must be the active attempt's (manifest rule matches_scope).
         pub attempt_id: InstanceId,
-        ///Must be the active invocation's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions).
+        ///Must be the active invocation's (manifest rule matches_scope).
         pub invocation_id: InstanceId,
         ///The sequence of the last observation (uint64); omitted when none was emitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -929,15 +929,15 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ObservationParams {
-        ///Must be the active attempt's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions).
+        ///Must be the active attempt's (manifest rule matches_scope).
         pub attempt_id: InstanceId,
-        ///Must be the active invocation's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions).
+        ///Must be the active invocation's (manifest rule matches_scope).
         pub invocation_id: InstanceId,
         ///Observation kind (required, non-empty), e.g. "sdk.event".
         pub kind: Kind,
         ///Monotonic clock reading in nanoseconds (uint64).
         pub monotonic_ns: u64,
-        ///Strictly increasing within the invocation (uint64; manifest rule increasing_sequence).
+        ///Strictly increasing within the invocation (uint64).
         pub sequence: u64,
     }
 

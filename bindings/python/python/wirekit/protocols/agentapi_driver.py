@@ -215,11 +215,11 @@ class ObservationParams(TypedDict):
     """The only semantic observation notification. Sequence values need not be contiguous, but each must be strictly greater than the previous one of the same invocation (manifest rule increasing_sequence). An observation carries an inline payload or a companion data_stream, not both."""
 
     invocation_id: InstanceId
-    """Must be the active invocation's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions)."""
+    """Must be the active invocation's (manifest rule matches_scope)."""
     attempt_id: InstanceId
-    """Must be the active attempt's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions)."""
+    """Must be the active attempt's (manifest rule matches_scope)."""
     sequence: int
-    """Strictly increasing within the invocation (uint64; manifest rule increasing_sequence)."""
+    """Strictly increasing within the invocation (uint64)."""
     kind: str
     """Observation kind (required, non-empty), e.g. "sdk.event"."""
     monotonic_ns: int
@@ -238,9 +238,9 @@ class CompletedParams(TypedDict):
     """Terminates an invocation. last_sequence is omitted when no observation was emitted and otherwise must equal the last observed sequence (manifest rule last_sequence_matches)."""
 
     invocation_id: InstanceId
-    """Must be the active invocation's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions)."""
+    """Must be the active invocation's (manifest rule matches_scope)."""
     attempt_id: InstanceId
-    """Must be the active attempt's (the reference state machine checks it; wirekit's rules do not yet, see Assumptions)."""
+    """Must be the active attempt's (manifest rule matches_scope)."""
     status: TerminalStatus
     """How the invocation ended."""
     last_sequence: NotRequired[int]
