@@ -911,7 +911,7 @@ class Session:
         caps = self.man.get("capabilities")
         if caps and caps["method"] == method:
             found = get_at(result, caps["pointer"])
-            self.capabilities = None if found is _MISSING else found
+            self.capabilities = {} if found is _MISSING or found is None else found  # known from now on; missing = none declared
         self.accept_rules(method, params)
         self.open_scopes(method, params)
         lc = spec.get("lifecycle", {})
