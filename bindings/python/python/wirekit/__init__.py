@@ -1,0 +1,59 @@
+"""wirekit: JSON-RPC over stdio driven by JSON Schemas.
+
+The Rust core does the framing, the envelopes, validation and the serve
+loop; Python brings the handlers. See `wirekit.gaze` for Gaze analyzers,
+`wirekit.gzkit` for gzkit authoring guide services and `wirekit.Service`
+for any protocol of the registry.
+"""
+
+from ._native import (
+    ContentLengthDecoder,
+    ContentLengthEncoder,
+    Frame,
+    Message,
+    NdjsonDecoder,
+    NdjsonEncoder,
+    Protocol,
+    Server,
+    Session,
+    ValidationIssue,
+    __version__,
+    decode,
+    embedded_protocols,
+    encode,
+)
+from .errors import (
+    EnvelopeError,
+    FramingError,
+    ProtocolError,
+    RpcError,
+    SessionViolation,
+    ValidationError,
+    WirekitError,
+)
+from .service import Service
+
+__all__ = [
+    "ContentLengthDecoder",
+    "ContentLengthEncoder",
+    "EnvelopeError",
+    "Frame",
+    "FramingError",
+    "Message",
+    "NdjsonDecoder",
+    "NdjsonEncoder",
+    "Protocol",
+    "ProtocolError",
+    "RpcError",
+    "Server",
+    "Service",
+    "Session",
+    "SessionViolation",
+    "ValidationError",
+    "ValidationIssue",
+    "WirekitError",
+    "__version__",
+    "decode",
+    "embedded_protocols",
+    "encode",
+]

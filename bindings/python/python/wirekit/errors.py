@@ -1,0 +1,156 @@
+"""The exceptions wirekit raises, defined here and raised from Rust too.
+
+Every exception is a `WirekitError`. Their attributes are plain data, so a
+caller can turn any of them into an answer or a log line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+if TYPE_CHECKING:
+    from ._native import Message, ValidationIssue
+
+__all__ = [
+    "EnvelopeError",
+    "FramingError",
+    "ProtocolError",
+    "RpcError",
+    "SessionViolation",
+    "ValidationError",
+    "WirekitError",
+]
+
+
+class WirekitError(Exception):
+    """The base of every wirekit exception."""
+
+
+class FramingError(WirekitError):
+    """A decoder fault (the bytes do not frame) or an encoder refusal.
+
+    `kind` is the Rust fault's name (`"FrameTooLong"`, `"TruncatedFrame"`, ...),
+    `offset` the stream offset where the faulty frame starts (0 for an
+    encoder refusal), `detail` a sentence, `ends_stream` whether the decoder
+    is dead after it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        framing: str,
+        offset: int,
+        detail: str,
+        is_encode: bool,
+        ends_stream: bool,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.framing = framing
+        self.offset = offset
+        self.detail = detail
+        self.is_encode = is_encode
+        self.ends_stream = ends_stream
+
+
+class EnvelopeError(WirekitError):
+    """A message body that is not a valid JSON-RPC envelope.
+
+    `kind` is the stable name (`"Parse"`, `"InvalidId"`, ...), `code` the
+    JSON-RPC code to answer with, `pointer` the offending member, `id` the
+    request id when it could be read, `response` the error response to send.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        code: int,
+        pointer: str,
+        id: Union[int, str, None],
+        line: Optional[int],
+        column: Optional[int],
+        response: Message,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.code = code
+        self.pointer = pointer
+        self.id = id
+        self.line = line
+        self.column = column
+        self.response = response
+
+
+class ProtocolError(WirekitError):
+    """A protocol that could not be found, loaded or compiled."""
+
+    def __init__(self, message: str, *, kind: str, file: str, pointer: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.file = file
+        self.pointer = pointer
+
+
+class ValidationError(WirekitError):
+    """A part of a message (params, result, item, error data) failed its schema.
+
+    `issues` lists every problem with its kind, instance path, schema path
+    and message.
+    """
+
+    def __init__(
+        self, message: str, *, method: str, part: str, issues: list[ValidationIssue]
+    ) -> None:
+        super().__init__(message)
+        self.method = method
+        self.part = part
+        self.issues = issues
+
+    @property
+    def pointers(self) -> list[str]:
+        """The instance paths of the issues, in order."""
+        return [issue.instance_path for issue in self.issues]
+
+
+class RpcError(WirekitError):
+    """A JSON-RPC error: raise it from a handler to answer with it.
+
+    Also raised by `Protocol.read_result` for an error response.
+    """
+
+    def __init__(self, message: str, *, code: int, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class SessionViolation(WirekitError):
+    """A message the session's lifecycle does not allow now.
+
+    `kind` is `"wrong-state"`, `"capability-not-declared"`,
+    `"version-mismatch"`, `"session-ended"` or `"rule"`; `code` and `data`
+    form the protocol's answer.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        code: int,
+        data: Any,
+        pointer: Optional[str],
+        ends_session: bool,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.code = code
+        self.data = data
+        self.pointer = pointer
+        self.ends_session = ends_session
+

@@ -1,0 +1,153 @@
+"""Serving any protocol of the registry with Python handlers.
+
+The serve loop (read, frame, decode, check the lifecycle, validate params,
+dispatch, validate the result, encode, write) runs in Rust; a `Service`
+only collects the handlers and runs the loop over stdin and stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any, Callable, Literal, TypeVar, Union
+
+from ._native import Protocol, Server
+
+__all__ = ["Handler", "ResultCheck", "Service", "StreamHandler"]
+
+Handler = Callable[[Any], Any]
+"""A request handler: `params` (a dict, or None when absent) to a result."""
+StreamHandler = Callable[[Any], Iterable[Any]]
+"""A streamed-result handler: `params` to the items, in order."""
+ResultCheck = Literal["reject", "warn"]
+"""What to do with a result that fails its schema: answer -32603, or send it with a warning."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Service:
+    """A server of one protocol: handlers by method, then `run()`.
+
+    >>> service = Service("gzkit-authoring-guide")
+    >>> @service.method("analyze")
+    ... def analyze(params): return {"hints": []}
+
+    Methods that the manifest gives a `result_stream` take a handler that
+    returns (or yields) the items.
+    """
+
+    def __init__(
+        self, protocol: Union[str, Protocol], *, result_check: ResultCheck = "reject"
+    ) -> None:
+        self.protocol = protocol if isinstance(protocol, Protocol) else Protocol(protocol)
+        self.result_check: ResultCheck = result_check
+        self._requests: dict[str, Handler] = {}
+        self._streams: dict[str, StreamHandler] = {}
+        self._notifications: dict[str, Handler] = {}
+        manifest = self.protocol.manifest
+        self._methods: dict[str, Any] = dict(manifest["methods"])
+        self._capabilities: Any = manifest.get("capabilities")
+
+    def _spec(self, name: str, kind: str) -> Any:
+        spec = self._methods.get(name)
+        if spec is None or spec["kind"] != kind or spec["direction"] != "client-to-server":
+            raise ValueError(
+                f"{self.protocol.id} has no {kind} `{name}` sent by the client; "
+                f"it has: {', '.join(self._methods)}"
+            )
+        return spec
+
+    def method(self, name: str) -> Callable[[F], F]:
+        """Registers the handler of the request `name` (a decorator)."""
+
+        def register(handler: F) -> F:
+            self.register(name, handler)
+            return handler
+
+        return register
+
+    def register(self, name: str, handler: Callable[..., Any]) -> None:
+        """Registers the handler of the request `name`."""
+        spec = self._spec(name, "request")
+        if spec.get("result_stream") is not None:
+            self._streams[name] = handler
+        else:
+            self._requests[name] = handler
+
+    def notification(self, name: str) -> Callable[[F], F]:
+        """Registers the handler of the notification `name` (a decorator)."""
+
+        def register(handler: F) -> F:
+            self._spec(name, "notification")
+            self._notifications[name] = handler
+            return handler
+
+        return register
+
+    def handles(self, name: str) -> bool:
+        """Whether a handler is registered for `name`."""
+        return name in self._requests or name in self._streams or name in self._notifications
+
+    def capabilities(self) -> Any:
+        """The capabilities to declare, from what is registered: for a
+        boolean-object protocol, each capability true exactly when its method
+        has a handler; for a string-array one, the names of the capabilities
+        and of the ungated working methods that have a handler."""
+        spec = self._capabilities
+        if spec is None:
+            return None
+        if spec["style"] == "boolean-object":
+            flags: dict[str, bool] = {}
+            for name, method in self._methods.items():
+                capability = method.get("capability")
+                if capability is not None:
+                    flags[capability] = flags.get(capability, False) or self.handles(name)
+            return flags
+        names: list[str] = []
+        for name, method in self._methods.items():
+            lifecycle = method.get("lifecycle") or {}
+            if name == spec["method"] or lifecycle.get("ends_session"):
+                continue
+            if method["kind"] != "request" or not self.handles(name):
+                continue
+            declared = method.get("capability") or name
+            if declared not in names:
+                names.append(declared)
+        return names
+
+    def _handlers(self) -> dict[str, Handler]:
+        """The request handlers to serve with (subclasses add built-in ones)."""
+        return dict(self._requests)
+
+    def server(self, *, log: Union[Callable[[str], object], None] = None) -> Server:
+        """The native server with the handlers registered so far."""
+        return Server(
+            self.protocol,
+            self._handlers(),
+            streams=dict(self._streams),
+            notifications=dict(self._notifications),
+            result_check=self.result_check,
+            log=log,
+        )
+
+    def serve_bytes(self, data: bytes) -> bytes:
+        """Serves `data` as the whole input; returns what was written back."""
+        return self.server().serve_bytes(data)
+
+    def run(self) -> str:
+        """Serves stdin and stdout until the session ends or input ends.
+
+        stdout belongs to the protocol: while serving, `print()` and anything
+        else written to `sys.stdout` (or to file descriptor 1, by a child
+        process too) goes to stderr. Returns how serving ended (`"ended"`,
+        `"end_of_input"`, `"framing_lost: ..."` or `"peer_closed"`).
+        """
+        server = self.server()
+        saved = sys.stdout
+        sys.stdout = sys.stderr
+        try:
+            return server.serve_stdio()
+        except BrokenPipeError:
+            return "peer_closed"
+        finally:
+            sys.stdout = saved

@@ -1,0 +1,257 @@
+//! JSON values and Python objects, converted once in each direction.
+//!
+//! `serde_json::Value` to Python builds `dict`, `list`, `str`, `int`,
+//! `float`, `bool` and `None` (object member order kept); member names
+//! repeated across a document share one Python `str`. Python to `Value`
+//! accepts exactly what `json.dumps` would write without options: `dict`
+//! with `str` keys, `list` and `tuple`, `str`, `int` (within `i64`/`u64`),
+//! finite `float`, `bool`, `None`, and subclasses of those. Anything else is
+//! refused with the JSON pointer of the offending value.
+
+use std::collections::HashMap;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+
+/// Nesting deeper than this is refused (both directions), so no input can
+/// exhaust the stack.
+pub const MAX_DEPTH: usize = 512;
+
+/// Converts a JSON value to Python objects.
+pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    let mut keys = KeyCache::default();
+    value_to_python(py, value, &mut keys, 0)
+}
+
+/// Interned member names, for one conversion.
+#[derive(Default)]
+struct KeyCache<'py, 'v> {
+    names: HashMap<&'v str, Bound<'py, PyString>>,
+}
+
+impl<'py, 'v> KeyCache<'py, 'v> {
+    fn get(&mut self, py: Python<'py>, name: &'v str) -> Bound<'py, PyString> {
+        if name.len() > 64 {
+            return PyString::new(py, name);
+        }
+        self.names
+            .entry(name)
+            .or_insert_with(|| PyString::new(py, name))
+            .clone()
+    }
+}
+
+fn value_to_python<'py, 'v>(
+    py: Python<'py>,
+    value: &'v Value,
+    keys: &mut KeyCache<'py, 'v>,
+    depth: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
+        Value::Number(number) => number_to_python(py, number)?,
+        Value::String(text) => PyString::new(py, text).into_any(),
+        Value::Array(items) => {
+            if depth >= MAX_DEPTH {
+                return Err(too_deep());
+            }
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(value_to_python(py, item, keys, depth + 1)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(members) => {
+            if depth >= MAX_DEPTH {
+                return Err(too_deep());
+            }
+            let dict = PyDict::new(py);
+            for (name, item) in members {
+                dict.set_item(keys.get(py, name), value_to_python(py, item, keys, depth + 1)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(integer) = number.as_i64() {
+        Ok(integer.into_pyobject(py)?.into_any())
+    } else if let Some(integer) = number.as_u64() {
+        Ok(integer.into_pyobject(py)?.into_any())
+    } else {
+        Ok(PyFloat::new(py, number.as_f64().unwrap_or(f64::NAN)).into_any())
+    }
+}
+
+fn too_deep() -> PyErr {
+    PyValueError::new_err(format!("JSON nested deeper than {MAX_DEPTH} levels"))
+}
+
+/// Why a Python object is not JSON.
+#[derive(Debug)]
+pub struct NotJson {
+    /// The JSON pointer of the offending value.
+    pub pointer: String,
+    /// What is wrong with it.
+    pub message: String,
+    /// Whether it is a value problem (`ValueError`) rather than a type one.
+    pub value_error: bool,
+}
+
+impl NotJson {
+    /// The Python exception: `TypeError` or `ValueError`, naming the pointer.
+    pub fn into_pyerr(self) -> PyErr {
+        let at = if self.pointer.is_empty() {
+            "(root)".to_owned()
+        } else {
+            self.pointer
+        };
+        let text = format!("not JSON at {at}: {}", self.message);
+        if self.value_error {
+            PyValueError::new_err(text)
+        } else {
+            PyTypeError::new_err(text)
+        }
+    }
+}
+
+/// Converts Python objects to a JSON value.
+pub fn from_python(object: &Bound<'_, PyAny>) -> Result<Value, NotJson> {
+    let mut path = Vec::new();
+    object_to_value(object, &mut path)
+}
+
+/// Converts Python objects to a JSON value, as a Python exception on failure.
+pub fn from_python_err(object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    from_python(object).map_err(NotJson::into_pyerr)
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn pointer(path: &[Step]) -> String {
+    let mut text = String::new();
+    for step in path {
+        text.push('/');
+        match step {
+            Step::Key(key) => text.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Step::Index(index) => text.push_str(&index.to_string()),
+        }
+    }
+    text
+}
+
+fn fail(path: &[Step], message: String, value_error: bool) -> NotJson {
+    NotJson {
+        pointer: pointer(path),
+        message,
+        value_error,
+    }
+}
+
+fn python_str(text: &Bound<'_, PyString>, path: &[Step]) -> Result<String, NotJson> {
+    text.to_cow()
+        .map(|cow| cow.into_owned())
+        .map_err(|error| fail(path, format!("string is not valid Unicode: {error}"), true))
+}
+
+fn type_name(object: &Bound<'_, PyAny>) -> String {
+    object
+        .get_type()
+        .name()
+        .map(|name| name.to_string())
+        .unwrap_or_else(|_| "object".to_owned())
+}
+
+fn object_to_value(object: &Bound<'_, PyAny>, path: &mut Vec<Step>) -> Result<Value, NotJson> {
+    if path.len() > MAX_DEPTH {
+        return Err(fail(
+            path,
+            format!("nested deeper than {MAX_DEPTH} levels"),
+            true,
+        ));
+    }
+    if let Ok(text) = object.cast::<PyString>() {
+        return python_str(text, path).map(Value::String);
+    }
+    if let Ok(dict) = object.cast::<PyDict>() {
+        let mut members = Map::with_capacity(dict.len());
+        for (key, item) in dict.iter() {
+            let Ok(key) = key.cast::<PyString>() else {
+                return Err(fail(
+                    path,
+                    format!(
+                        "member names must be str, not {} ({})",
+                        type_name(&key),
+                        key.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ),
+                    false,
+                ));
+            };
+            let key = python_str(key, path)?;
+            path.push(Step::Key(key));
+            let converted = object_to_value(&item, path);
+            let Some(Step::Key(key)) = path.pop() else {
+                return Err(fail(path, "internal error: path out of step".into(), true));
+            };
+            members.insert(key, converted?);
+        }
+        return Ok(Value::Object(members));
+    }
+    if let Ok(list) = object.cast::<PyList>() {
+        let mut items = Vec::with_capacity(list.len());
+        for (index, item) in list.iter().enumerate() {
+            path.push(Step::Index(index));
+            let converted = object_to_value(&item, path);
+            path.pop();
+            items.push(converted?);
+        }
+        return Ok(Value::Array(items));
+    }
+    if object.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(flag) = object.cast::<PyBool>() {
+        return Ok(Value::Bool(flag.is_true()));
+    }
+    if let Ok(integer) = object.cast::<PyInt>() {
+        if let Ok(small) = integer.extract::<i64>() {
+            return Ok(Value::from(small));
+        }
+        if let Ok(large) = integer.extract::<u64>() {
+            return Ok(Value::from(large));
+        }
+        return Err(fail(
+            path,
+            "integer outside the range of i64 and u64".into(),
+            true,
+        ));
+    }
+    if let Ok(float) = object.cast::<PyFloat>() {
+        let number = float.value();
+        return Number::from_f64(number)
+            .map(Value::Number)
+            .ok_or_else(|| fail(path, format!("{number} has no JSON form"), true));
+    }
+    if let Ok(tuple) = object.cast::<PyTuple>() {
+        let mut items = Vec::with_capacity(tuple.len());
+        for (index, item) in tuple.iter().enumerate() {
+            path.push(Step::Index(index));
+            let converted = object_to_value(&item, path);
+            path.pop();
+            items.push(converted?);
+        }
+        return Ok(Value::Array(items));
+    }
+    Err(fail(
+        path,
+        format!("{} is not a JSON type", type_name(object)),
+        false,
+    ))
+}

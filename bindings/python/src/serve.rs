@@ -1,0 +1,432 @@
+//! The serve loop in Rust, with Python callables as handlers.
+//!
+//! Reading, framing, decoding, lifecycle, params validation, result
+//! validation, encoding and writing all happen in the core's
+//! [`wirekit::serve::Server`] with the GIL released; the loop attaches to
+//! Python only to call a handler, converting its params once on the way in
+//! and its result once on the way out.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use serde_json::{json, Value};
+
+use wirekit::envelope::{ErrorCode, ErrorObject};
+use wirekit::serve::{Emit, Handler, ResultCheck, ServeOptions, ServeOutcome, Server};
+use wirekit::validate::Protocol as RustProtocol;
+
+use crate::convert::{from_python, to_python};
+use crate::validate::PyProtocol;
+
+/// A `BaseException` that is not an `Exception` (KeyboardInterrupt,
+/// SystemExit) raised by a handler: the loop stops and it is raised again.
+type Fatal = Arc<Mutex<Option<PyErr>>>;
+
+struct PythonHandler {
+    requests: HashMap<String, Py<PyAny>>,
+    streams: HashMap<String, Py<PyAny>>,
+    notifications: HashMap<String, Py<PyAny>>,
+    fatal: Fatal,
+}
+
+fn stash(fatal: &Fatal, error: PyErr) {
+    if let Ok(mut slot) = fatal.lock() {
+        if slot.is_none() {
+            *slot = Some(error);
+        }
+    }
+}
+
+impl PythonHandler {
+    /// The answer to a handler's exception: an `RpcError` becomes its own
+    /// error; any other `Exception` is -32603 with its type and message in
+    /// `data`, its traceback on stderr.
+    fn answer_exception(&self, py: Python<'_>, method: &str, error: PyErr) -> ErrorObject {
+        let value = error.value(py);
+        if let Some(answer) = rpc_error_answer(py, value) {
+            return answer;
+        }
+        if !error.is_instance_of::<PyException>(py) {
+            stash(&self.fatal, error);
+            return ErrorObject::new(ErrorCode::INTERNAL_ERROR, "Internal error: the server is stopping");
+        }
+        let type_name = value
+            .get_type()
+            .name()
+            .map(|name| name.to_string())
+            .unwrap_or_else(|_| "Exception".to_owned());
+        let text = value.str().map(|s| s.to_string()).unwrap_or_default();
+        eprintln!("wirekit: the `{method}` handler raised {type_name}:");
+        error.display(py);
+        let message = if text.is_empty() {
+            format!("Internal error: {type_name} in the `{method}` handler")
+        } else {
+            format!("Internal error: {type_name} in the `{method}` handler: {text}")
+        };
+        ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
+            .with_data(json!({"type": type_name, "message": text}))
+    }
+
+    /// The handler's return value as JSON, or -32603 naming what is not JSON.
+    fn result_value(&self, method: &str, result: &Bound<'_, PyAny>) -> Result<Value, ErrorObject> {
+        from_python(result).map_err(|not_json| {
+            let message = format!(
+                "Internal error: the `{method}` handler returned a value that is not JSON at {}: {}",
+                if not_json.pointer.is_empty() { "(root)" } else { &not_json.pointer },
+                not_json.message
+            );
+            eprintln!("wirekit: {message}");
+            ErrorObject::new(ErrorCode::INTERNAL_ERROR, message).with_data(json!({
+                "type": if not_json.value_error { "ValueError" } else { "TypeError" },
+                "message": not_json.message,
+                "pointer": not_json.pointer,
+            }))
+        })
+    }
+}
+
+/// An `RpcError` raised by a handler: its code, message and data.
+fn rpc_error_answer(py: Python<'_>, value: &Bound<'_, pyo3::exceptions::PyBaseException>) -> Option<ErrorObject> {
+    let class = py
+        .import("wirekit.errors")
+        .and_then(|module| module.getattr("RpcError"))
+        .ok()?;
+    if !value.is_instance(&class).unwrap_or(false) {
+        return None;
+    }
+    let code: i64 = value.getattr("code").and_then(|c| c.extract()).ok()?;
+    let message: String = value
+        .getattr("message")
+        .and_then(|m| m.extract())
+        .unwrap_or_else(|_| value.str().map(|s| s.to_string()).unwrap_or_default());
+    let mut error = ErrorObject::new(code, message);
+    if let Ok(data) = value.getattr("data") {
+        if !data.is_none() {
+            match from_python(&data) {
+                Ok(data) => error = error.with_data(data),
+                Err(not_json) => {
+                    eprintln!("wirekit: RpcError data dropped, not JSON at {}: {}", not_json.pointer, not_json.message);
+                }
+            }
+        }
+    }
+    Some(error)
+}
+
+fn params_to_python<'py>(py: Python<'py>, params: Option<&Value>) -> PyResult<Bound<'py, PyAny>> {
+    match params {
+        Some(params) => to_python(py, params),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
+impl Handler for PythonHandler {
+    fn implements(&self, method: &str) -> bool {
+        self.requests.contains_key(method) || self.streams.contains_key(method)
+    }
+
+    fn handle(&mut self, method: &str, params: Option<Value>) -> Result<Value, ErrorObject> {
+        Python::attach(|py| {
+            let Some(function) = self.requests.get(method) else {
+                return Err(wirekit::serve::method_not_found(method));
+            };
+            let called = params_to_python(py, params.as_ref())
+                .and_then(|argument| function.bind(py).call1((argument,)));
+            match called {
+                Ok(result) => self.result_value(method, &result),
+                Err(error) => Err(self.answer_exception(py, method, error)),
+            }
+        })
+    }
+
+    fn handle_stream(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        emit: &mut Emit<'_>,
+    ) -> Result<(), ErrorObject> {
+        Python::attach(|py| {
+            let Some(function) = self.streams.get(method) else {
+                return Err(wirekit::serve::method_not_found(method));
+            };
+            let iterator = params_to_python(py, params.as_ref())
+                .and_then(|argument| function.bind(py).call1((argument,)))
+                .and_then(|items| items.try_iter());
+            let iterator = match iterator {
+                Ok(iterator) => iterator,
+                Err(error) => return Err(self.answer_exception(py, method, error)),
+            };
+            for item in iterator {
+                let item = match item {
+                    Ok(item) => item,
+                    Err(error) => return Err(self.answer_exception(py, method, error)),
+                };
+                let value = self.result_value(method, &item)?;
+                if let Err(error) = emit(value) {
+                    return Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!("cannot write a streamed item: {error}"),
+                    ));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn notify(&mut self, method: &str, params: Option<Value>) {
+        Python::attach(|py| {
+            let Some(function) = self.notifications.get(method) else {
+                return;
+            };
+            let called = params_to_python(py, params.as_ref())
+                .and_then(|argument| function.bind(py).call1((argument,)));
+            if let Err(error) = called {
+                if error.is_instance_of::<PyException>(py) {
+                    eprintln!("wirekit: the `{method}` notification handler raised:");
+                    error.display(py);
+                } else {
+                    stash(&self.fatal, error);
+                }
+            }
+        });
+    }
+}
+
+/// A writer that refuses to write once a handler raised a fatal exception.
+struct Guarded<W: Write> {
+    inner: W,
+    fatal: Fatal,
+}
+
+impl<W: Write> Guarded<W> {
+    fn stopping(&self) -> bool {
+        self.fatal.lock().map(|slot| slot.is_some()).unwrap_or(true)
+    }
+}
+
+impl<W: Write> Write for Guarded<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.stopping() {
+            return Err(io::Error::other("a handler stopped the server"));
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn handler_map(py: Python<'_>, mapping: Option<&Bound<'_, PyDict>>, what: &str) -> PyResult<HashMap<String, Py<PyAny>>> {
+    let mut map = HashMap::new();
+    if let Some(mapping) = mapping {
+        for (name, function) in mapping.iter() {
+            let name: String = name.extract()?;
+            if !function.is_callable() {
+                return Err(PyValueError::new_err(format!("the {what} handler for `{name}` is not callable")));
+            }
+            map.insert(name, function.unbind());
+        }
+    }
+    let _ = py;
+    Ok(map)
+}
+
+/// Serves one protocol with Python handlers.
+///
+/// `requests` maps request methods to `handler(params) -> result`;
+/// `streams` maps streamed-result methods to `handler(params) -> iterable`;
+/// `notifications` maps notifications to `handler(params) -> None`.
+/// `params` is `None` when absent.
+#[pyclass(module = "wirekit._native", name = "Server", frozen)]
+pub struct PyServer {
+    protocol: Arc<RustProtocol>,
+    requests: HashMap<String, Py<PyAny>>,
+    streams: HashMap<String, Py<PyAny>>,
+    notifications: HashMap<String, Py<PyAny>>,
+    result_check: ResultCheck,
+    log: Option<Py<PyAny>>,
+}
+
+impl PyServer {
+    fn handler(&self, py: Python<'_>, fatal: &Fatal) -> PythonHandler {
+        let copy = |map: &HashMap<String, Py<PyAny>>| {
+            map.iter()
+                .map(|(name, function)| (name.clone(), function.clone_ref(py)))
+                .collect()
+        };
+        PythonHandler {
+            requests: copy(&self.requests),
+            streams: copy(&self.streams),
+            notifications: copy(&self.notifications),
+            fatal: Arc::clone(fatal),
+        }
+    }
+
+    fn server(&self, py: Python<'_>) -> Server {
+        let server = Server::new(
+            Arc::clone(&self.protocol),
+            ServeOptions {
+                result_check: self.result_check,
+            },
+        );
+        match &self.log {
+            None => server,
+            Some(log) => {
+                let log = log.clone_ref(py);
+                server.with_logger(Box::new(move |line: &str| {
+                    Python::attach(|py| {
+                        if let Err(error) = log.bind(py).call1((line,)) {
+                            eprintln!("wirekit: {line}");
+                            error.display(py);
+                        }
+                    })
+                }))
+            }
+        }
+    }
+
+    fn run<R: Read, W: Write + Send>(
+        &self,
+        py: Python<'_>,
+        input: R,
+        output: W,
+    ) -> PyResult<(ServeOutcome, W)>
+    where
+        R: Send,
+    {
+        let fatal: Fatal = Arc::new(Mutex::new(None));
+        let mut handler = self.handler(py, &fatal);
+        let mut server = self.server(py);
+        let mut guarded = Guarded {
+            inner: output,
+            fatal: Arc::clone(&fatal),
+        };
+        let served = py.detach(|| server.serve(&mut handler, input, &mut guarded));
+        let stashed = fatal.lock().ok().and_then(|mut slot| slot.take());
+        if let Some(error) = stashed {
+            return Err(error);
+        }
+        let outcome = served.map_err(PyErr::from)?;
+        Ok((outcome, guarded.inner))
+    }
+}
+
+fn outcome_name(outcome: &ServeOutcome) -> String {
+    match outcome {
+        ServeOutcome::Ended => "ended".to_owned(),
+        ServeOutcome::EndOfInput => "end_of_input".to_owned(),
+        ServeOutcome::FramingLost(reason) => format!("framing_lost: {reason}"),
+    }
+}
+
+#[pymethods]
+impl PyServer {
+    #[new]
+    #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None))]
+    fn new(
+        py: Python<'_>,
+        protocol: &PyProtocol,
+        requests: Option<&Bound<'_, PyDict>>,
+        streams: Option<&Bound<'_, PyDict>>,
+        notifications: Option<&Bound<'_, PyDict>>,
+        result_check: &str,
+        log: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let result_check = match result_check {
+            "reject" => ResultCheck::Reject,
+            "warn" => ResultCheck::Warn,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "result_check is \"reject\" or \"warn\", not {other:?}"
+                )))
+            }
+        };
+        Ok(PyServer {
+            protocol: Arc::clone(&protocol.inner),
+            requests: handler_map(py, requests, "request")?,
+            streams: handler_map(py, streams, "stream")?,
+            notifications: handler_map(py, notifications, "notification")?,
+            result_check,
+            log: log.filter(|log| !log.is_none()).map(Bound::unbind),
+        })
+    }
+
+    /// Serves the bytes of `data` as the input stream; returns everything
+    /// written back.
+    fn serve_bytes<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let (_, output) = self.run(py, data, Vec::new())?;
+        Ok(PyBytes::new(py, &output))
+    }
+
+    /// Serves the process's stdin and stdout until the session ends or the
+    /// input closes. With `redirect_stdout` (the default) the protocol
+    /// writes to a private copy of file descriptor 1, and descriptor 1 is
+    /// pointed at stderr while serving, so nothing else (a stray `print`,
+    /// a child process) can write into the protocol stream. Returns
+    /// `"ended"`, `"end_of_input"` or `"framing_lost: <reason>"`.
+    #[pyo3(signature = (*, redirect_stdout=true))]
+    fn serve_stdio(&self, py: Python<'_>, redirect_stdout: bool) -> PyResult<String> {
+        let stdin = io::stdin();
+        let flush = |py: Python<'_>| -> PyResult<()> {
+            let sys = py.import("sys")?;
+            for name in ["stdout", "stderr"] {
+                let stream = sys.getattr(name)?;
+                if !stream.is_none() {
+                    stream.call_method0("flush")?;
+                }
+            }
+            Ok(())
+        };
+        flush(py)?;
+        let protocol_out = if redirect_stdout { private_stdout(py)? } else { None };
+        let result = match protocol_out {
+            Some(private) => {
+                let served = self.run(py, stdin, io::BufWriter::with_capacity(64 * 1024, private.file));
+                let restored = restore_stdout(py, private.saved_fd);
+                let outcome = served?;
+                restored?;
+                outcome.0
+            }
+            None => self.run(py, stdin, io::stdout())?.0,
+        };
+        flush(py)?;
+        Ok(outcome_name(&result))
+    }
+}
+
+struct PrivateStdout {
+    file: std::fs::File,
+    saved_fd: i64,
+}
+
+/// A private copy of descriptor 1 for the protocol, then descriptor 1
+/// pointed at descriptor 2.
+#[cfg(unix)]
+fn private_stdout(py: Python<'_>) -> PyResult<Option<PrivateStdout>> {
+    use std::os::fd::{AsFd, AsRawFd};
+    let copy = io::stdout().as_fd().try_clone_to_owned()?;
+    let saved_fd = i64::from(copy.as_raw_fd());
+    let os = py.import("os")?;
+    os.call_method1("dup2", (2, 1))?;
+    Ok(Some(PrivateStdout {
+        file: std::fs::File::from(copy),
+        saved_fd,
+    }))
+}
+
+#[cfg(not(unix))]
+fn private_stdout(_py: Python<'_>) -> PyResult<Option<PrivateStdout>> {
+    Ok(None)
+}
+
+/// Points descriptor 1 back at the protocol stream once serving is over.
+fn restore_stdout(py: Python<'_>, saved_fd: i64) -> PyResult<()> {
+    let os = py.import("os")?;
+    os.call_method1("dup2", (saved_fd, 1))?;
+    Ok(())
+}
