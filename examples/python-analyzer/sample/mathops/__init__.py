@@ -1,0 +1,1 @@
+"""A small project for the analyzer's tests: arithmetic with side effects."""

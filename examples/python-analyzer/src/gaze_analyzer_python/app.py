@@ -1,0 +1,161 @@
+"""The analyzer: wirekit's Gaze helper with this package's measurements.
+
+Run as `gaze-analyzer-python --stdio` (Gaze's PATH convention); it serves
+stdin/stdout until `shutdown` or end of input.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Optional
+
+from wirekit.gaze import Analyzer, types
+
+from . import __version__
+from .complexity import cyclomatic_complexity
+from .coverage_run import FunctionCoverage, function_coverage, run_tests
+from .effects import side_effects
+from .project import Function, Project
+from .test_map import map_tests
+
+app = Analyzer(
+    name="gaze-analyzer-python",
+    language="python",
+    version=__version__,
+    language_version=platform.python_version(),
+)
+
+_coverage_cache: dict[Path, dict[Function, FunctionCoverage]] = {}
+
+
+def project_of(root_path: str) -> Project:
+    return Project(root_path)
+
+
+def analyzed(function: Function) -> types.AnalyzedFunction:
+    effects: list[types.SideEffect] = []
+    for effect in side_effects(function):
+        effects.append(
+            {
+                "type": str(effect["type"]),
+                "description": str(effect["description"]),
+                "location": str(effect["location"]),
+                "target": str(effect["target"]),
+            }
+        )
+    return {
+        "name": function.name,
+        "package": function.package,
+        "file": function.file,
+        "line": function.line,
+        "side_effects": effects,
+    }
+
+
+@app.analyze
+def analyze(params: types.AnalyzeParams) -> types.AnalyzeResult:
+    project = project_of(params["root_path"])
+    return {"functions": [analyzed(f) for f in project.functions(params.get("patterns"))]}
+
+
+@app.analyze_stream
+def analyze_stream(params: types.AnalyzeParams) -> Iterator[types.AnalyzedFunction]:
+    project = project_of(params["root_path"])
+    for function in project.functions(params.get("patterns")):
+        yield analyzed(function)
+
+
+@app.complexity
+def complexity(params: types.ComplexityParams) -> types.ComplexityResult:
+    project = project_of(params["root_path"])
+    return {
+        "functions": [
+            {
+                "name": f.name,
+                "package": f.package,
+                "file": f.file,
+                "line": f.line,
+                "complexity": cyclomatic_complexity(f.node),
+            }
+            for f in project.functions(params.get("patterns"))
+        ]
+    }
+
+
+def measured_coverage(project: Project) -> dict[Function, FunctionCoverage]:
+    cached = _coverage_cache.get(project.root)
+    if cached is None:
+        measured, code = run_tests(project.root)
+        if code not in (0, 1, 5):
+            print(f"gaze-analyzer-python: the test run exited with {code}", file=sys.stderr)
+        cached = function_coverage(project, project.functions(), measured)
+        _coverage_cache[project.root] = cached
+    return cached
+
+
+@app.coverage
+def coverage(params: types.CoverageParams) -> types.CoverageResult:
+    project = project_of(params["root_path"])
+    by_key = {(f.file, f.name, f.line): c for f, c in measured_coverage(project).items()}
+    functions: list[types.FunctionCoverage] = []
+    for f in project.functions(params.get("patterns")):
+        measured: Optional[FunctionCoverage] = by_key.get((f.file, f.name, f.line))
+        covered, total = (measured.covered, measured.total) if measured else (0, 0)
+        functions.append(
+            {
+                "file": f.file,
+                "function": f.name,
+                "start_line": f.line,
+                "end_line": f.end_line,
+                "covered_stmts": covered,
+                "total_stmts": total,
+                "percentage": measured.percentage if measured else 0.0,
+            }
+        )
+    return {"functions": functions}
+
+
+@app.test_mapping
+def test_mapping(params: types.TestMappingParams) -> types.TestMappingResult:
+    project = project_of(params["root_path"])
+    mappings = map_tests(project, project.functions(params.get("patterns")))
+    return {
+        "mappings": [
+            {
+                "test_function": m.test,
+                "test_file": m.test_file,
+                "assertion_location": f"{m.test_file}:{m.line}",
+                "assertion_type": m.assertion_type,
+                "target_function": m.target.name,
+                "target_package": m.target.package,
+                "side_effect_type": m.side_effect_type,
+                "confidence": m.confidence,
+            }
+            for m in mappings
+        ]
+    }
+
+
+@app.discover
+def discover(params: types.DiscoverParams) -> types.DiscoverResult:
+    project = project_of(params["root_path"])
+    tests = [f.relative for f in project.tests()]
+    uses_pytest = any("pytest" in f.path.read_text(encoding="utf-8") for f in project.tests())
+    return {
+        "source_files": [f.relative for f in project.sources()],
+        "test_files": tests,
+        "framework": "pytest" if uses_pytest or not tests else "unittest",
+    }
+
+
+def main() -> None:
+    """The console script: serve until shutdown or end of input, exit 0."""
+    app.run()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The Python files of a project, parsed once, and its functions."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Union
+
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".tox", ".nox", ".venv", "venv", "env", "__pycache__", "build", "dist",
+     "node_modules", ".mypy_cache", ".pytest_cache", "site-packages"}
+)
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function or method of a source file."""
+
+    name: str
+    """`f` for a function, `Class.method` for a method."""
+    package: str
+    """The dotted module path (`mathops.ops`)."""
+    file: str
+    """The file, relative to the project root, with `/`."""
+    node: FunctionNode
+    is_method: bool
+    module_names: frozenset[str] = frozenset()
+    """Names assigned at the module's top level (its globals)."""
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @property
+    def end_line(self) -> int:
+        return self.node.end_lineno or self.node.lineno
+
+
+@dataclass
+class SourceFile:
+    """A parsed Python file of the project."""
+
+    path: Path
+    relative: str
+    package: str
+    tree: ast.Module
+    is_test: bool
+    functions: list[Function] = field(default_factory=list)
+
+
+def is_test_file(relative: str) -> bool:
+    """`test_*.py`, `*_test.py`, `conftest.py`, or anything under a `tests`/`test` folder."""
+    parts = relative.split("/")
+    name = parts[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(part in ("tests", "test") for part in parts[:-1])
+    )
+
+
+def module_name(relative: str) -> str:
+    """`pkg/mod.py` is `pkg.mod`, `pkg/__init__.py` is `pkg`."""
+    parts = relative[: -len(".py")].split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def matches(relative: str, patterns: Optional[Sequence[str]]) -> bool:
+    """Gaze patterns: `./...` (or none) is everything, `dir/...` a folder, else a glob."""
+    if not patterns:
+        return True
+    for pattern in patterns:
+        pattern = pattern.strip()
+        if pattern.startswith("./"):
+            pattern = pattern[2:]
+        if pattern in ("", ".", "...", "./..."):
+            return True
+        if pattern.endswith("/..."):
+            prefix = pattern[: -len("...")]
+            if relative.startswith(prefix):
+                return True
+        elif fnmatch.fnmatch(relative, pattern) or relative.startswith(pattern.rstrip("/") + "/"):
+            return True
+    return False
+
+
+def iter_python_files(root: Path) -> Iterator[Path]:
+    """Every `.py` file below `root`, skipping virtualenvs, caches and hidden folders."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield Path(folder) / name
+
+
+def collect_functions(tree: ast.Module, package: str, relative: str) -> list[Function]:
+    """Module functions and methods of module-level classes (nested ones too)."""
+    found: list[Function] = []
+    names: set[str] = set()
+    for statement in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(statement, ast.Assign):
+            targets = list(statement.targets)
+        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+            targets = [statement.target]
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name):
+                    names.add(node.id)
+    module_names = frozenset(names)
+
+    def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{prefix}{node.name}"
+                found.append(Function(name, package, relative, node, in_class, module_names))
+                visit(node.body, f"{name}.", False)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.", True)
+
+    visit(tree.body, "", False)
+    return found
+
+
+class Project:
+    """A project's Python files, parsed once."""
+
+    def __init__(self, root: Union[str, Path]) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise FileNotFoundError(f"root_path {self.root} is not a folder")
+        self.files: list[SourceFile] = []
+        self.unparsable: list[str] = []
+        for path in iter_python_files(self.root):
+            relative = path.relative_to(self.root).as_posix()
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            except (SyntaxError, UnicodeDecodeError, ValueError):
+                self.unparsable.append(relative)
+                continue
+            package = module_name(relative)
+            source = SourceFile(path, relative, package, tree, is_test_file(relative))
+            source.functions = collect_functions(tree, package, relative)
+            self.files.append(source)
+
+    def sources(self, patterns: Optional[Sequence[str]] = None) -> list[SourceFile]:
+        """The non-test files matching `patterns`."""
+        return [f for f in self.files if not f.is_test and matches(f.relative, patterns)]
+
+    def tests(self) -> list[SourceFile]:
+        """The test files."""
+        return [f for f in self.files if f.is_test]
+
+    def functions(self, patterns: Optional[Sequence[str]] = None) -> list[Function]:
+        """Every function of the non-test files matching `patterns`."""
+        return [fn for f in self.sources(patterns) for fn in f.functions]
