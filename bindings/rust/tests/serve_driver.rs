@@ -1,0 +1,171 @@
+//! An AgentAPI driver's request side served by the core: the state machine's
+//! "X requires Y, current state is Z" answers, strict envelopes, and the
+//! handshake of a real captured session.
+
+mod common;
+
+use common::{serve, serve_bytes, TableHandler};
+use serde_json::{json, Value};
+use wirekit::serve::ServeOutcome;
+use wirekit::validate::Protocol;
+
+/// The requests and results of the captured clean session, by method.
+fn captured() -> (Vec<String>, TableHandler) {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/sessions/agentapi-driver@1/clean.ndjson"
+    ))
+    .expect("capture");
+    let messages: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let mut requests = Vec::new();
+    let mut handler = TableHandler::default();
+    for (index, message) in messages.iter().enumerate() {
+        let Some(method) = message["method"].as_str() else {
+            continue;
+        };
+        if message.get("id").is_none() {
+            continue;
+        }
+        requests.push(serde_json::to_string(message).expect("text"));
+        if let Some(result) = messages[index + 1..]
+            .iter()
+            .find(|m| m["id"] == message["id"] && m.get("result").is_some())
+        {
+            handler = handler.returning(method, result["result"].clone());
+        }
+    }
+    (requests, handler)
+}
+
+fn driver() -> std::sync::Arc<Protocol> {
+    Protocol::embedded("agentapi-driver").expect("driver is embedded")
+}
+
+#[test]
+fn invoke_before_hello_names_the_state_it_needs() {
+    let driver = driver();
+    let (requests, mut handler) = captured();
+    let invoke = requests
+        .iter()
+        .find(|r| r.contains("driver.invoke"))
+        .expect("an invoke");
+    let run = serve(&driver, &mut handler, &[invoke]);
+    let error = &run.answers(&driver)[0]["error"];
+    assert_eq!(
+        error["message"],
+        "driver.invoke requires PREPARED, current state is NEW"
+    );
+    assert_eq!(error["data"], json!({"class": "invalid_state"}));
+    assert!(handler.calls.is_empty());
+}
+
+#[test]
+fn the_captured_handshake_is_served_in_canonical_form() {
+    let driver = driver();
+    let (requests, mut handler) = captured();
+    let handshake: Vec<&str> = requests
+        .iter()
+        .filter(|r| {
+            r.contains("driver.hello")
+                || r.contains("driver.capabilities")
+                || r.contains("driver.prepare")
+        })
+        .map(String::as_str)
+        .collect();
+    let run = serve(&driver, &mut handler, &handshake);
+    let bodies = run.bodies(&driver);
+    assert_eq!(bodies.len(), handshake.len());
+    for body in &bodies {
+        let value: Value = serde_json::from_str(body).expect("JSON");
+        assert!(value.get("result").is_some(), "{body}");
+        let canonical = serde_json_canonicalizer::to_string(&value).expect("canonical");
+        assert_eq!(body, &canonical, "driver frames are RFC 8785 canonical");
+    }
+    assert_eq!(run.outcome, ServeOutcome::EndOfInput);
+}
+
+#[test]
+fn shutdown_is_only_allowed_once_prepared_and_ends_the_session() {
+    let driver = driver();
+    let (requests, mut handler) = captured();
+    handler = handler.returning("driver.shutdown", json!({}));
+    let hello = requests
+        .iter()
+        .find(|r| r.contains("driver.hello"))
+        .expect("hello");
+    let prepare = requests
+        .iter()
+        .find(|r| r.contains("driver.prepare"))
+        .expect("prepare");
+    let shutdown = r#"{"jsonrpc":"2.0","id":90,"method":"driver.shutdown","params":{}}"#;
+    let run = serve(
+        &driver,
+        &mut handler,
+        &[hello, shutdown, prepare, shutdown, hello],
+    );
+    let answers = run.answers(&driver);
+    assert_eq!(
+        answers.len(),
+        4,
+        "nothing is answered after shutdown: {answers:?}"
+    );
+    assert_eq!(
+        answers[1]["error"]["message"],
+        "driver.shutdown requires PREPARED, current state is HELLO"
+    );
+    assert_eq!(answers[3]["result"], json!({}));
+    assert_eq!(run.outcome, ServeOutcome::Ended);
+}
+
+#[test]
+fn strict_envelopes_refuse_duplicates_unknown_members_and_trailing_data() {
+    let driver = driver();
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"driver.reset","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"driver.reset","params":{},"extra":true}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"driver.reset","params":{}} {}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"driver.reset","params":{"a":1,"a":2}}"#,
+    ]
+    .join("\n");
+    let run = serve_bytes(
+        &driver,
+        &mut TableHandler::default(),
+        Default::default(),
+        input.as_bytes(),
+    );
+    let answers = run.answers(&driver);
+    assert_eq!(answers.len(), 4);
+    for answer in &answers {
+        let code = answer["error"]["code"].as_i64().expect("an error");
+        assert!(code == -32700 || code == -32600, "{answer}");
+    }
+    assert_eq!(answers[1]["id"], 3, "the id of a readable envelope is kept");
+}
+
+#[test]
+fn a_control_frame_over_one_mebibyte_is_refused_and_the_next_is_served() {
+    let driver = driver();
+    let (requests, mut handler) = captured();
+    let hello = requests
+        .iter()
+        .find(|r| r.contains("driver.hello"))
+        .expect("hello");
+    let mut input = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"driver.hello","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(1 << 20)
+    );
+    input.push('\n');
+    input.push_str(hello);
+    input.push('\n');
+    let run = serve_bytes(&driver, &mut handler, Default::default(), input.as_bytes());
+    let answers = run.answers(&driver);
+    assert_eq!(answers.len(), 2);
+    assert!(answers[0]["id"].is_null());
+    assert!(answers[0]["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("FrameTooLong")));
+    assert!(answers[1]["result"]["identity"].is_object());
+}

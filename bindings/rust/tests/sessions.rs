@@ -1,0 +1,114 @@
+//! Replays every capture in `tests/sessions/<protocol>@<version>/` through
+//! the session checker; the (frame, kind, pointer) problems found must be
+//! exactly those of its `.expect.json`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use wirekit::framing::{FrameReader, ReadError};
+use wirekit::monitor::SessionChecker;
+use wirekit::validate::Protocol;
+
+fn sessions_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/sessions")
+}
+
+fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("readable dir")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    paths.sort();
+    paths
+}
+
+type Found = BTreeSet<(usize, String, Option<String>)>;
+
+fn check_capture(protocol: &Arc<Protocol>, capture: &Path) -> Found {
+    let bytes = std::fs::read(capture).expect("capture");
+    let transport = &protocol.manifest().transport;
+    let limits = transport
+        .framing
+        .default_limits()
+        .with_max_frame_bytes(transport.max_frame_bytes);
+    let mut reader = FrameReader::new(&bytes[..], transport.framing, limits);
+    let mut checker = SessionChecker::new(Arc::clone(protocol));
+    loop {
+        match reader.read_frame() {
+            Ok(None) => break,
+            Ok(Some(frame)) => checker.on_frame(Ok(frame)),
+            Err(ReadError::Framing(fault)) => checker.on_frame(Err(fault)),
+            Err(ReadError::Io(error)) => unreachable!("reading a slice: {error}"),
+        }
+    }
+    checker
+        .finish()
+        .iter()
+        .map(|p| (p.frame, p.kind.name().to_owned(), p.pointer.clone()))
+        .collect()
+}
+
+#[test]
+fn every_captured_session_gives_exactly_its_expected_problems() {
+    let mut failures = Vec::new();
+    let mut ran = 0usize;
+    for dir in sorted_entries(&sessions_dir())
+        .into_iter()
+        .filter(|p| p.is_dir())
+    {
+        let id = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name")
+            .to_owned();
+        let protocol = Protocol::embedded(&id).expect("protocol of the folder is embedded");
+        for expect in sorted_entries(&dir)
+            .into_iter()
+            .filter(|p| p.to_string_lossy().ends_with(".expect.json"))
+        {
+            let stem = expect
+                .to_string_lossy()
+                .trim_end_matches(".expect.json")
+                .to_owned();
+            let capture = [".ndjson", ".bin"]
+                .iter()
+                .map(|ext| PathBuf::from(format!("{stem}{ext}")))
+                .find(|p| p.is_file());
+            let capture = capture.expect("each expectation has its capture");
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(&expect).expect("read"))
+                .expect("JSON");
+            assert_eq!(doc["protocol"], id.as_str(), "{}", expect.display());
+            let expected: Found = doc["problems"]
+                .as_array()
+                .expect("problems")
+                .iter()
+                .map(|p| {
+                    let frame = p["frame"].as_u64().expect("frame") as usize;
+                    (
+                        frame,
+                        p["kind"].as_str().expect("kind").to_owned(),
+                        p["pointer"].as_str().map(str::to_owned),
+                    )
+                })
+                .collect();
+            let found = check_capture(&protocol, &capture);
+            ran += 1;
+            if found != expected {
+                failures.push(format!(
+                    "{}\n    expected {expected:?}\n    found    {found:?}",
+                    capture.display()
+                ));
+            }
+        }
+    }
+    assert!(ran >= 20, "only {ran} sessions ran");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} sessions differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
