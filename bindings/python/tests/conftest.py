@@ -1,0 +1,26 @@
+"""Fixtures: servers started as subprocesses and spoken to over real pipes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Callable
+
+import pytest
+
+from support import Peer
+
+
+@pytest.fixture
+def peer_factory() -> Iterator[Callable[..., Peer]]:
+    peers: list[Peer] = []
+
+    def start(*command: str) -> Peer:
+        peer = Peer(list(command))
+        peers.append(peer)
+        return peer
+
+    yield start
+    for peer in peers:
+        if peer.process.poll() is None:
+            peer.process.kill()
+        peer.process.communicate()

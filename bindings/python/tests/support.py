@@ -1,0 +1,73 @@
+"""Shared paths and helpers: the repository's test vectors and servers spoken to over real pipes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[3]
+VECTORS = REPO / "tests" / "vectors"
+SERVERS = Path(__file__).resolve().parent / "servers"
+SAMPLE = REPO / "examples" / "python-analyzer" / "sample"
+
+
+def load_cases(folder: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every case of `tests/vectors/<folder>/*.json` as (file/name, case)."""
+    cases = []
+    for path in sorted((VECTORS / folder).glob("*.json")):
+        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
+            cases.append((f"{path.stem}/{case['name']}", case))
+    return cases
+
+
+class Peer:
+    """A server process spoken to over its stdin and stdout pipes."""
+
+    def __init__(self, command: list[str]) -> None:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+
+    def send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def line(self) -> dict[str, Any]:
+        """The next NDJSON answer, parsed."""
+        assert self.process.stdout is not None
+        raw = self.process.stdout.readline()
+        assert raw.endswith(b"\n"), f"no answer; stderr: {self.stderr_so_far()}"
+        answer: dict[str, Any] = json.loads(raw)
+        return answer
+
+    def request(self, id: Any, method: str, params: Any = None, *, with_params: bool = True) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+        if with_params:
+            message["params"] = params
+        self.send(json.dumps(message).encode() + b"\n")
+        return self.line()
+
+    def read_exactly(self, count: int) -> bytes:
+        assert self.process.stdout is not None
+        return self.process.stdout.read(count)
+
+    def stderr_so_far(self) -> str:
+        return "(stderr is read at close)"
+
+    def close(self, timeout: float = 30) -> tuple[int, bytes, str]:
+        """Closes stdin; returns the exit code, the rest of stdout, and stderr."""
+        out, err = self.process.communicate(timeout=timeout)
+        return self.process.returncode, out, err.decode("utf-8", "replace")
+
+
+PYTHON = sys.executable
