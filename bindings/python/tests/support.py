@@ -46,7 +46,7 @@ class Peer:
         """The next NDJSON answer, parsed."""
         assert self.process.stdout is not None
         raw = self.process.stdout.readline()
-        assert raw.endswith(b"\n"), f"no answer; stderr: {self.stderr_so_far()}"
+        assert raw.endswith(b"\n"), "the server closed stdout without answering"
         answer: dict[str, Any] = json.loads(raw)
         return answer
 
@@ -60,9 +60,6 @@ class Peer:
     def read_exactly(self, count: int) -> bytes:
         assert self.process.stdout is not None
         return self.process.stdout.read(count)
-
-    def stderr_so_far(self) -> str:
-        return "(stderr is read at close)"
 
     def close(self, timeout: float = 30) -> tuple[int, bytes, str]:
         """Closes stdin; returns the exit code, the rest of stdout, and stderr."""

@@ -19,7 +19,7 @@ from .complexity import cyclomatic_complexity
 from .coverage_run import FunctionCoverage, function_coverage, run_tests
 from .effects import side_effects
 from .project import Function, Project
-from .test_map import map_tests
+from .assertions import map_tests
 
 app = Analyzer(
     name="gaze-analyzer-python",

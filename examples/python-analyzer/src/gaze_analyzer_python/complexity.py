@@ -11,14 +11,14 @@ from .project import FunctionNode
 def own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
     """Every node of the function's body, not entering nested functions,
     lambdas or classes (those are measured on their own)."""
-    stack: list[ast.AST] = list(reversed(function.body))
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    stack: list[ast.AST] = [node for node in reversed(function.body) if not isinstance(node, nested)]
     while stack:
         node = stack.pop()
         yield node
         for child in reversed(list(ast.iter_child_nodes(node))):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                continue
-            stack.append(child)
+            if not isinstance(child, nested):
+                stack.append(child)
 
 
 def cyclomatic_complexity(function: FunctionNode) -> int:

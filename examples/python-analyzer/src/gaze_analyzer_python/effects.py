@@ -243,15 +243,15 @@ class EffectFinder:
                 target = (dotted(exc) if exc is not None else None) or "re-raise"
                 self.add("ErrorReturn", node, f"raises {target}", target)
             elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self.assigned(target, node, "assigns")
+                for assigned in node.targets:
+                    self.assigned(assigned, node, "assigns")
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
                 if node.value is not None or isinstance(node, ast.AugAssign):
                     self.assigned(node.target, node, "updates" if isinstance(node, ast.AugAssign) else "assigns")
             elif isinstance(node, ast.Delete):
-                for target in node.targets:
-                    if not isinstance(target, ast.Name):
-                        self.assigned(target, node, "deletes")
+                for deleted in node.targets:
+                    if not isinstance(deleted, ast.Name):
+                        self.assigned(deleted, node, "deletes")
             elif isinstance(node, ast.Call):
                 self.call(node)
         return self.effects

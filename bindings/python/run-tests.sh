@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The Python binding's checks, against the installed package:
+#   pip install ./bindings/python (maturin fetched by pip) and the example,
+#   mypy --strict on the helper and on the example, mypy.stubtest on the
+#   native module, then pytest (the binding's suite and the example's).
+# $PYTHON picks the interpreter that creates the venv (default python3); the
+# venv lives in .venv/ at the repository root and is reused.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+python="${PYTHON:-python3}"
+venv="$repo/.venv"
+
+if [ ! -x "$venv/bin/python" ]; then
+    echo "== creating $venv with $python"
+    "$python" -m venv "$venv"
+fi
+py="$venv/bin/python"
+
+echo "== installing wirekit, the example analyzer and the test tools"
+"$py" -m pip install --quiet --upgrade pip
+"$py" -m pip install --quiet pytest mypy
+"$py" -m pip install --quiet --force-reinstall --no-deps "$repo/bindings/python"
+"$py" -m pip install --quiet --force-reinstall --no-deps "$repo/examples/python-analyzer"
+"$py" -m pip install --quiet "$repo/examples/python-analyzer"   # its dependencies (coverage)
+
+cd "$repo"
+echo "== mypy --strict: the helper"
+"$py" -m mypy --strict --no-incremental "$repo/bindings/python/python/wirekit"
+echo "== mypy --strict: the example analyzer and its tests"
+"$py" -m mypy --strict --no-incremental "$repo/examples/python-analyzer/src" "$repo/examples/python-analyzer/tests"
+echo "== mypy.stubtest wirekit._native"
+"$py" -m mypy.stubtest wirekit._native
+
+echo "== pytest: bindings/python"
+(cd "$repo/bindings/python" && "$py" -m pytest -p no:cacheprovider)
+echo "== pytest: examples/python-analyzer"
+(cd "$repo/examples/python-analyzer" && "$py" -m pytest -p no:cacheprovider)

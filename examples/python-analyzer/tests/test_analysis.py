@@ -1,0 +1,118 @@
+"""The analyzer's measurements on the sample project (`sample/`) and on small snippets."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gaze_analyzer_python.complexity import cyclomatic_complexity
+from gaze_analyzer_python.coverage_run import function_coverage, run_tests
+from gaze_analyzer_python.effects import side_effects
+from gaze_analyzer_python.project import Function, Project, matches
+from gaze_analyzer_python.assertions import map_tests
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample"
+
+
+def function_of(source: str, name: str = "f", *, method: bool = False) -> Function:
+    tree = ast.parse(textwrap.dedent(source))
+    names = frozenset(
+        t.id for s in tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)
+    )
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return Function(name, "m", "m.py", node, method, names)
+    raise LookupError(name)
+
+
+@pytest.fixture(scope="module")
+def project() -> Project:
+    return Project(SAMPLE)
+
+
+def test_sample_files_are_split_into_sources_and_tests(project: Project) -> None:
+    assert [f.relative for f in project.sources()] == ["mathops/__init__.py", "mathops/ops.py"]
+    assert [f.relative for f in project.tests()] == ["tests/__init__.py", "tests/test_ops.py"]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(x):\n    return x\n", 1),
+        ("def f(x):\n    if x:\n        return 1\n    if x > 2:\n        return 2\n    return 3\n", 3),
+        ("def f(x):\n    if x:\n        pass\n    elif x == 2:\n        pass\n    else:\n        pass\n", 3),
+        ("def f(xs):\n    for x in xs:\n        while x:\n            x -= 1\n", 3),
+        ("def f(a, b, c):\n    return a and b or c\n", 3),
+        ("def f(xs):\n    return [x for x in xs if x if x > 1]\n", 4),
+        ("def f():\n    try:\n        pass\n    except ValueError:\n        pass\n    except KeyError:\n        pass\n", 3),
+        ("def f(x):\n    def g():\n        if x:\n            pass\n    return 1 if x else 2\n", 2),
+    ],
+)
+def test_cyclomatic_complexity(source: str, expected: int) -> None:
+    assert cyclomatic_complexity(function_of(source).node) == expected
+
+
+def test_side_effects_of_a_method() -> None:
+    function = function_of(
+        """
+        import os
+        CACHE = {}
+        class C:
+            def f(self, items, path):
+                self.total = 0
+                items.append(1)
+                CACHE["k"] = 1
+                os.environ["X"] = "1"
+                with open(path, "a") as out:
+                    out.write("x")
+                os.remove(path)
+                print("done")
+                raise RuntimeError("no")
+        """,
+        method=True,
+    )
+    kinds = [(e["type"], e["target"]) for e in side_effects(function)]
+    assert kinds == [
+        ("ReceiverMutation", "self.total"),
+        ("PointerArgMutation", "items"),
+        ("GlobalMutation", "CACHE"),
+        ("EnvVarMutation", "os.environ"),
+        ("FileSystemWrite", "path"),
+        ("FileSystemDelete", "os.remove"),
+        ("StdoutWrite", "sys.stdout"),
+        ("ErrorReturn", "RuntimeError"),
+    ]
+
+
+def test_a_local_shadowing_a_global_is_not_a_global_mutation() -> None:
+    function = function_of("CACHE = []\ndef f():\n    CACHE = []\n    CACHE.append(1)\n    return None\n")
+    assert side_effects(function) == []
+
+
+def test_patterns() -> None:
+    assert matches("a/b.py", None) and matches("a/b.py", ["./..."])
+    assert matches("pkg/mod.py", ["./pkg/..."]) and not matches("other/mod.py", ["./pkg/..."])
+    assert matches("pkg/mod.py", ["pkg/*.py"])
+
+
+def test_coverage_of_the_sample_tests(project: Project) -> None:
+    measured, code = run_tests(project.root)
+    assert code == 0
+    result = {f.name: c for f, c in function_coverage(project, project.functions(), measured).items()}
+    assert (result["untested"].covered, result["untested"].percentage) == (0, 0.0)
+    assert result["untested"].total == 6
+    assert (result["add"].covered, result["add"].total, result["add"].percentage) == (1, 1, 100.0)
+    assert result["divide"].percentage == 100.0
+    assert result["Counter.increment"].percentage == 100.0
+    assert result["save"].percentage == 0.0
+
+
+def test_test_mapping_of_the_sample(project: Project) -> None:
+    mappings = map_tests(project, project.functions())
+    found = {(m.test, m.target.name, m.assertion_type, m.side_effect_type) for m in mappings}
+    assert ("TestOps.test_divide_by_zero", "divide", "error_check", "ErrorReturn") in found
+    assert ("TestOps.test_divide", "divide", "equality", "ReturnValue") in found
+    assert not any(m.target.name == "untested" for m in mappings)
