@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod drive;
 mod frames;
 mod generate;
 mod validate;
@@ -23,6 +24,8 @@ enum Command {
     Frames(frames::FramesArgs),
     /// Check a captured session (both directions, in order) against a protocol.
     Validate(validate::ValidateArgs),
+    /// Start a server and drive it with checked calls from a requests file, as its host.
+    Drive(drive::DriveArgs),
     /// Regenerate the Rust, Python and TypeScript bindings and the docs from `schemas/`.
     Generate(generate::GenerateArgs),
 }
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Frames(args) => frames::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Drive(args) => drive::run(args),
         Command::Generate(args) => generate::run(args),
     }
 }

@@ -174,3 +174,86 @@ fn validate_bad_usage_exits_two() {
     let output = wirekit(&["validate"], b"");
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn drive_runs_checked_calls_records_a_capture_that_validates() {
+    let dir = std::env::temp_dir().join(format!("wirekit-drive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let capture = dir.join("session.ndjson");
+    let requests = concat!(
+        "{\"method\": \"initialize\", \"params\": {\"root_path\": \"/p\"}}\n",
+        "{\"method\": \"complexity\", \"params\": {\"root_path\": \"/p\", \"patterns\": null}}\n",
+        "{\"method\": \"discover\", \"params\": {\"root_path\": \"/p\"}}\n",
+        "{\"method\": \"shutdown\"}\n",
+    );
+    let peer = repo("tests/peers/gaze_minimal_analyzer.py");
+    let capture_arg = capture.to_string_lossy().into_owned();
+    let output = wirekit(
+        &[
+            "drive",
+            "--protocol",
+            "gaze-analyzer@1.0.0",
+            "--record",
+            &capture_arg,
+            "--",
+            "python3",
+            &peer,
+        ],
+        requests.as_bytes(),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "discover is refused, so one call failed"
+    );
+    let printed = lines(&output);
+    assert_eq!(printed.len(), 4);
+    assert_eq!(
+        printed[1],
+        serde_json::json!({"method": "complexity", "result": {"functions": []}})
+    );
+    assert_eq!(printed[2]["error"]["kind"], "Lifecycle");
+    assert_eq!(printed[3]["result"], serde_json::json!({}));
+    let validated = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "gaze-analyzer@1.0.0",
+            &capture_arg,
+        ],
+        b"",
+    );
+    assert_eq!(
+        validated.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&validated.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn drive_bad_usage_exits_two() {
+    assert_eq!(
+        wirekit(&["drive", "--protocol", "gaze-analyzer"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    let missing = wirekit(
+        &[
+            "drive",
+            "--protocol",
+            "gaze-analyzer",
+            "--",
+            "/no/such/server",
+        ],
+        b"{\"method\":\"shutdown\"}\n",
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    let bad_requests = wirekit(
+        &["drive", "--protocol", "gaze-analyzer", "--", "true"],
+        b"not json\n",
+    );
+    assert_eq!(bad_requests.status.code(), Some(2));
+}

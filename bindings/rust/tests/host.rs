@@ -9,41 +9,7 @@ use wirekit::host::{Host, HostErrorKind};
 use wirekit::validate::Protocol;
 
 /// The "Minimal Example (Python)" of the Gaze analyzer protocol spec, verbatim.
-const SPEC_MINIMAL_ANALYZER: &str = r#"
-import json
-import sys
-
-def handle(request):
-    method = request["method"]
-    rid = request["id"]
-
-    if method == "initialize":
-        return {"jsonrpc": "2.0", "id": rid, "result": {
-            "capabilities": {"discover": False, "test_mapping": False, "classify_signals": False},
-            "protocol_version": "1.0.0",
-            "analyzer_name": "minimal-python",
-            "language": "python"
-        }}
-    elif method == "analyze":
-        return {"jsonrpc": "2.0", "id": rid, "result": {"functions": []}}
-    elif method == "complexity":
-        return {"jsonrpc": "2.0", "id": rid, "result": {"functions": []}}
-    elif method == "coverage":
-        return {"jsonrpc": "2.0", "id": rid, "result": {"functions": []}}
-    elif method == "shutdown":
-        return {"jsonrpc": "2.0", "id": rid, "result": {}}
-    else:
-        return {"jsonrpc": "2.0", "id": rid, "error": {
-            "code": -32601, "message": f"Method not found: {method}"
-        }}
-
-for line in sys.stdin:
-    request = json.loads(line.strip())
-    response = handle(request)
-    print(json.dumps(response), flush=True)
-    if request["method"] == "shutdown":
-        break
-"#;
+const SPEC_MINIMAL_ANALYZER: &str = include_str!("../../../tests/peers/gaze_minimal_analyzer.py");
 
 fn python(script: &str) -> Command {
     let mut command = Command::new("python3");

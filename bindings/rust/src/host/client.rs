@@ -8,7 +8,7 @@
 //! stderr for error reports.
 
 use std::collections::VecDeque;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -19,7 +19,9 @@ use serde_json::Value;
 
 use super::error::{HostError, HostErrorKind};
 use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request};
-use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError};
+use crate::framing::{
+    encoder_for, Frame, FrameEncoder, FrameReader, FrameWriter, FramingError, ReadError,
+};
 use crate::protocol::MethodKind;
 use crate::session::Session;
 use crate::validate::{Part, Protocol};
@@ -45,6 +47,14 @@ pub struct Host {
     notifications: Vec<Notification>,
     next_id: i64,
     timeout_override: Option<Duration>,
+    transcript: Option<Transcript>,
+}
+
+/// Records both directions, in the order the host saw them, framed as the
+/// protocol frames them: a capture `wirekit validate` reads.
+struct Transcript {
+    sink: Box<dyn Write + Send>,
+    encoder: Box<dyn FrameEncoder + Send + Sync>,
 }
 
 impl Host {
@@ -110,6 +120,7 @@ impl Host {
             notifications: Vec::new(),
             next_id: 1,
             timeout_override: None,
+            transcript: None,
         })
     }
 
@@ -117,6 +128,33 @@ impl Host {
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout_override = Some(timeout);
         self
+    }
+
+    /// Records every frame sent and received into `sink`, in order, framed
+    /// as the protocol frames them.
+    pub fn with_transcript(mut self, sink: Box<dyn Write + Send>) -> Self {
+        let transport = &self.protocol.manifest().transport;
+        let limits = transport
+            .framing
+            .default_limits()
+            .with_max_frame_bytes(transport.max_frame_bytes);
+        self.transcript = Some(Transcript {
+            sink,
+            encoder: encoder_for(transport.framing, limits),
+        });
+        self
+    }
+
+    fn record(&mut self, body: &[u8]) {
+        if let Some(transcript) = self.transcript.as_mut() {
+            let mut framed = Vec::with_capacity(body.len() + 32);
+            if transcript.encoder.encode_into(body, &mut framed).is_ok() {
+                let _ = transcript
+                    .sink
+                    .write_all(&framed)
+                    .and_then(|()| transcript.sink.flush());
+            }
+        }
     }
 
     /// The session as the host sees it (state, declared capabilities).
@@ -174,6 +212,7 @@ impl Host {
             let timeout = deadline.saturating_duration_since(Instant::now());
             match self.incoming.recv_timeout(timeout) {
                 Ok(Incoming::Frame(Ok(frame))) => {
+                    self.record(frame.body().as_bytes());
                     let item: Value = serde_json::from_str(frame.body()).map_err(|e| {
                         HostError::new(
                             HostErrorKind::Envelope,
@@ -282,7 +321,9 @@ impl Host {
                 "the host has closed the server's stdin",
             ));
         };
-        if let Err(error) = writer.write_frame(&body) {
+        let written = writer.write_frame(&body);
+        self.record(&body);
+        if let Err(error) = written {
             return Err(self.died(
                 HostErrorKind::Exited,
                 format!("cannot send `{method}`: {error}"),
@@ -298,7 +339,12 @@ impl Host {
     ) -> Result<Result<Frame, FramingError>, HostError> {
         let timeout = deadline.saturating_duration_since(Instant::now());
         match self.incoming.recv_timeout(timeout) {
-            Ok(Incoming::Frame(frame)) => Ok(frame),
+            Ok(Incoming::Frame(frame)) => {
+                if let Ok(frame) = &frame {
+                    self.record(frame.body().as_bytes());
+                }
+                Ok(frame)
+            }
             Ok(Incoming::Closed(error)) => {
                 let why = error.map_or_else(String::new, |e| format!(": {e}"));
                 Err(self.died(

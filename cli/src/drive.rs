@@ -1,0 +1,168 @@
+//! `wirekit drive`: be the host. Start a server, send it the calls of a
+//! requests file (one `{"method": ..., "params": ...}` a line), each checked
+//! before it is sent and its result after, with the method's timeout; print
+//! one JSON line a call; optionally record both directions as a capture
+//! for `wirekit validate`.
+//!
+//! Exit status 0 when every call succeeded, 1 when one failed, 2 for bad usage.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use wirekit::host::{Host, HostError, HostErrorKind};
+use wirekit::protocol::Registry;
+use wirekit::validate::Protocol;
+
+/// Arguments of `wirekit drive`.
+#[derive(Debug, clap::Args)]
+pub struct DriveArgs {
+    /// The protocol: its folder in `schemas/` (newest version) or `NAME@VERSION`.
+    #[arg(long)]
+    protocol: String,
+    /// Read protocols from this folder instead of the ones built in.
+    #[arg(long, value_name = "DIR")]
+    schemas: Option<PathBuf>,
+    /// The calls, one `{"method": ..., "params": ...}` a line (standard input when absent or `-`).
+    #[arg(long, value_name = "FILE")]
+    requests: Option<PathBuf>,
+    /// Record both directions, in order and framed, into this file.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// One timeout for every call, instead of each method's own.
+    #[arg(long, value_name = "MS")]
+    timeout_ms: Option<u64>,
+    /// The server's command line.
+    #[arg(last = true, required = true, num_args = 1..)]
+    command: Vec<String>,
+}
+
+/// Runs `wirekit drive`.
+pub fn run(args: DriveArgs) -> ExitCode {
+    match drive(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("wirekit drive: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn drive(args: &DriveArgs) -> Result<bool, String> {
+    let protocol = match &args.schemas {
+        None => Protocol::embedded(&args.protocol).map_err(|e| e.to_string())?,
+        Some(dir) => {
+            let registry = Registry::from_dir(dir).map_err(|e| e.to_string())?;
+            let source = registry
+                .get(&args.protocol)
+                .map_err(|e| e.to_string())?
+                .clone();
+            Arc::new(Protocol::compile(source).map_err(|e| e.to_string())?)
+        }
+    };
+    let input: Box<dyn Read> = match args.requests.as_deref() {
+        None => Box::new(std::io::stdin()),
+        Some(path) if path.as_os_str() == "-" => Box::new(std::io::stdin()),
+        Some(path) => Box::new(
+            std::fs::File::open(path)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
+        ),
+    };
+    let calls = read_calls(input)?;
+    let (program, rest) = args.command.split_first().ok_or("no server command")?;
+    let mut command = Command::new(program);
+    command.args(rest);
+    let mut host = Host::spawn(Arc::clone(&protocol), &mut command).map_err(|e| e.to_string())?;
+    if let Some(ms) = args.timeout_ms {
+        host = host.with_timeout(Duration::from_millis(ms));
+    }
+    if let Some(path) = &args.record {
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        host = host.with_transcript(Box::new(file));
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut all_ok = true;
+    for (method, params) in calls {
+        let streamed = protocol
+            .method(&method)
+            .is_some_and(|spec| spec.result_stream.is_some());
+        let outcome = if streamed {
+            host.call_stream(&method, params).map(Value::Array)
+        } else {
+            host.call(&method, params)
+        };
+        let (line, fatal) = match outcome {
+            Ok(result) => (json!({"method": method, "result": result}), false),
+            Err(error) => {
+                all_ok = false;
+                let fatal = matches!(
+                    error.kind(),
+                    HostErrorKind::Timeout | HostErrorKind::Exited | HostErrorKind::Framing
+                );
+                (json!({"method": method, "error": describe(&error)}), fatal)
+            }
+        };
+        writeln!(out, "{line}").map_err(|e| e.to_string())?;
+        for notification in host.take_notifications() {
+            writeln!(
+                out,
+                "{}",
+                json!({"notification": notification.method, "params": notification.params})
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        if fatal {
+            break;
+        }
+    }
+    let status = host
+        .close(Duration::from_secs(5))
+        .map_err(|e| e.to_string())?;
+    eprintln!("wirekit drive: the server exited with {status}");
+    Ok(all_ok)
+}
+
+fn read_calls(input: Box<dyn Read>) -> Result<Vec<(String, Option<Value>)>, String> {
+    let mut calls = Vec::new();
+    for (number, line) in BufReader::new(input).lines().enumerate() {
+        let line = line.map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let call: Value = serde_json::from_str(&line)
+            .map_err(|e| format!("requests line {}: {e}", number + 1))?;
+        let method = call["method"]
+            .as_str()
+            .ok_or_else(|| format!("requests line {}: needs a string `method`", number + 1))?;
+        calls.push((method.to_owned(), call.get("params").cloned()));
+    }
+    Ok(calls)
+}
+
+fn describe(error: &HostError) -> Value {
+    let issues: Vec<Value> = error
+        .validation_issues()
+        .iter()
+        .map(|i| i.to_json())
+        .collect();
+    let mut described = json!({"kind": format!("{:?}", error.kind()), "message": error.message()});
+    if let Some(object) = error.error_object() {
+        described["code"] = json!(object.code);
+        if let Some(data) = &object.data {
+            described["data"] = data.clone();
+        }
+    }
+    if !issues.is_empty() {
+        described["issues"] = Value::Array(issues);
+    }
+    if !error.stderr().is_empty() {
+        described["stderr"] = json!(error.stderr());
+    }
+    described
+}
