@@ -24,7 +24,9 @@
 //! `DecodeControlFrame`) refuses all three, the duplicate check reaching
 //! into `params` and `result` at any depth. Both modes refuse invalid UTF-8
 //! and non-whitespace after the value; whitespace around it is fine (line
-//! endings are the framer's business).
+//! endings are the framer's business). Nesting deeper than 128 arrays and
+//! objects is a parse error in both modes (`serde_json`'s recursion limit),
+//! which keeps a hostile body from exhausting the stack.
 //!
 //! # Rules
 //!
@@ -94,6 +96,7 @@ mod error;
 mod id;
 mod message;
 mod options;
+mod shape;
 mod strict;
 
 pub use code::ErrorCode;
