@@ -17,8 +17,10 @@ use super::{
 /// queue, partial frames are kept only within the [`FrameLimits`].
 ///
 /// Drain the queue after every push: memory held is then at most the frame
-/// bound, plus the header bound, plus one pushed chunk. The results do not
-/// depend on how the input is split into chunks.
+/// bound, plus the header bound, plus one pushed chunk. A push queues at most
+/// one result per byte it carries (an NDJSON chunk of bare LFs is one
+/// `EmptyFrame` fault each), so small chunks keep the queue small too. The
+/// results do not depend on how the input is split into chunks.
 pub trait FrameDecoder {
     /// Process the next bytes of the stream. Ignored once the decoder is
     /// dead or finished.

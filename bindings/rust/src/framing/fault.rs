@@ -5,6 +5,7 @@
 //! would not decode back to the same frame). Its [`FaultKind`] is the stable,
 //! language-neutral name used by the test vectors.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::Framing;
@@ -102,29 +103,38 @@ struct Inner {
     kind: FaultKind,
     framing: Framing,
     offset: u64,
-    detail: String,
+    detail: Cow<'static, str>,
     encode: bool,
 }
 
 impl FramingError {
     /// A decoder fault for the frame or line starting at `offset`.
-    pub(crate) fn decode(kind: FaultKind, framing: Framing, offset: u64, detail: String) -> Self {
+    pub(crate) fn decode(
+        kind: FaultKind,
+        framing: Framing,
+        offset: u64,
+        detail: impl Into<Cow<'static, str>>,
+    ) -> Self {
         FramingError(Box::new(Inner {
             kind,
             framing,
             offset,
-            detail,
+            detail: detail.into(),
             encode: false,
         }))
     }
 
     /// An encoder refusal (no stream offset).
-    pub(crate) fn encode(kind: FaultKind, framing: Framing, detail: String) -> Self {
+    pub(crate) fn encode(
+        kind: FaultKind,
+        framing: Framing,
+        detail: impl Into<Cow<'static, str>>,
+    ) -> Self {
         FramingError(Box::new(Inner {
             kind,
             framing,
             offset: 0,
-            detail,
+            detail: detail.into(),
             encode: true,
         }))
     }
@@ -225,7 +235,7 @@ mod tests {
             FaultKind::FrameTooLong,
             Framing::ContentLength,
             42,
-            "declared Content-Length 20000000 exceeds the frame bound of 16777216 bytes".into(),
+            "declared Content-Length 20000000 exceeds the frame bound of 16777216 bytes",
         );
         assert_eq!(
             e.to_string(),
@@ -233,9 +243,9 @@ mod tests {
              20000000 exceeds the frame bound of 16777216 bytes"
         );
         assert!(e.ends_stream());
-        let n = FramingError::decode(FaultKind::EmptyFrame, Framing::Ndjson, 0, "x".into());
+        let n = FramingError::decode(FaultKind::EmptyFrame, Framing::Ndjson, 0, "x");
         assert!(!n.ends_stream());
-        let r = FramingError::encode(FaultKind::FrameTooLong, Framing::ContentLength, "x".into());
+        let r = FramingError::encode(FaultKind::FrameTooLong, Framing::ContentLength, "x");
         assert!(!r.ends_stream() && r.is_encode() && r.offset() == 0);
         assert_eq!(r.to_string(), "FrameTooLong refused: x");
     }

@@ -4,6 +4,8 @@
 //! input) is dropped. No fault ends the stream: after an oversized line the
 //! decoder skips to the next LF, holding nothing, and carries on.
 
+use std::borrow::Cow;
+
 use super::codec::{reserve_capped, Outbox};
 use super::{FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, FramingError};
 
@@ -60,7 +62,7 @@ impl NdjsonDecoder {
         self.limits
     }
 
-    fn fault(&mut self, kind: FaultKind, detail: String) {
+    fn fault(&mut self, kind: FaultKind, detail: impl Into<Cow<'static, str>>) {
         let error = FramingError::decode(kind, Framing::Ndjson, self.line_start, detail);
         self.out.fault(error);
     }
@@ -115,7 +117,7 @@ impl NdjsonDecoder {
             } else {
                 "line is empty; an NDJSON frame is one JSON value"
             };
-            self.fault(FaultKind::EmptyFrame, detail.to_string());
+            self.fault(FaultKind::EmptyFrame, detail);
             return;
         }
         match String::from_utf8(bytes) {
@@ -226,8 +228,8 @@ impl FrameEncoder for NdjsonEncoder {
             return refuse(FaultKind::FrameTooLong, detail);
         }
         if body.is_empty() {
-            let detail = "body is empty; an empty line decodes as EmptyFrame".to_string();
-            return refuse(FaultKind::EmptyFrame, detail);
+            let detail = "body is empty; an empty line decodes as EmptyFrame";
+            return refuse(FaultKind::EmptyFrame, detail.to_string());
         }
         if let Some(at) = body.iter().position(|&b| b == b'\n' || b == b'\r') {
             let name = if body.get(at) == Some(&b'\n') {
