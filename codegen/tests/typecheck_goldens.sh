@@ -2,6 +2,8 @@
 # Type-check every golden fixture's expected Python and TypeScript:
 #   mypy --strict on tests/golden/*/expected.py
 #   tsc --strict --noEmit on tests/golden/*/expected.ts
+#   the same two on the committed bindings (wirekit/protocols, bindings/typescript)
+#   the committed docs/openrpc/*.openrpc.json against the OpenRPC meta-schema
 # (The expected Rust is compiled by the codegen/golden-check crate.)
 # Needs: mypy on PATH (pip install mypy) and `npm ci` in bindings/typescript.
 set -euo pipefail
@@ -27,5 +29,20 @@ if ! out="$("$tsc" --strict --noEmit --target ES2022 --module NodeNext --moduleR
   echo "tsc --strict --noEmit failed:"; echo "$out"; status=1
 else
   echo "tsc --strict --noEmit: ${#ts_files[@]} expected.ts files ok"
+fi
+# The committed bindings generated from schemas/ (not only the goldens).
+if ! out="$(cd "$repo/bindings/python/python" && python3 -m mypy --strict --no-incremental --config-file= --python-version 3.10 wirekit/protocols 2>&1)"; then
+  echo "mypy --strict failed on bindings/python/python/wirekit/protocols:"; echo "$out"; status=1
+else
+  echo "mypy --strict: wirekit/protocols ok"
+fi
+if ! out="$("$tsc" -p "$repo/bindings/typescript" --noEmit 2>&1)"; then
+  echo "tsc --strict --noEmit failed on bindings/typescript:"; echo "$out"; status=1
+else
+  echo "tsc --strict --noEmit: bindings/typescript ok"
+fi
+# The committed OpenRPC documents against the OpenRPC meta-schema.
+if ! node "$here/check_openrpc.cjs" "$repo"/docs/openrpc/*.openrpc.json; then
+  status=1
 fi
 exit $status
