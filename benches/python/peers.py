@@ -1,0 +1,126 @@
+"""The peers measured beside wirekit: each turns bytes into checked objects and back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Optional
+
+from workload import result_schema
+
+Decode = Callable[[bytes], Any]
+Encode = Callable[[int, Any], bytes]
+
+
+def json_jsonschema(schema: dict[str, Any]) -> tuple[Decode, Encode]:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+
+    def decode(body: bytes) -> Any:
+        result = json.loads(body)["result"]
+        validator.validate(result)
+        return result
+
+    def encode(id: int, result: Any) -> bytes:
+        validator.validate(result)
+        return json.dumps({"jsonrpc": "2.0", "id": id, "result": result}, separators=(",", ":")).encode() + b"\n"
+
+    return decode, encode
+
+
+def json_fastjsonschema(schema: dict[str, Any]) -> tuple[Decode, Encode]:
+    import fastjsonschema
+
+    draft7 = {"definitions": schema["$defs"], "$ref": schema["$ref"].replace("$defs", "definitions")}
+    draft7 = json.loads(json.dumps(draft7).replace("#/$defs/", "#/definitions/"))
+    validate = fastjsonschema.compile(draft7)
+
+    def decode(body: bytes) -> Any:
+        result = json.loads(body)["result"]
+        validate(result)
+        return result
+
+    def encode(id: int, result: Any) -> bytes:
+        validate(result)
+        return json.dumps({"jsonrpc": "2.0", "id": id, "result": result}, separators=(",", ":")).encode() + b"\n"
+
+    return decode, encode
+
+
+def orjson_jsonschema_rs(schema: dict[str, Any]) -> tuple[Decode, Encode]:
+    import jsonschema_rs
+    import orjson
+
+    validator = jsonschema_rs.validator_for(schema)
+
+    def decode(body: bytes) -> Any:
+        result = orjson.loads(body)["result"]
+        validator.validate(result)
+        return result
+
+    def encode(id: int, result: Any) -> bytes:
+        validator.validate(result)
+        return orjson.dumps({"jsonrpc": "2.0", "id": id, "result": result}) + b"\n"
+
+    return decode, encode
+
+
+def msgspec_typed(schema_name: str) -> Optional[tuple[Decode, Encode]]:
+    """msgspec Structs of the analyze response: types only, no schema."""
+    if schema_name != "AnalyzeResult":
+        return None
+    from typing import Dict, List, Optional as Opt
+
+    import msgspec
+
+    class Classification(msgspec.Struct):
+        label: str
+        confidence: int
+
+    class SideEffect(msgspec.Struct, omit_defaults=True):
+        type: str
+        description: str
+        location: Opt[str] = None
+        target: Opt[str] = None
+        detail: Opt[Dict[str, Any]] = None
+        classification: Opt[Classification] = None
+
+    class AnalyzedFunction(msgspec.Struct):
+        name: str
+        package: str
+        file: str
+        line: int
+        side_effects: List[SideEffect]
+
+    class AnalyzeResult(msgspec.Struct):
+        functions: List[AnalyzedFunction]
+
+    class Response(msgspec.Struct):
+        jsonrpc: str
+        id: int
+        result: AnalyzeResult
+
+    decoder = msgspec.json.Decoder(Response)
+    encoder = msgspec.json.Encoder()
+
+    def decode(body: bytes) -> Any:
+        return decoder.decode(body).result
+
+    def encode(id: int, result: Any) -> bytes:
+        typed = msgspec.convert({"jsonrpc": "2.0", "id": id, "result": result}, Response)
+        return encoder.encode(typed) + b"\n"
+
+    return decode, encode
+
+
+def all_peers(schema_name: str = "AnalyzeResult") -> dict[str, tuple[Decode, Encode]]:
+    schema = result_schema(schema_name)
+    peers = {
+        "json + jsonschema": json_jsonschema(schema),
+        "json + fastjsonschema": json_fastjsonschema(schema),
+        "orjson + jsonschema-rs": orjson_jsonschema_rs(schema),
+    }
+    typed = msgspec_typed(schema_name)
+    if typed is not None:
+        peers["msgspec (types only)"] = typed
+    return peers
