@@ -77,7 +77,7 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         }
     };
     if args.check {
-        return match wirekit_codegen::check(&root, &files) {
+        return match wirekit_codegen::check(&root, &files, options.is_complete()) {
             Ok(stale) if stale.is_empty() => {
                 println!("wirekit generate --check: {} files up to date", files.len());
                 ExitCode::SUCCESS
@@ -99,10 +99,14 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             }
         };
     }
-    match wirekit_codegen::write(&root, &files) {
+    match wirekit_codegen::write(&root, &files, options.is_complete()) {
         Ok(changed) => {
             for p in &changed {
-                println!("wrote {}", p.display());
+                if root.join(p).exists() {
+                    println!("wrote {}", p.display());
+                } else {
+                    println!("deleted {}", p.display());
+                }
             }
             println!(
                 "wirekit generate: {} files, {} changed",

@@ -32,7 +32,7 @@ pub mod typescript;
 
 use std::path::{Path, PathBuf};
 
-pub use check::{check, write, Stale};
+pub use check::{check, orphans, write, Stale};
 pub use error::{Error, ErrorKind, Result};
 pub use protocol::Protocol;
 
@@ -114,6 +114,12 @@ impl Options {
             protocol: None,
             targets: Vec::new(),
         }
+    }
+
+    /// Whether every protocol and every target is selected (so files no
+    /// longer generated can be told apart).
+    pub fn is_complete(&self) -> bool {
+        self.protocol.is_none() && self.targets().len() == Target::ALL.len()
     }
 
     fn targets(&self) -> Vec<Target> {

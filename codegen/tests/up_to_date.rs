@@ -30,7 +30,7 @@ fn committed_outputs_match_the_schemas() {
             f.path.display()
         );
     }
-    let stale = match check(root, &files) {
+    let stale = match check(root, &files, true) {
         Ok(s) => s,
         Err(e) => return assert_eq!(e.to_string(), "", "check failed"),
     };
