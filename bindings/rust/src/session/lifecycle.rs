@@ -129,7 +129,12 @@ impl Session {
         else {
             return Ok(());
         };
-        let major = |version: &str| version.split('.').next().unwrap_or("").trim().to_owned();
+        // Majors compare as decimal integers ("01" is 1); text that is no
+        // number compares as written.
+        let major = |version: &str| {
+            let text = version.split('.').next().unwrap_or("").trim();
+            text.parse::<u64>().map_or_else(|_| text.to_owned(), |number| number.to_string())
+        };
         let (client_major, server_major) = (major(client), major(&negotiation.server_version));
         if client_major == server_major {
             return Ok(());
