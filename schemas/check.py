@@ -978,6 +978,8 @@ class Session:
             self.problem(i, "lifecycle", "/method")
             return
         ok = True
+        if kind == "notification" and not self.allowed(spec):
+            self.presume_pending_success(spec)
         if not self.allowed(spec):
             self.problem(i, "lifecycle", "/method")
             ok = False
@@ -1008,6 +1010,19 @@ class Session:
             if "on_success" in lc:
                 self.state = lc["on_success"]
 
+    def presume_pending_success(self, spec: dict[str, Any]) -> None:
+        """A notification that only a pending request's success allows: the
+        capture's two pipes interleave loosely, so presume that success (once)."""
+        allowed = spec.get("lifecycle", {}).get("allowed_in", [])
+        waiting = sorted((req["frame"], key) for key, req in self.pending.items() if req["ok"] and not req.get("presumed"))
+        for _frame, key in waiting:
+            req = self.pending[key]
+            target = self.proto.methods[req["method"]].get("lifecycle", {}).get("on_success")
+            if target is not None and (allowed == ["*"] or target in allowed):
+                req["presumed"] = True
+                self.succeed(req["method"], req["params"], None)
+                return
+
     def response(self, i: int, msg: dict[str, Any]) -> None:
         key = json.dumps(msg["id"])
         req = self.pending.pop(key, None)
@@ -1018,10 +1033,12 @@ class Session:
         if "result" in msg:
             if self.schema_problems(i, "invalid_result", "/result", method, "result", msg["result"]):
                 pass
-            if req["ok"]:
+            if req["ok"] and not req.get("presumed"):
                 self.succeed(method, req["params"], msg["result"])
             return
         err = msg["error"]
+        if req.get("presumed"):  # its success was presumed: the state moved on a refusal
+            self.problem(i, "lifecycle", "/error")
         if "error_data" in self.man:
             data = err.get("data")
             for ptr, _kw in schema_errors(self.proto.validator(self.man["error_data"]), data):

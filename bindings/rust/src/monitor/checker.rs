@@ -20,6 +20,9 @@ struct Pending {
     frame: usize,
     /// Whether the request broke the protocol (its answer does not move the state).
     faulty: bool,
+    /// Whether its success was presumed (a notification it allows came
+    /// before its response crossed the capture) and already moved the state.
+    presumed: bool,
 }
 
 /// Watches a session frame by frame and collects its problems.
@@ -130,8 +133,12 @@ impl SessionChecker {
             return false;
         }
         // The first item answers the streamed request: no envelope follows.
-        let answered: Vec<String> =
-            self.pending.iter().filter(|(_, p)| p.method == method).map(|(key, _)| key.clone()).collect();
+        let answered: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.method == method)
+            .map(|(key, _)| key.clone())
+            .collect();
         for key in answered {
             if let Some(pending) = self.pending.remove(&key) {
                 if !pending.faulty {
@@ -164,6 +171,7 @@ impl SessionChecker {
                     method,
                     frame: index,
                     faulty: true,
+                    presumed: false,
                 },
             );
             return;
@@ -223,6 +231,7 @@ impl SessionChecker {
                 method,
                 frame: index,
                 faulty,
+                presumed: false,
             },
         );
     }
@@ -243,7 +252,15 @@ impl SessionChecker {
         if !issues.is_empty() {
             return;
         }
-        if let Err(violation) = self.session.notify(method, params) {
+        let mut outcome = self.session.notify(method, params);
+        if outcome
+            .as_ref()
+            .is_err_and(|v| v.kind() == ViolationKind::WrongState)
+            && self.presume_pending_success(method)
+        {
+            outcome = self.session.notify(method, params);
+        }
+        if let Err(violation) = outcome {
             let kind = match violation.kind() {
                 ViolationKind::Rule => ProblemKind::Rule,
                 ViolationKind::CapabilityNotDeclared => ProblemKind::Capability,
@@ -283,10 +300,53 @@ impl SessionChecker {
                 self.report(index, ProblemKind::InvalidResult, "/error/data", &issues);
             }
         }
-        if !pending.faulty {
+        if pending.presumed {
+            if let Err(error) = &response.outcome {
+                let message = format!(
+                    "`{}` was refused ({}) after the server had already sent what only its success allows",
+                    pending.method, error.code
+                );
+                self.problem(index, ProblemKind::Lifecycle, Some("/error"), message);
+            }
+        } else if !pending.faulty {
             self.session
                 .answered(&pending.method, response.outcome.as_ref());
         }
+    }
+
+    /// A notification came in a state that a pending request's success
+    /// would have reached: the two pipes of a capture interleave loosely, so
+    /// the response may still be on its way. Presumes that success (once).
+    fn presume_pending_success(&mut self, notification: &str) -> bool {
+        let allowed = |state: &str| {
+            self.protocol
+                .method(notification)
+                .and_then(|s| s.lifecycle.as_ref())
+                .is_some_and(|l| {
+                    l.allowed_in.is_empty() || l.allowed_in.iter().any(|s| s == "*" || s == state)
+                })
+        };
+        let leads_there = |method: &str| {
+            self.protocol
+                .method(method)
+                .and_then(|s| s.lifecycle.as_ref())
+                .and_then(|l| l.on_success.as_deref())
+                .is_some_and(allowed)
+        };
+        let candidate = self
+            .pending
+            .iter()
+            .filter(|(_, p)| !p.faulty && !p.presumed && leads_there(&p.method))
+            .min_by_key(|(_, p)| p.frame)
+            .map(|(key, _)| key.clone());
+        let Some(key) = candidate else { return false };
+        let Some(pending) = self.pending.get_mut(&key) else {
+            return false;
+        };
+        pending.presumed = true;
+        let method = pending.method.clone();
+        self.session.answered(&method, Ok(&Value::Null));
+        true
     }
 
     fn report(
