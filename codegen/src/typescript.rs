@@ -164,10 +164,12 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
         Some(t) => ts_type_name(t),
         None => "undefined".into(),
     };
-    let result = match (&m.result, m.kind) {
-        (_, MethodKind::Notification) => "void".into(),
-        (Some(t), _) => ts_type_name(t),
-        (None, _) => "null".into(),
+    let result = match (&m.result, &m.result_stream, m.kind) {
+        (_, _, MethodKind::Notification) => "void".into(),
+        // A streamed result has no response: its items come one by one.
+        (_, Some(item), _) => format!("never; stream: {}", ts_type_name(item)),
+        (Some(t), None, _) => ts_type_name(t),
+        (None, None, _) => "null".into(),
     };
     let mut tags = Vec::new();
     if let Some(ms) = m.timeout_ms {

@@ -276,6 +276,12 @@ export interface AgentapiDriverRequests {
   "driver.shutdown": { params: ShutdownParams | undefined; result: ShutdownResult };
 }
 
+/** The params of request `M`. */
+export type RequestParams<M extends keyof AgentapiDriverRequests> = AgentapiDriverRequests[M]["params"];
+
+/** The result of request `M` (`never` for a streamed result; see its `stream`). */
+export type RequestResult<M extends keyof AgentapiDriverRequests> = AgentapiDriverRequests[M]["result"];
+
 /** Notifications the client sends. */
 export interface AgentapiDriverNotifications {
 }

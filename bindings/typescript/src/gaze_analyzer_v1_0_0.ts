@@ -347,6 +347,12 @@ export interface GazeAnalyzerRequests {
   "classify_signals": { params: ClassifySignalsParams; result: ClassifySignalsResult };
 }
 
+/** The params of request `M`. */
+export type RequestParams<M extends keyof GazeAnalyzerRequests> = GazeAnalyzerRequests[M]["params"];
+
+/** The result of request `M` (`never` for a streamed result; see its `stream`). */
+export type RequestResult<M extends keyof GazeAnalyzerRequests> = GazeAnalyzerRequests[M]["result"];
+
 /** Notifications the client sends. */
 export interface GazeAnalyzerNotifications {
 }

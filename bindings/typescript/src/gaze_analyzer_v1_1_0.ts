@@ -361,7 +361,7 @@ export interface GazeAnalyzerRequests {
    * Optional: only when the `streaming` capability is on.
    * Streams AnalyzedFunction items.
    */
-  "analyze/stream": { params: AnalyzeParams; result: null };
+  "analyze/stream": { params: AnalyzeParams; result: never; stream: AnalyzedFunction };
   /**
    * Compute cyclomatic complexity for all functions.
    * Timeout: 300000 ms.
@@ -402,6 +402,12 @@ export interface GazeAnalyzerRequests {
    */
   "doc_coverage": { params: DocCoverageParams; result: DocCoverageResult };
 }
+
+/** The params of request `M`. */
+export type RequestParams<M extends keyof GazeAnalyzerRequests> = GazeAnalyzerRequests[M]["params"];
+
+/** The result of request `M` (`never` for a streamed result; see its `stream`). */
+export type RequestResult<M extends keyof GazeAnalyzerRequests> = GazeAnalyzerRequests[M]["result"];
 
 /** Notifications the client sends. */
 export interface GazeAnalyzerNotifications {

@@ -114,6 +114,12 @@ export interface GzkitAuthoringGuideRequests {
   "shutdown": { params: ShutdownParams; result: ShutdownResult };
 }
 
+/** The params of request `M`. */
+export type RequestParams<M extends keyof GzkitAuthoringGuideRequests> = GzkitAuthoringGuideRequests[M]["params"];
+
+/** The result of request `M` (`never` for a streamed result; see its `stream`). */
+export type RequestResult<M extends keyof GzkitAuthoringGuideRequests> = GzkitAuthoringGuideRequests[M]["result"];
+
 /** Notifications the client sends. */
 export interface GzkitAuthoringGuideNotifications {
 }

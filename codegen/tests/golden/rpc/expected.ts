@@ -60,10 +60,16 @@ export interface RpcRequests {
    * Work, streaming one item at a time.
    * Streams WorkResult items.
    */
-  "work/stream": { params: WorkParams; result: null };
+  "work/stream": { params: WorkParams; result: never; stream: WorkResult };
   /** Stop. */
   "shutdown": { params: ShutdownParams | undefined; result: ShutdownResult };
 }
+
+/** The params of request `M`. */
+export type RequestParams<M extends keyof RpcRequests> = RpcRequests[M]["params"];
+
+/** The result of request `M` (`never` for a streamed result; see its `stream`). */
+export type RequestResult<M extends keyof RpcRequests> = RpcRequests[M]["result"];
 
 /** Notifications the client sends. */
 export interface RpcNotifications {
