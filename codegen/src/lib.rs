@@ -20,6 +20,7 @@ pub mod bundle;
 pub mod check;
 pub mod docs;
 pub mod error;
+pub mod field_order;
 pub mod model;
 pub mod naming;
 pub mod openrpc;

@@ -191,12 +191,13 @@ pub fn generate(p: &Protocol) -> Result<RustTypes> {
         )
     })?;
     let stream = space.to_stream();
-    let file: syn::File = syn::parse2(stream).map_err(|e| {
+    let mut file: syn::File = syn::parse2(stream).map_err(|e| {
         Error::new(
             ErrorKind::Format,
             format!("typify output does not parse: {e}"),
         )
     })?;
+    crate::field_order::restore_schema_order(&mut file, &p.bundle.defs);
     Ok(RustTypes {
         code: prettyplease::unparse(&file),
         names,

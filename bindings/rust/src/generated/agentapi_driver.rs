@@ -90,12 +90,12 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CancelParams {
-        ///Relative time budget in milliseconds supplied by Core (uint64, greater than zero).
-        pub deadline_millis: ::std::num::NonZeroU64,
         ///The active invocation.
         pub invocation_id: InstanceId,
         ///Why Core cancels (required, non-empty).
         pub reason: Reason,
+        ///Relative time budget in milliseconds supplied by Core (uint64, greater than zero).
+        pub deadline_millis: ::std::num::NonZeroU64,
     }
 
     ///Acknowledges receipt only. Termination is represented solely by driver.completed.
@@ -110,22 +110,22 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct Capabilities {
+        ///Protocols the driver can execute. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub protocols: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        ///Operations the driver can execute. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub operations: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        ///Whether the driver can stream observations.
+        pub streaming: bool,
         ///Whether the driver supports cancellation.
         pub cancellation: bool,
+        ///Whether the driver observes retries.
+        pub retry_observed: bool,
         ///Whether the driver supports concurrent invocations (requires a higher-level dispatcher with one state machine per invocation).
         pub concurrency: bool,
         ///Maximum number of concurrent invocations (uint32).
         pub max_concurrency: u32,
-        ///Operations the driver can execute. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub operations: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ///Protocols the driver can execute. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub protocols: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ///Whether the driver observes retries.
-        pub retry_observed: bool,
-        ///Whether the driver can stream observations.
-        pub streaming: bool,
     }
 
     ///Intentionally empty. A later version must add fields through a separately versioned contract rather than accepting typos. The params member may also be absent.
@@ -217,15 +217,15 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CompletedParams {
-        ///Must be the active attempt's (manifest rule matches_scope).
-        pub attempt_id: InstanceId,
         ///Must be the active invocation's (manifest rule matches_scope).
         pub invocation_id: InstanceId,
+        ///Must be the active attempt's (manifest rule matches_scope).
+        pub attempt_id: InstanceId,
+        ///How the invocation ended.
+        pub status: TerminalStatus,
         ///The sequence of the last observation (uint64); omitted when none was emitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub last_sequence: ::std::option::Option<u64>,
-        ///How the invocation ended.
-        pub status: TerminalStatus,
         ///Digest of the invocation summary.
         pub summary_digest: Digest,
     }
@@ -234,19 +234,19 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DataFrameHeader {
+        ///The invocation.
+        pub invocation_id: InstanceId,
         ///The attempt.
         pub attempt_id: InstanceId,
+        ///The companion stream (required, non-empty).
+        pub stream_id: StreamId,
+        ///Frame sequence (uint64).
+        pub sequence: u64,
+        ///Payload length in bytes (uint32, at most 262144).
+        pub length: i64,
         ///Whether this is the stream's last frame.
         #[serde(rename = "final")]
         pub final_: bool,
-        ///The invocation.
-        pub invocation_id: InstanceId,
-        ///Payload length in bytes (uint32, at most 262144).
-        pub length: i64,
-        ///Frame sequence (uint64).
-        pub sequence: u64,
-        ///The companion stream (required, non-empty).
-        pub stream_id: StreamId,
     }
 
     ///publicschema.Digest: a lowercase, algorithm-qualified content digest, "sha256:" and 64 lowercase hex digits. Not defined in the spec; shape taken from the reference implementation (pkg/schema/digest.go). See Assumptions.
@@ -320,35 +320,35 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DriverIdentity {
-        ///CPU architecture (must not be blank).
-        pub architecture: Architecture,
-        ///Digest of the driver artifact.
-        pub artifact_digest: Digest,
-        ///Client name; omitted for the built-in raw driver; given together with client_version.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_name: ::std::option::Option<::std::string::String>,
-        ///Client version; given together with client_name.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_version: ::std::option::Option<::std::string::String>,
-        ///Digest of the driver's lockfile, when it has one.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub lockfile_digest: ::std::option::Option<Digest>,
         ///Driver name (must not be blank).
         pub name: Name,
-        ///Operating system (must not be blank).
-        pub os: Os,
-        ///Runtime name (must not be blank).
-        pub runtime_name: RuntimeName,
-        ///Runtime version (must not be blank).
-        pub runtime_version: RuntimeVersion,
+        ///Driver version (must not be blank).
+        pub version: Version,
         ///SDK name; omitted for the built-in raw driver; given together with sdk_version.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sdk_name: ::std::option::Option<::std::string::String>,
         ///SDK version; given together with sdk_name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sdk_version: ::std::option::Option<::std::string::String>,
-        ///Driver version (must not be blank).
-        pub version: Version,
+        ///Client name; omitted for the built-in raw driver; given together with client_version.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_name: ::std::option::Option<::std::string::String>,
+        ///Client version; given together with client_name.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_version: ::std::option::Option<::std::string::String>,
+        ///Runtime name (must not be blank).
+        pub runtime_name: RuntimeName,
+        ///Runtime version (must not be blank).
+        pub runtime_version: RuntimeVersion,
+        ///Operating system (must not be blank).
+        pub os: Os,
+        ///CPU architecture (must not be blank).
+        pub architecture: Architecture,
+        ///Digest of the driver artifact.
+        pub artifact_digest: Digest,
+        ///Digest of the driver's lockfile, when it has one.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub lockfile_digest: ::std::option::Option<Digest>,
     }
 
     ///The stable machine-readable failure taxonomy, separate from the numeric JSON-RPC error code.
@@ -479,12 +479,12 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct HelloResult {
-        ///What the driver can execute.
-        pub capabilities: Capabilities,
         ///The Driver API versions the driver supports.
         pub driver_version_range: VersionRange,
         ///The driver's identity.
         pub identity: DriverIdentity,
+        ///What the driver can execute.
+        pub capabilities: Capabilities,
         ///Sandbox permissions the driver requests. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub requested_permissions: ::std::option::Option<::std::vec::Vec<Permission>>,
@@ -569,14 +569,14 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct InvokeParams {
-        ///The attempt of this invocation.
-        pub attempt_id: InstanceId,
-        ///The invocation-scoped input channel.
-        pub ephemeral_exact_input_handle: ExactInputHandle,
         ///The invocation; cannot be reused after its terminal completion in this driver session.
         pub invocation_id: InstanceId,
+        ///The attempt of this invocation.
+        pub attempt_id: InstanceId,
         ///The operation to execute (required, non-empty).
         pub operation: Operation,
+        ///The invocation-scoped input channel.
+        pub ephemeral_exact_input_handle: ExactInputHandle,
     }
 
     ///Not defined by the spec, which declares no InvokeResult type; assumed empty like ResetResult and ShutdownResult (see Assumptions). The invocation's outcome arrives only as driver.observation and driver.completed notifications.
@@ -916,13 +916,13 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ObjectRef {
-        ///Digest of the object's content.
-        pub content_digest: Digest,
+        ///Object kind: an upper-case letter then 1-63 letters or digits.
+        pub kind: Kind,
         ///The object's instance ID; omitted for content-addressed objects.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub instance_id: ::std::option::Option<InstanceId>,
-        ///Object kind: an upper-case letter then 1-63 letters or digits.
-        pub kind: Kind,
+        ///Digest of the object's content.
+        pub content_digest: Digest,
     }
 
     ///The only semantic observation notification. Sequence values need not be contiguous, but each must be strictly greater than the previous one of the same invocation (manifest rule increasing_sequence). An observation carries an inline payload or a companion data_stream, not both.
@@ -1126,16 +1126,16 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct PrepareParams {
-        ///The permission subset offered to the driver. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub approved_permissions: ::std::option::Option<::std::vec::Vec<Permission>>,
+        ///Digest of the approved, resolved plan.
+        pub resolved_plan_digest: Digest,
         ///Ephemeral capability token (required, non-empty); must never be persisted.
         pub capability_token: CapabilityToken,
         ///References to fixture objects; omitted when there are none.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub fixture_refs: ::std::vec::Vec<ObjectRef>,
-        ///Digest of the approved, resolved plan.
-        pub resolved_plan_digest: Digest,
+        ///The permission subset offered to the driver. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub approved_permissions: ::std::option::Option<::std::vec::Vec<Permission>>,
     }
 
     ///Records the exact permission subset accepted by the driver.
@@ -1226,10 +1226,10 @@ pub mod types {
     pub struct RpcError {
         ///The JSON-RPC error code.
         pub code: i64,
-        ///The stable class and details; required.
-        pub data: ErrorData,
         ///Human-readable message (required, non-empty).
         pub message: Message,
+        ///The stable class and details; required.
+        pub data: ErrorData,
     }
 
     ///Runtime name (must not be blank).
@@ -1642,10 +1642,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct VersionRange {
-        ///Highest supported Driver RPC version.
-        pub maximum: Maximum,
         ///Lowest supported Driver RPC version.
         pub minimum: Minimum,
+        ///Highest supported Driver RPC version.
+        pub maximum: Maximum,
     }
 
     /// Error types.

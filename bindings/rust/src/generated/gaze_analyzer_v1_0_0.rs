@@ -22,11 +22,11 @@ pub mod types {
     ///The params object of the "analyze" method.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AnalyzeParams {
+        ///The project root directory (e.g. "/path/to/project").
+        pub root_path: ::std::string::String,
         ///The list of package/file patterns to analyze (e.g. ["./..."]). Optional and nullable: the Gaze host encodes a nil pattern list as null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub patterns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ///The project root directory (e.g. "/path/to/project").
-        pub root_path: ::std::string::String,
     }
 
     ///The result of the "analyze" method: the side effects detected per function.
@@ -39,14 +39,14 @@ pub mod types {
     ///A single function's analysis results.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AnalyzedFunction {
-        ///Source file path (relative to root_path or absolute).
-        pub file: ::std::string::String,
-        ///Line number of the function declaration.
-        pub line: i64,
         ///Function or method name.
         pub name: ::std::string::String,
         ///Package/module path.
         pub package: ::std::string::String,
+        ///Source file path (relative to root_path or absolute).
+        pub file: ::std::string::String,
+        ///Line number of the function declaration.
+        pub line: i64,
         ///The detected side effects.
         pub side_effects: ::std::vec::Vec<SideEffect>,
     }
@@ -54,22 +54,22 @@ pub mod types {
     ///A single test assertion mapped to a side effect.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AssertionMapping {
+        ///Test function name.
+        pub test_function: ::std::string::String,
+        ///Test file path.
+        pub test_file: ::std::string::String,
         ///Source position of the assertion (file:line).
         pub assertion_location: ::std::string::String,
         ///Kind of assertion (e.g. "equality", "error_check").
         pub assertion_type: AssertionType,
-        ///Mapping confidence (0-100).
-        pub confidence: i64,
-        ///Type of side effect being asserted on.
-        pub side_effect_type: SideEffectType,
         ///Function under test.
         pub target_function: ::std::string::String,
         ///Package of the function under test.
         pub target_package: ::std::string::String,
-        ///Test file path.
-        pub test_file: ::std::string::String,
-        ///Test function name.
-        pub test_function: ::std::string::String,
+        ///Type of side effect being asserted on.
+        pub side_effect_type: SideEffectType,
+        ///Mapping confidence (0-100).
+        pub confidence: i64,
     }
 
     ///Kind of assertion. Open enum: the spec gives examples ("e.g."), so any string is valid; the listed names are the known ones.
@@ -124,21 +124,21 @@ pub mod types {
     ///Declares which optional protocol methods the analyzer supports. Required methods (initialize, analyze, complexity, coverage, shutdown) are always assumed to be supported. Gaze only calls an optional method when its capability is true.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Capabilities {
-        ///Supports the classify_signals method. When false, Gaze uses the pre-classified effects from the analyze response.
-        pub classify_signals: bool,
         ///Supports the discover method.
         pub discover: bool,
         ///Supports the test_mapping method. When false, GazeCRAP is unavailable.
         pub test_mapping: bool,
+        ///Supports the classify_signals method. When false, Gaze uses the pre-classified effects from the analyze response.
+        pub classify_signals: bool,
     }
 
     ///Classification data attached to a side effect by the analyzer.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Classification {
-        ///0-100 confidence score.
-        pub confidence: i64,
         ///"contractual", "incidental", or "ambiguous".
         pub label: ClassificationLabel,
+        ///0-100 confidence score.
+        pub confidence: i64,
     }
 
     ///Whether a side effect is part of the function's contract.
@@ -215,25 +215,25 @@ pub mod types {
         pub function: ::std::string::String,
         ///Package path.
         pub package: ::std::string::String,
-        ///Optional explanation of why this signal was applied.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub reasoning: ::std::option::Option<::std::string::String>,
         ///Side effect type this signal relates to.
         pub side_effect_type: SideEffectType,
         ///Signal type (e.g. "docstring", "type_annotation", "decorator").
         pub source: SignalSource,
         ///Numeric contribution to the confidence score (may be negative).
         pub weight: i64,
+        ///Optional explanation of why this signal was applied.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub reasoning: ::std::option::Option<::std::string::String>,
     }
 
     ///The params object of the "classify_signals" method.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ClassifySignalsParams {
+        ///The project root directory (e.g. "/path/to/project").
+        pub root_path: ::std::string::String,
         ///The list of package/file patterns to analyze (e.g. ["./..."]). Optional and nullable: the Gaze host encodes a nil pattern list as null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub patterns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ///The project root directory (e.g. "/path/to/project").
-        pub root_path: ::std::string::String,
     }
 
     ///The result of the "classify_signals" method: raw classification signals, fed into Gaze's scoring engine (classify.ComputeScore) alongside its built-in signals.
@@ -246,11 +246,11 @@ pub mod types {
     ///The params object of the "complexity" method.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ComplexityParams {
+        ///The project root directory (e.g. "/path/to/project").
+        pub root_path: ::std::string::String,
         ///The list of package/file patterns to analyze (e.g. ["./..."]). Optional and nullable: the Gaze host encodes a nil pattern list as null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub patterns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ///The project root directory (e.g. "/path/to/project").
-        pub root_path: ::std::string::String,
     }
 
     ///The result of the "complexity" method: cyclomatic complexity per function.
@@ -263,11 +263,11 @@ pub mod types {
     ///The params object of the "coverage" method.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CoverageParams {
+        ///The project root directory (e.g. "/path/to/project").
+        pub root_path: ::std::string::String,
         ///The list of package/file patterns to analyze (e.g. ["./..."]). Optional and nullable: the Gaze host encodes a nil pattern list as null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub patterns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ///The project root directory (e.g. "/path/to/project").
-        pub root_path: ::std::string::String,
     }
 
     ///The result of the "coverage" method: per-function line coverage. The analyzer runs the tests and collects coverage itself.
@@ -287,69 +287,69 @@ pub mod types {
     ///The result of the "discover" method: source and test files. Reserved for future use; not currently consumed by Gaze.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DiscoverResult {
-        ///The test framework name (e.g. "pytest").
-        pub framework: ::std::string::String,
         ///The list of source file paths.
         pub source_files: ::std::vec::Vec<::std::string::String>,
         ///The list of test file paths.
         pub test_files: ::std::vec::Vec<::std::string::String>,
+        ///The test framework name (e.g. "pytest").
+        pub framework: ::std::string::String,
     }
 
     ///Per-function cyclomatic complexity.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct FunctionComplexity {
-        ///Cyclomatic complexity value.
-        pub complexity: i64,
-        ///Source file path (relative or absolute).
-        pub file: ::std::string::String,
-        ///Line number of function declaration.
-        pub line: i64,
         ///Function or method name.
         pub name: ::std::string::String,
         ///Package/module path.
         pub package: ::std::string::String,
+        ///Source file path (relative or absolute).
+        pub file: ::std::string::String,
+        ///Line number of function declaration.
+        pub line: i64,
+        ///Cyclomatic complexity value.
+        pub complexity: i64,
     }
 
     ///Per-function line coverage.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct FunctionCoverage {
-        ///Number of statements covered by tests (a count, so >= 0).
-        pub covered_stmts: u64,
-        ///Function body end line.
-        pub end_line: i64,
         ///Source file path.
         pub file: ::std::string::String,
         ///Function or method name.
         pub function: ::std::string::String,
-        ///Coverage percentage (0.0-100.0).
-        pub percentage: f64,
         ///Function declaration start line.
         pub start_line: i64,
+        ///Function body end line.
+        pub end_line: i64,
+        ///Number of statements covered by tests (a count, so >= 0).
+        pub covered_stmts: u64,
         ///Total number of statements (a count, so >= 0).
         pub total_stmts: u64,
+        ///Coverage percentage (0.0-100.0).
+        pub percentage: f64,
     }
 
     ///The params object of the "initialize" method.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct InitializeParams {
+        ///Absolute path to the project root.
+        pub root_path: ::std::string::String,
         ///Analyzer-specific config from .gaze.yaml. Omitted when no config is provided.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
         pub config: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///Absolute path to the project root.
-        pub root_path: ::std::string::String,
     }
 
     ///The result of the "initialize" method: the analyzer's capabilities and identity.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct InitializeResult {
-        ///Human-readable analyzer name (e.g. "snake-eyes").
-        pub analyzer_name: ::std::string::String,
         ///Which optional methods the analyzer supports.
         pub capabilities: Capabilities,
-        ///Primary language (e.g. "python", "rust").
-        pub language: ::std::string::String,
         ///Protocol version the analyzer implements (semver, e.g. "1.0.0").
         pub protocol_version: ::std::string::String,
+        ///Human-readable analyzer name (e.g. "snake-eyes").
+        pub analyzer_name: ::std::string::String,
+        ///Primary language (e.g. "python", "rust").
+        pub language: ::std::string::String,
     }
 
     ///The shutdown request carries no params (the member is absent, or null); when an object is sent its members are ignored.
@@ -423,9 +423,9 @@ pub mod types {
     ///A single side effect detected by the analyzer. Analyzers map their language concepts to Gaze's taxonomy.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SideEffect {
-        ///Pre-computed classification; may be null or absent, in which case Gaze uses the default classification of the effect type's tier (or classify_signals).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub classification: ::std::option::Option<Classification>,
+        ///The side effect type from Gaze's taxonomy.
+        #[serde(rename = "type")]
+        pub type_: SideEffectType,
         ///Human-readable explanation of the side effect.
         pub description: ::std::string::String,
         ///Source position (file:line:col or similar). Optional: the Gaze host declares it omitempty.
@@ -434,9 +434,9 @@ pub mod types {
         ///The affected entity (variable name, field, etc.). Optional: the Gaze host declares it omitempty.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub target: ::std::option::Option<::std::string::String>,
-        ///The side effect type from Gaze's taxonomy.
-        #[serde(rename = "type")]
-        pub type_: SideEffectType,
+        ///Pre-computed classification; may be null or absent, in which case Gaze uses the default classification of the effect type's tier (or classify_signals).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub classification: ::std::option::Option<Classification>,
     }
 
     ///A side effect type name from Gaze's taxonomy of 48 canonical types, each in one priority tier (P0 must detect .. P4 exotic). Open enum: the host accepts an unknown type, defaulting it to tier P4 with a warning, so any string is valid. The 1.0.0 spec's mapping table also names FileSystemRead and NetworkCall, which are not canonical and therefore land in P4.
@@ -540,11 +540,11 @@ pub mod types {
     ///The params object of the "test_mapping" method.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct TestMappingParams {
+        ///The project root directory (e.g. "/path/to/project").
+        pub root_path: ::std::string::String,
         ///The list of package/file patterns to analyze (e.g. ["./..."]). Optional and nullable: the Gaze host encodes a nil pattern list as null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub patterns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ///The project root directory (e.g. "/path/to/project").
-        pub root_path: ::std::string::String,
     }
 
     ///The result of the "test_mapping" method: test assertions mapped to side effects. Enables GazeCRAP scoring (contract coverage).

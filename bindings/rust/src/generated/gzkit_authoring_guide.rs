@@ -23,11 +23,11 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct AnalyzeParams {
+        ///Absolute or workspace-relative path to the file. Absent: INVALID_PARAMS (-32602).
+        pub file_path: FilePath,
         ///Optional cursor position (0-indexed byte offset); null or omitted means analyze the whole file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cursor_position: ::std::option::Option<u64>,
-        ///Absolute or workspace-relative path to the file. Absent: INVALID_PARAMS (-32602).
-        pub file_path: FilePath,
     }
 
     ///The authoring hints for the file. May be empty: when the file cannot be read the server answers an empty list rather than an error, and the client should not treat an empty list as a failure.
@@ -141,24 +141,24 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct AuthoringHint {
-        ///Canonical refactor archetype.
-        pub archetype: Archetype,
-        ///Observed metric value that triggered the hint.
-        pub crossing_value: f64,
-        ///One-line excerpt from the cited doctrinal frame; provides the doctrinal context.
-        pub doctrinal_frame_headline: ::std::string::String,
-        ///Last line of the flagged region (1-indexed, inclusive; >= start_line, checked by the manifest rule not_before).
-        pub end_line: ::std::num::NonZeroU64,
-        ///Source file path for editor navigation.
-        pub file_path: FilePath,
         ///Complexity metric key (e.g. "radon_cc").
         pub metric: Metric,
         ///Position within the advise band.
         pub precedence_band: PrecedenceBand,
+        ///Observed metric value that triggered the hint.
+        pub crossing_value: f64,
+        ///Canonical refactor archetype.
+        pub archetype: Archetype,
+        ///One-line excerpt from the cited doctrinal frame; provides the doctrinal context.
+        pub doctrinal_frame_headline: ::std::string::String,
         ///Human-readable refactor recommendation, suitable for inline display.
         pub recommended_move: ::std::string::String,
+        ///Source file path for editor navigation.
+        pub file_path: FilePath,
         ///First line of the flagged region (1-indexed, inclusive).
         pub start_line: ::std::num::NonZeroU64,
+        ///Last line of the flagged region (1-indexed, inclusive; >= start_line, checked by the manifest rule not_before).
+        pub end_line: ::std::num::NonZeroU64,
     }
 
     ///Client protocol version, major.minor (e.g. "1.0", "1.3", "2.0"); further components are permitted by the pattern, but compatibility uses only the major version. Absent or not matching: INVALID_PARAMS (-32602).
@@ -316,10 +316,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct InitializeResult {
-        ///Supported capability names (e.g. ["analyze"]). The client should inspect them before issuing further requests.
-        pub capabilities: ::std::vec::Vec<::std::string::String>,
         ///Server version string (e.g. "1.0").
         pub version: ::std::string::String,
+        ///Supported capability names (e.g. ["analyze"]). The client should inspect them before issuing further requests.
+        pub capabilities: ::std::vec::Vec<::std::string::String>,
     }
 
     ///Method name ("initialize", "analyze" or "shutdown").

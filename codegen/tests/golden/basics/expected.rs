@@ -71,12 +71,12 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct Point {
-        ///Label with trailing quote "
-        #[serde(default = "defaults::point_label")]
-        pub label: ::std::string::String,
         ///Horizontal "x" position.
         pub x: i64,
         pub y: i64,
+        ///Label with trailing quote "
+        #[serde(default = "defaults::point_label")]
+        pub label: ::std::string::String,
     }
 
     ///How many times to retry.
@@ -138,22 +138,22 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Shape {
         pub kind: ::serde_json::Value,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub matrix: ::std::vec::Vec<::std::vec::Vec<f64>>,
         pub points: ::std::vec::Vec<Point>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub style: ::std::option::Option<ShapeStyle>,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub tags: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub matrix: ::std::vec::Vec<::std::vec::Vec<f64>>,
     }
 
     ///How to draw it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ShapeStyle {
-        #[serde(default)]
-        pub dashed: bool,
         #[serde(default = "defaults::shape_style_stroke_width")]
         pub stroke_width: f64,
+        #[serde(default)]
+        pub dashed: bool,
     }
 
     impl ::std::default::Default for ShapeStyle {

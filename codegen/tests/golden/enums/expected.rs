@@ -88,15 +88,15 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct Effect {
+        #[serde(rename = "type")]
+        pub type_: EffectType,
         pub color: Color,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub level: ::std::option::Option<Level>,
-        #[serde(default = "defaults::effect_mode")]
-        pub mode: EffectMode,
-        #[serde(rename = "type")]
-        pub type_: EffectType,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub version: ::std::option::Option<::serde_json::Value>,
+        #[serde(default = "defaults::effect_mode")]
+        pub mode: EffectMode,
     }
 
     ///`EffectMode`

@@ -20,26 +20,26 @@ pub mod types {
     ///Every key is a keyword somewhere.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Keyworded {
+        ///The `type` key.
+        #[serde(rename = "type")]
+        pub type_: ::std::string::String,
+        pub class: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub from: ::std::option::Option<i64>,
+        #[serde(default = "defaults::default_bool::<true>")]
+        pub default: bool,
         #[serde(
             rename = "async",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub async_: ::std::option::Option<bool>,
-        pub class: ::std::string::String,
-        #[serde(default = "defaults::default_bool::<true>")]
-        pub default: bool,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub from: ::std::option::Option<i64>,
+        #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
+        pub self_: ::std::option::Option<::std::string::String>,
         #[serde(
             rename = "kebab-key",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub kebab_key: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
-        pub self_: ::std::option::Option<::std::string::String>,
-        ///The `type` key.
-        #[serde(rename = "type")]
-        pub type_: ::std::string::String,
     }
 
     ///`None`

@@ -28,12 +28,12 @@ pub mod types {
     ///A recursive tree whose leaves carry a payload from another file.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct TreeNode {
-        pub children: ::std::vec::Vec<TreeNode>,
         pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<::std::boxed::Box<TreeNode>>,
+        pub children: ::std::vec::Vec<TreeNode>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payload: ::std::option::Option<Payload>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub parent: ::std::option::Option<::std::boxed::Box<TreeNode>>,
     }
 
     /// Error types.

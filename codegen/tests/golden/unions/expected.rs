@@ -71,15 +71,15 @@ pub mod types {
     ///`Reading`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Reading {
+        ///Null when the sensor is off.
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub value: ::std::option::Option<f64>,
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub unit: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shape: ::std::option::Option<AnyShape>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<IdOrName>,
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub unit: ::std::option::Option<::std::string::String>,
-        ///Null when the sensor is off.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub value: ::std::option::Option<f64>,
     }
 
     ///`Square`
