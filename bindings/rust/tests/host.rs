@@ -125,3 +125,34 @@ for line in sys.stdin:
         "{pointers:?}"
     );
 }
+
+#[test]
+fn the_generated_typed_client_drives_a_subprocess_through_the_host() {
+    use wirekit::generated::gaze_analyzer_v1_0_0::types::{ComplexityParams, InitializeParams};
+    use wirekit::generated::gaze_analyzer_v1_0_0::GazeAnalyzerClient;
+    use wirekit::generated::CallError;
+
+    let host = Host::spawn(gaze(), &mut python(SPEC_MINIMAL_ANALYZER)).expect("spawns");
+    let mut client = GazeAnalyzerClient(host);
+    let params: InitializeParams =
+        serde_json::from_value(json!({"root_path": "/p"})).expect("params");
+    let init = client.initialize(&params).expect("initialize");
+    assert_eq!(init.analyzer_name, "minimal-python");
+    assert!(!init.capabilities.discover);
+    let params: ComplexityParams =
+        serde_json::from_value(json!({"root_path": "/p"})).expect("params");
+    assert!(client
+        .complexity(&params)
+        .expect("complexity")
+        .functions
+        .is_empty());
+    let discover: wirekit::generated::gaze_analyzer_v1_0_0::types::DiscoverParams =
+        serde_json::from_value(json!({"root_path": "/p"})).expect("params");
+    match client.discover(&discover) {
+        Err(CallError::Rpc(error)) => assert_eq!(
+            error.code, -32601,
+            "refused locally: capability not declared"
+        ),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

@@ -251,6 +251,38 @@ impl Host {
         }
     }
 
+    /// Sends a notification (checked like a call: lifecycle and params).
+    pub fn notify(&mut self, method: &str, params: Option<Value>) -> Result<(), HostError> {
+        let known = self
+            .protocol
+            .method(method)
+            .is_some_and(|s| s.kind == MethodKind::Notification);
+        if !known {
+            let message = format!("`{method}` is not a notification of {}", self.protocol.id());
+            return Err(HostError::new(HostErrorKind::UnknownMethod, message));
+        }
+        let issues = self
+            .protocol
+            .validate(method, Part::Params, params.as_ref());
+        if !issues.is_empty() {
+            return Err(HostError::issues(
+                HostErrorKind::InvalidParams,
+                method,
+                issues,
+            ));
+        }
+        self.session
+            .notify(method, params.as_ref())
+            .map_err(|v| HostError::lifecycle(&v))?;
+        self.send(
+            method,
+            &Message::Notification(Notification {
+                method: method.to_owned(),
+                params,
+            }),
+        )
+    }
+
     /// Closes stdin and waits up to `grace` for the server to exit, then kills it.
     pub fn close(mut self, grace: Duration) -> Result<ExitStatus, HostError> {
         drop(self.writer.take());
@@ -305,16 +337,21 @@ impl Host {
             method: method.to_owned(),
             params,
         });
-        let body = if self.protocol.manifest().transport.canonical {
-            envelope::encode_canonical(&request, &self.envelope)
-                .map_err(|e| HostError::new(HostErrorKind::Envelope, e.to_string()))?
-        } else {
-            envelope::encode(&request, &self.envelope)
-        };
         let timeout = self
             .timeout_override
             .or(spec.timeout_ms.map(Duration::from_millis))
             .unwrap_or(DEFAULT_TIMEOUT);
+        self.send(method, &request)?;
+        Ok((id, Instant::now() + timeout))
+    }
+
+    fn send(&mut self, method: &str, message: &Message) -> Result<(), HostError> {
+        let body = if self.protocol.manifest().transport.canonical {
+            envelope::encode_canonical(message, &self.envelope)
+                .map_err(|e| HostError::new(HostErrorKind::Envelope, e.to_string()))?
+        } else {
+            envelope::encode(message, &self.envelope)
+        };
         let Some(writer) = self.writer.as_mut() else {
             return Err(HostError::new(
                 HostErrorKind::Exited,
@@ -323,13 +360,13 @@ impl Host {
         };
         let written = writer.write_frame(&body);
         self.record(&body);
-        if let Err(error) = written {
-            return Err(self.died(
+        match written {
+            Ok(()) => Ok(()),
+            Err(error) => Err(self.died(
                 HostErrorKind::Exited,
                 format!("cannot send `{method}`: {error}"),
-            ));
+            )),
         }
-        Ok((id, Instant::now() + timeout))
     }
 
     fn next_frame(

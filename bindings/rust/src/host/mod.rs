@@ -1,9 +1,12 @@
 //! Driving a server subprocess: [`Host`] spawns it, checks every call
 //! before sending (lifecycle, capability, params) and every result after,
 //! and kills a server that does not answer within the method's timeout.
+//! It is also the [`Transport`](crate::generated::Transport) of the generated
+//! typed clients.
 
 mod client;
 mod error;
+mod transport;
 
 pub use client::{Host, DEFAULT_TIMEOUT};
 pub use error::{HostError, HostErrorKind};
