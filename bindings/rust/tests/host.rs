@@ -154,4 +154,3 @@ fn the_generated_typed_client_drives_a_subprocess_through_the_host() {
         "refused locally, capability not declared: {refused:?}"
     );
 }
-}
