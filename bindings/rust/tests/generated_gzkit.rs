@@ -7,9 +7,12 @@ mod common;
 use serde_json::json;
 use wirekit::envelope::ErrorObject;
 use wirekit::generated::gzkit_authoring_guide::types::{
-    AnalyzeParams, AnalyzeResult, InitializeParams, InitializeResult, ShutdownParams, ShutdownResult,
+    AnalyzeParams, AnalyzeResult, InitializeParams, InitializeResult, ShutdownParams,
+    ShutdownResult,
 };
-use wirekit::generated::gzkit_authoring_guide::{GzkitAuthoringGuideHandler, GzkitAuthoringGuideServer};
+use wirekit::generated::gzkit_authoring_guide::{
+    GzkitAuthoringGuideHandler, GzkitAuthoringGuideServer,
+};
 use wirekit::serve::{ServeOptions, Server};
 use wirekit::validate::Protocol;
 
@@ -49,7 +52,11 @@ fn typed_answers_are_the_worked_examples_byte_for_byte() {
     );
     let mut output = Vec::new();
     Server::new(gzkit, ServeOptions::default())
-        .serve(&mut GzkitAuthoringGuideHandler(Guide), &input[..], &mut output)
+        .serve(
+            &mut GzkitAuthoringGuideHandler(Guide),
+            &input[..],
+            &mut output,
+        )
         .expect("serves");
     let expected = concat!(
         "Content-Length: 62\r\n\r\n",

@@ -133,7 +133,8 @@ impl Session {
         // number compares as written.
         let major = |version: &str| {
             let text = version.split('.').next().unwrap_or("").trim();
-            text.parse::<u64>().map_or_else(|_| text.to_owned(), |number| number.to_string())
+            text.parse::<u64>()
+                .map_or_else(|_| text.to_owned(), |number| number.to_string())
         };
         let (client_major, server_major) = (major(client), major(&negotiation.server_version));
         if client_major == server_major {
