@@ -200,10 +200,19 @@ fn a_broken_frame_ends_the_stream_after_a_parse_error() {
 fn a_client_of_the_same_major_version_is_accepted_whatever_its_minor_and_patch() {
     let gzkit = protocol();
     for version in ["1.0", "1.7", "1.0.5", "01.2"] {
-        let request = format!(r#"{{"id":1,"method":"initialize","params":{{"clientVersion":"{version}"}}}}"#);
+        let request =
+            format!(r#"{{"id":1,"method":"initialize","params":{{"clientVersion":"{version}"}}}}"#);
         let run = serve(&gzkit, &mut guide(), &[&request]);
-        assert_eq!(run.bodies(&gzkit), vec![INIT_ANSWER.to_owned()], "clientVersion {version}");
+        assert_eq!(
+            run.bodies(&gzkit),
+            vec![INIT_ANSWER.to_owned()],
+            "clientVersion {version}"
+        );
     }
-    let run = serve(&gzkit, &mut guide(), &[r#"{"id":1,"method":"initialize","params":{"clientVersion":"0.9"}}"#]);
+    let run = serve(
+        &gzkit,
+        &mut guide(),
+        &[r#"{"id":1,"method":"initialize","params":{"clientVersion":"0.9"}}"#],
+    );
     assert_eq!(run.answers(&gzkit)[0]["error"]["code"], -32099);
 }
