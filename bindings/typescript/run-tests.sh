@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The TypeScript suite: install (npm ci), type-check (strict), build, then
+# node's built-in test runner over the compiled tests. Exits non-zero on any
+# failure; its last lines are node's test summary.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+echo "== npm ci"
+npm ci --no-audit --no-fund --loglevel=error
+
+echo "== tsc --strict --noEmit ($(npx tsc --version))"
+npx tsc -p . --strict --noEmit
+npx tsc -p tsconfig.test.json --strict --noEmit
+
+echo "== build"
+rm -rf dist/.test
+npx tsc -p .
+npx tsc -p tsconfig.test.json
+
+echo "== node --test"
+exec node --test dist/.test/test/*.test.js

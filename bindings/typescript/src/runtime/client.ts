@@ -1,0 +1,498 @@
+/// <reference types="node" />
+/**
+ * A typed JSON-RPC client for a protocol's generated method map, over any
+ * {@link Transport}; {@link spawnServer} spawns the server and talks over
+ * its stdin/stdout.
+ *
+ * ```ts
+ * import { spawnServer, gzkitAuthoringGuide } from "@wirekit/protocols/runtime";
+ *
+ * const guide = spawnServer("gz", ["complexity", "guide", "--server"], gzkitAuthoringGuide);
+ * await guide.request("initialize", { clientVersion: "1.0" });
+ * const { hints } = await guide.request("analyze", { file_path: "/src/parser.py" });
+ * await guide.close(); // sends shutdown, closes stdin, waits for the exit
+ * ```
+ *
+ * Requests carry integer ids counting up from 1 (or `firstId`). Each waits
+ * at most its method's timeout (the manifest's `timeout_ms`, else the
+ * client's default); a timeout kills the server, since a server that does
+ * not answer cannot be trusted with the next request. When the server dies,
+ * every pending request is rejected with a {@link ServerExitedError}
+ * carrying the tail of its stderr. Optional methods are refused locally
+ * ({@link CapabilityError}, nothing is sent) until the server has declared
+ * their capability in its answer to the declaring method (e.g. `initialize`).
+ *
+ * @module
+ */
+
+import {
+  decodeMessage,
+  encodeCanonical,
+  encodeMessage,
+  EnvelopeError,
+  ErrorCode,
+  type Id,
+  type Message,
+  type Request,
+} from "./envelope.js";
+import { decoderFor, encoderFor, type FrameDecoder, type FrameEncoder, FramingError } from "./framing.js";
+import type { JsonValue } from "./json.js";
+import type { NotificationMap, ProtocolDescriptor, RequestMap } from "./protocol.js";
+import { ChildProcessTransport, type ChildProcessOptions, type Transport, type TransportEnd } from "./transport.js";
+
+/** The params type of method `M` in map `R`. */
+export type ParamsOf<R, M extends keyof R> = R[M] extends { params: infer P } ? P : never;
+
+/** The result type of request `M` in map `R`. */
+export type ResultOf<R, M extends keyof R> = R[M] extends { result: infer T } ? T : never;
+
+/** The arguments after the method name: params (optional when the method's params may be `undefined`), then options. */
+export type ParamsArgs<P> = undefined extends P ? [params?: P, options?: RequestOptions] : [params: P, options?: RequestOptions];
+
+/** A notification of map `SN`, as delivered to {@link ClientOptions.onNotification}. */
+export type NotificationOf<SN> = {
+  [M in keyof SN & string]: { method: M; params: SN[M] extends { params: infer P } ? P : never };
+}[keyof SN & string];
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Overrides the method's timeout, in milliseconds. */
+  timeoutMs?: number;
+}
+
+/** One message on the wire, for tracing: the exact body and what it decoded to. */
+export interface TraceEvent {
+  /** Sent to the server or received from it. */
+  direction: "send" | "receive";
+  /** The body, without framing. */
+  body: string;
+  /** The message (absent when a received body did not decode). */
+  message?: Message;
+}
+
+/** Options of a {@link Client}. */
+export interface ClientOptions<SN> {
+  /** Called with every notification the protocol lets the server send. */
+  onNotification?: (notification: NotificationOf<SN>) => void;
+  /** Called with what the server sent that the client could not use (framing faults, bad envelopes, unknown ids, undeclared notifications). */
+  onProtocolError?: (error: ProtocolError) => void;
+  /** Called with every message body sent and received. */
+  onTrace?: (event: TraceEvent) => void;
+  /** The timeout of methods without one, in milliseconds (default 30000; 0 waits forever). */
+  defaultTimeoutMs?: number;
+  /** The id of the first request (default 1). */
+  firstId?: number;
+  /** How long {@link Client.close} waits for the server to exit before killing it (default 5000 ms). */
+  exitGraceMs?: number;
+}
+
+/** Options of {@link spawnServer}: the client's, and the child process's. */
+export interface SpawnServerOptions<SN> extends ClientOptions<SN> {
+  /** How the child is spawned and how much stderr is kept. */
+  process?: ChildProcessOptions;
+}
+
+/** Base class of the client's errors. */
+export class ClientError extends Error {
+  /** The method of the request refused, when there is one. */
+  readonly method: string | undefined;
+
+  /** A client error about `method`. */
+  constructor(message: string, method?: string) {
+    super(message);
+    this.name = "ClientError";
+    this.method = method;
+  }
+}
+
+/** The server answered a request with an error. */
+export class RpcError extends ClientError {
+  /** The error code. */
+  readonly code: number;
+  /** The error data, when present. */
+  readonly data: JsonValue | undefined;
+
+  /** The error answer to `method`. */
+  constructor(method: string, code: number, message: string, data?: JsonValue) {
+    super(message, method);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A request got no answer in time; the server was killed. */
+export class TimeoutError extends ClientError {
+  /** The timeout that ran out, in milliseconds. */
+  readonly timeoutMs: number;
+
+  /** `method` timed out after `timeoutMs`. */
+  constructor(method: string, timeoutMs: number) {
+    super(`"${method}" got no answer within ${timeoutMs} ms; the server was killed`, method);
+    this.name = "TimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The server is gone: it exited (or could not be started) with the request pending or before it was sent. */
+export class ServerExitedError extends ClientError {
+  /** Exit code, when the server exited. */
+  readonly exitCode: number | null;
+  /** Ending signal, when one ended it. */
+  readonly signal: string | null;
+  /** The tail of the server's stderr. */
+  readonly stderr: string;
+
+  /** From how the transport ended. */
+  constructor(end: TransportEnd, method?: string) {
+    const how =
+      end.error !== undefined
+        ? `could not be started (${end.error.message})`
+        : end.signal !== null
+          ? `was ended by ${end.signal}`
+          : `exited with code ${String(end.code)}`;
+    const tail = end.stderr.trim();
+    const about = method === undefined ? "" : `"${method}": `;
+    super(`${about}the server ${how}${tail === "" ? "" : `; stderr: ${tail}`}`, method);
+    this.name = "ServerExitedError";
+    this.exitCode = end.code;
+    this.signal = end.signal;
+    this.stderr = end.stderr;
+  }
+}
+
+/** An optional method whose capability the server has not declared; the request was never sent. */
+export class CapabilityError extends ClientError {
+  /** The capability the method needs. */
+  readonly capability: string;
+
+  /** `method` needs `capability`. */
+  constructor(method: string, capability: string) {
+    super(`"${method}" needs the capability "${capability}", which the server did not declare; not sent`, method);
+    this.name = "CapabilityError";
+    this.capability = capability;
+  }
+}
+
+/** The server sent something the client cannot use. */
+export class ProtocolError extends ClientError {
+  /** The framing or envelope error behind it, when there is one. */
+  readonly reason: FramingError | EnvelopeError | undefined;
+
+  /** A protocol error, about `method` when it concerns a request. */
+  constructor(message: string, reason?: FramingError | EnvelopeError, method?: string) {
+    super(message, method);
+    this.name = "ProtocolError";
+    this.reason = reason;
+  }
+}
+
+interface Pending {
+  method: string;
+  resolve: (result: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+function idKey(id: Id): string {
+  return typeof id === "string" ? `s:${id}` : `n:${id.toString()}`;
+}
+
+/** RFC 6901 lookup. */
+function resolvePointer(value: JsonValue, pointer: string): JsonValue | undefined {
+  if (pointer === "") return value;
+  let at: JsonValue | undefined = value;
+  for (const raw of pointer.slice(1).split("/")) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (typeof at !== "object" || at === null) return undefined;
+    at = Array.isArray(at) ? at[Number(token)] : Object.prototype.hasOwnProperty.call(at, token) ? at[token] : undefined;
+  }
+  return at;
+}
+
+/**
+ * A typed client of one server. `R`, `N` and `SN` are the generated maps of
+ * requests, client notifications and server notifications (taken from the
+ * descriptor).
+ */
+export class Client<
+  R extends RequestMap<R> = Record<string, { params: unknown; result: unknown }>,
+  N extends NotificationMap<N> = Record<string, { params: unknown }>,
+  SN extends NotificationMap<SN> = Record<string, { params: unknown }>,
+> {
+  /** The protocol spoken. */
+  readonly protocol: ProtocolDescriptor<R, N, SN>;
+  /** Resolves once the server is gone (after {@link close}, a crash or a kill). */
+  readonly ended: Promise<TransportEnd>;
+  private readonly transport: Transport;
+  private readonly options: ClientOptions<SN>;
+  private readonly decoder: FrameDecoder;
+  private readonly encoder: FrameEncoder;
+  private readonly pending = new Map<string, Pending>();
+  private nextId: number;
+  private declared: Set<string> | undefined;
+  private failure: ClientError | undefined;
+  private endInfo: TransportEnd | undefined;
+  private shutdownAnswered = false;
+
+  /** A client speaking `protocol` over `transport`. */
+  constructor(transport: Transport, protocol: ProtocolDescriptor<R, N, SN>, options: ClientOptions<SN> = {}) {
+    this.transport = transport;
+    this.protocol = protocol;
+    this.options = options;
+    this.nextId = options.firstId ?? 1;
+    const limits = { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192 };
+    this.decoder = decoderFor(protocol.framing, limits);
+    this.encoder = encoderFor(protocol.framing, limits);
+    let ended: (end: TransportEnd) => void = () => undefined;
+    this.ended = new Promise((resolve) => {
+      ended = resolve;
+    });
+    transport.onData((chunk) => this.receive(chunk));
+    transport.onEnd((end) => {
+      this.decoder.finish();
+      this.drainFrames();
+      this.endInfo = end;
+      this.fail(new ServerExitedError(end), (method) => new ServerExitedError(end, method));
+      ended(end);
+    });
+  }
+
+  /** The capabilities the server declared (undefined until it answered the declaring method). */
+  get capabilities(): ReadonlySet<string> | undefined {
+    return this.declared;
+  }
+
+  /** Whether the server declared `capability`. */
+  hasCapability(capability: string): boolean {
+    return this.declared?.has(capability) ?? false;
+  }
+
+  /** How the server ended, once it has. */
+  get exit(): TransportEnd | undefined {
+    return this.endInfo;
+  }
+
+  /** How many requests await their answer. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Sends request `method` and resolves with its result, typed by the
+   * method map. Rejects with {@link RpcError} (an error answer),
+   * {@link TimeoutError}, {@link ServerExitedError}, {@link CapabilityError}
+   * (never sent) or {@link ProtocolError}.
+   */
+  request<M extends keyof R & string>(method: M, ...args: ParamsArgs<ParamsOf<R, M>>): Promise<ResultOf<R, M>> {
+    const [params, options] = args as [unknown, RequestOptions | undefined];
+    return this.call(method, params as JsonValue | undefined, options) as Promise<ResultOf<R, M>>;
+  }
+
+  /** Sends notification `method` (no answer). Throws a {@link ClientError} when the session is over. */
+  notify<M extends keyof N & string>(method: M, ...args: undefined extends ParamsOf<N, M> ? [params?: ParamsOf<N, M>] : [params: ParamsOf<N, M>]): void {
+    if (this.failure !== undefined) throw this.failure;
+    const params = args[0] as JsonValue | undefined;
+    this.send(params === undefined ? { kind: "notification", method } : { kind: "notification", method, params });
+  }
+
+  private call(method: string, params: JsonValue | undefined, options: RequestOptions | undefined): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.failure !== undefined) {
+        reject(this.failure);
+        return;
+      }
+      const info = this.protocol.methods[method];
+      if (info?.stream === true) {
+        reject(new ClientError(`"${method}" answers with a stream, not a response; request() cannot serve it`, method));
+        return;
+      }
+      if (info?.capability !== undefined && !this.hasCapability(info.capability)) {
+        reject(new CapabilityError(method, info.capability));
+        return;
+      }
+      const id = this.nextId++;
+      const message: Request = { kind: "request", id, method };
+      if (params !== undefined) message.params = params;
+      try {
+        this.send(message);
+      } catch (error) {
+        reject(error instanceof Error ? error : new ClientError(String(error), method));
+        return;
+      }
+      const timeoutMs = options?.timeoutMs ?? info?.timeoutMs ?? this.options.defaultTimeoutMs ?? 30000;
+      const pending: Pending = { method, resolve, reject, timer: undefined };
+      if (timeoutMs > 0) {
+        pending.timer = setTimeout(() => this.timedOut(id, method, timeoutMs), timeoutMs);
+      }
+      this.pending.set(idKey(id), pending);
+    });
+  }
+
+  private timedOut(id: Id, method: string, timeoutMs: number): void {
+    const pending = this.pending.get(idKey(id));
+    if (pending === undefined) return;
+    this.pending.delete(idKey(id));
+    const error = new TimeoutError(method, timeoutMs);
+    pending.reject(error);
+    this.fail(
+      new ClientError(`the server was killed after "${method}" timed out`),
+      (other) => new ClientError(`the server was killed after "${method}" timed out`, other),
+    );
+    this.transport.kill();
+  }
+
+  /** Ends the session: rejects every pending request with `each(method)` and refuses later ones with `error`. */
+  private fail(error: ClientError, each: (method: string) => ClientError): void {
+    this.failure ??= error;
+    for (const [key, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      this.pending.delete(key);
+      pending.reject(each(pending.method));
+    }
+  }
+
+  private send(message: Message): void {
+    const body = this.protocol.canonical
+      ? encodeCanonical(message, this.protocol.dialect)
+      : encodeMessage(message, this.protocol.dialect);
+    const bytes = this.encoder.encode(body);
+    this.options.onTrace?.({ direction: "send", body, message });
+    this.transport.write(bytes);
+  }
+
+  private report(error: ProtocolError): void {
+    this.options.onProtocolError?.(error);
+  }
+
+  private receive(chunk: Uint8Array): void {
+    this.decoder.push(chunk);
+    this.drainFrames();
+  }
+
+  private drainFrames(): void {
+    for (const item of this.decoder.drain()) {
+      if (item instanceof FramingError) {
+        this.report(new ProtocolError(item.message, item));
+        if (item.endsStream) {
+          const error = (method?: string): ProtocolError =>
+            new ProtocolError(`the server's output cannot be framed any more (${item.kind}); the server was killed`, item, method);
+          this.fail(error(), error);
+          this.transport.kill();
+        }
+        continue;
+      }
+      this.handle(item.body);
+    }
+  }
+
+  private handle(body: string): void {
+    let message: Message;
+    try {
+      message = decodeMessage(body, { dialect: this.protocol.dialect, strict: this.protocol.strict });
+    } catch (error) {
+      if (!(error instanceof EnvelopeError)) throw error;
+      this.options.onTrace?.({ direction: "receive", body });
+      this.report(new ProtocolError(`the server sent a bad message: ${error.message}`, error));
+      const pending = error.id === null ? undefined : this.pending.get(idKey(error.id));
+      if (pending !== undefined && error.id !== null) {
+        this.settle(error.id, pending);
+        pending.reject(new ProtocolError(`the answer to "${pending.method}" is not a valid message: ${error.message}`, error, pending.method));
+      }
+      return;
+    }
+    this.options.onTrace?.({ direction: "receive", body, message });
+    switch (message.kind) {
+      case "success_response":
+      case "error_response": {
+        const pending = message.id === null ? undefined : this.pending.get(idKey(message.id));
+        if (pending === undefined || message.id === null) {
+          this.report(new ProtocolError(`a response with id ${String(message.id)} answers no pending request`));
+          return;
+        }
+        this.settle(message.id, pending);
+        if (message.kind === "error_response") {
+          const e = message.error;
+          pending.reject(new RpcError(pending.method, e.code, e.message, e.data));
+          return;
+        }
+        this.answered(pending.method, message.result);
+        pending.resolve(message.result);
+        return;
+      }
+      case "notification": {
+        const info = this.protocol.methods[message.method];
+        if (info?.kind === "notification" && info.direction === "server-to-client") {
+          const notification = { method: message.method, params: message.params };
+          this.options.onNotification?.(notification as NotificationOf<SN>);
+        } else {
+          this.report(new ProtocolError(`the server sent the undeclared notification "${message.method}"`));
+        }
+        return;
+      }
+      case "request":
+        this.report(new ProtocolError(`the server sent the request "${message.method}", which this client does not serve`));
+        this.send({
+          kind: "error_response",
+          id: message.id,
+          error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method}` },
+        });
+        return;
+    }
+  }
+
+  private settle(id: Id, pending: Pending): void {
+    clearTimeout(pending.timer);
+    this.pending.delete(idKey(id));
+  }
+
+  /** Notes what a successful answer tells about the session: capabilities, shutdown. */
+  private answered(method: string, result: JsonValue): void {
+    const declaration = this.protocol.capabilities;
+    if (declaration !== undefined && method === declaration.method) {
+      const at = resolvePointer(result, declaration.pointer);
+      const names = new Set<string>();
+      if (declaration.style === "string-array" && Array.isArray(at)) {
+        for (const name of at) if (typeof name === "string") names.add(name);
+      } else if (declaration.style === "boolean-object" && typeof at === "object" && at !== null && !Array.isArray(at)) {
+        for (const [name, on] of Object.entries(at)) if (on === true) names.add(name);
+      }
+      this.declared = names;
+    }
+    if (method === this.protocol.shutdown) this.shutdownAnswered = true;
+  }
+
+  /**
+   * Ends the session: sends the protocol's shutdown request (unless it was
+   * answered already, or the session is over), closes the server's stdin,
+   * waits up to `exitGraceMs` for it to exit, then kills it. Resolves with
+   * how the server ended; never rejects.
+   */
+  async close(): Promise<TransportEnd> {
+    const shutdown = this.protocol.shutdown;
+    if (shutdown !== undefined && !this.shutdownAnswered && this.failure === undefined) {
+      const params = this.protocol.methods[shutdown]?.paramsOptional === true ? undefined : {};
+      await this.call(shutdown, params, undefined).catch(() => undefined);
+    }
+    this.failure ??= new ClientError("the client was closed");
+    this.transport.endInput();
+    const grace = setTimeout(() => this.transport.kill(), this.options.exitGraceMs ?? 5000);
+    const end = await this.ended;
+    clearTimeout(grace);
+    return end;
+  }
+}
+
+/**
+ * Spawns `command` with `args` as the server of `protocol` and returns a
+ * typed client over its stdin/stdout. Spawn failures reject the first
+ * request with a {@link ServerExitedError}.
+ */
+export function spawnServer<R extends RequestMap<R>, N extends NotificationMap<N>, SN extends NotificationMap<SN>>(
+  command: string,
+  args: readonly string[],
+  protocol: ProtocolDescriptor<R, N, SN>,
+  options: SpawnServerOptions<SN> = {},
+): Client<R, N, SN> {
+  return new Client(new ChildProcessTransport(command, args, options.process), protocol, options);
+}

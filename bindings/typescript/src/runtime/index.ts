@@ -1,0 +1,14 @@
+/**
+ * The wirekit TypeScript runtime: framing, envelopes, JSON with exact
+ * numbers, protocol descriptors and a typed client.
+ *
+ * @module
+ */
+
+export * from "./framing.js";
+export * from "./json.js";
+export * from "./envelope.js";
+export * from "./protocol.js";
+export * from "./protocols.js";
+export * from "./transport.js";
+export * from "./client.js";

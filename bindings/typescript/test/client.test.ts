@@ -1,0 +1,367 @@
+/**
+ * The client end to end over real pipes: the Gaze spec's minimal analyzer,
+ * a wedged server, a crashing one, and the gzkit worked examples against a
+ * scripted guide server; plus the in-memory paths (notifications, canonical
+ * driver frames, server requests).
+ */
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+
+import type { AnalyzeResult, InitializeResult } from "../src/gzkit_authoring_guide.js";
+import {
+  CapabilityError,
+  Client,
+  ClientError,
+  ProtocolError,
+  RpcError,
+  ServerExitedError,
+  spawnServer,
+  TimeoutError,
+  type TraceEvent,
+} from "../src/runtime/client.js";
+import { decodeMessage, encodeMessage } from "../src/runtime/envelope.js";
+import { encoderFor } from "../src/runtime/framing.js";
+import type { JsonObject } from "../src/runtime/json.js";
+import type { ProtocolDescriptor } from "../src/runtime/protocol.js";
+import { agentapiDriver, gazeAnalyzerV1_0_0, gzkitAuthoringGuide } from "../src/runtime/protocols.js";
+import type { Transport, TransportEnd } from "../src/runtime/transport.js";
+import { loadVectors, repoRoot } from "./support.js";
+
+const MINIMAL_ANALYZER = join(repoRoot(), "tests", "peers", "gaze_minimal_analyzer.py");
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof Error);
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
+describe("client over the Gaze spec's minimal analyzer (NDJSON, JSON-RPC 2.0)", () => {
+  it("drives initialize, analyze and shutdown, and gates optional methods on capabilities", async () => {
+    const trace: TraceEvent[] = [];
+    const client = spawnServer("python3", [MINIMAL_ANALYZER], gazeAnalyzerV1_0_0, { onTrace: (e) => trace.push(e) });
+    const init = await client.request("initialize", { root_path: "/tmp/project" });
+    assert.equal(init.analyzer_name, "minimal-python");
+    assert.equal(init.protocol_version, "1.0.0");
+    assert.deepEqual(init.capabilities, { discover: false, test_mapping: false, classify_signals: false });
+    assert.deepEqual([...(client.capabilities ?? [])], []);
+
+    const sentBefore = trace.length;
+    const refused = await rejection(client.request("discover", { root_path: "/tmp/project" }));
+    assert.ok(refused instanceof CapabilityError);
+    assert.equal(refused.capability, "discover");
+    assert.equal(trace.length, sentBefore, "a refused optional method is never sent");
+
+    const analyzed = await client.request("analyze", { root_path: "/tmp/project", patterns: ["./..."] });
+    assert.deepEqual(analyzed, { functions: [] });
+    const complexity = await client.request("complexity", { root_path: "/tmp/project" });
+    assert.deepEqual(complexity.functions, []);
+
+    const end = await client.close();
+    assert.equal(end.code, 0);
+    assert.deepEqual(
+      trace.filter((e) => e.direction === "send").map((e) => e.body),
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/tmp/project"}}',
+        '{"jsonrpc":"2.0","id":2,"method":"analyze","params":{"root_path":"/tmp/project","patterns":["./..."]}}',
+        '{"jsonrpc":"2.0","id":3,"method":"complexity","params":{"root_path":"/tmp/project"}}',
+        '{"jsonrpc":"2.0","id":4,"method":"shutdown"}',
+      ],
+    );
+    assert.deepEqual(
+      trace.filter((e) => e.direction === "receive").map((e) => e.message?.kind),
+      ["success_response", "success_response", "success_response", "success_response"],
+    );
+    const late = await rejection(client.request("analyze", { root_path: "/x" }));
+    assert.ok(late instanceof ClientError);
+  });
+
+  it("answers an unknown method with the analyzer's own error", async () => {
+    const loose: ProtocolDescriptor = { ...gazeAnalyzerV1_0_0, methods: {}, capabilities: undefined } as ProtocolDescriptor;
+    const client = spawnServer("python3", [MINIMAL_ANALYZER], loose);
+    const error = await rejection(client.request("frobnicate", { x: 1 }));
+    assert.ok(error instanceof RpcError);
+    assert.equal(error.code, -32601);
+    assert.equal(error.message, "Method not found: frobnicate");
+    assert.equal((await client.close()).code, 0);
+  });
+});
+
+describe("client against misbehaving servers", () => {
+  it("times out on a wedged server, kills it and rejects every pending request", async () => {
+    const wedged = { ...gazeAnalyzerV1_0_0, methods: { ...gazeAnalyzerV1_0_0.methods, initialize: { kind: "request", direction: "client-to-server", timeoutMs: 300 } } } as typeof gazeAnalyzerV1_0_0;
+    const client = spawnServer("python3", ["-c", "import sys\nfor line in sys.stdin:\n    pass\n"], wedged);
+    const started = Date.now();
+    const other = client.request("analyze", { root_path: "/x" }, { timeoutMs: 60000 });
+    const error = await rejection(client.request("initialize", { root_path: "/x" }));
+    assert.ok(error instanceof TimeoutError, String(error));
+    assert.equal(error.timeoutMs, 300, "the method's own timeout applies");
+    assert.ok(Date.now() - started < 5000);
+    const otherError = await rejection(other);
+    assert.ok(otherError instanceof ClientError && !(otherError instanceof TimeoutError));
+    assert.equal(otherError.method, "analyze");
+    const end = await client.ended;
+    assert.equal(end.signal, "SIGKILL");
+    assert.ok(client.exit !== undefined);
+  });
+
+  it("a per-request timeout overrides the method's", async () => {
+    const client = spawnServer("python3", ["-c", "import sys\nfor line in sys.stdin:\n    pass\n"], gazeAnalyzerV1_0_0);
+    const error = await rejection(client.request("analyze", { root_path: "/x" }, { timeoutMs: 150 }));
+    assert.ok(error instanceof TimeoutError);
+    assert.equal(error.timeoutMs, 150);
+    await client.ended;
+  });
+
+  it("rejects pending requests with the stderr of a server that exits", async () => {
+    const script = [
+      "import sys",
+      "sys.stdin.readline()",
+      "sys.stderr.write('analyzer: cannot load .gaze.yaml: no such file\\n')",
+      "sys.exit(3)",
+    ].join("\n");
+    const client = spawnServer("python3", ["-c", script], gazeAnalyzerV1_0_0);
+    const error = await rejection(client.request("initialize", { root_path: "/x" }));
+    assert.ok(error instanceof ServerExitedError, String(error));
+    assert.equal(error.exitCode, 3);
+    assert.equal(error.method, "initialize");
+    assert.match(error.stderr, /cannot load \.gaze\.yaml/);
+    assert.match(error.message, /exited with code 3; stderr: analyzer: cannot load \.gaze\.yaml: no such file/);
+    const after = await rejection(client.request("analyze", { root_path: "/x" }));
+    assert.ok(after instanceof ServerExitedError);
+  });
+
+  it("reports a server that cannot be started", async () => {
+    const client = spawnServer("/nonexistent/wirekit-test-server", [], gazeAnalyzerV1_0_0);
+    const error = await rejection(client.request("initialize", { root_path: "/x" }));
+    assert.ok(error instanceof ServerExitedError);
+    assert.match(error.message, /could not be started/);
+  });
+
+  it("kills a Content-Length server whose output cannot be framed", async () => {
+    const script = "import sys\nsys.stdin.buffer.read(1)\nsys.stdout.write('{\"id\":1}\\n')\nsys.stdout.flush()\nsys.stdin.read()\n";
+    const problems: ProtocolError[] = [];
+    const client = spawnServer("python3", ["-c", script], gzkitAuthoringGuide, { onProtocolError: (e) => problems.push(e) });
+    const error = await rejection(client.request("initialize", { clientVersion: "1.0" }));
+    assert.ok(error instanceof ProtocolError, String(error));
+    assert.equal(problems[0]?.reason?.kind, "MalformedHeader");
+    await client.ended;
+  });
+});
+
+/** The six worked examples of the gzkit spec, as frames: from the spec when it is at hand, checked against the shared vectors. */
+function gzkitExamples(): string[] {
+  const vectors = loadVectors("framing").find((f) => f.file === "gzkit_examples.json");
+  assert.ok(vectors !== undefined);
+  const fromVectors = vectors.cases.slice(0, 6).map((c) => c["input"] as string);
+  const spec = "/work/shared/specs/gzkit-authoring-guide-protocol-1.0.md";
+  if (!existsSync(spec)) return fromVectors;
+  const text = readFileSync(spec, "utf8");
+  const frames = [...text.matchAll(/^Content-Length: (\d+)\\r\\n\n\\r\\n\n(\{.*\})$/gm)].map((m) => {
+    assert.equal(Buffer.byteLength(m[2] as string), Number(m[1]), "the spec's byte counts hold");
+    return `Content-Length: ${m[1]}\r\n\r\n${m[2]}`;
+  });
+  assert.deepEqual(frames, fromVectors, "the spec's worked examples are the shared vectors'");
+  return frames;
+}
+
+/** A scripted guide server: checks every frame it reads byte for byte against the next expected one and answers the scripted frame. */
+const GUIDE_SERVER = `
+import json, sys
+pairs = json.loads(sys.argv[1])
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def read_frame():
+    header = b""
+    while not header.endswith(b"\\r\\n\\r\\n"):
+        b = inp.read(1)
+        if not b:
+            return None
+        header += b
+    n = int(header.split(b":", 1)[1].split(b"\\r\\n", 1)[0].strip())
+    return header + inp.read(n)
+for request, response in pairs:
+    frame = read_frame()
+    if frame is None:
+        sys.exit(0)
+    if frame != request.encode():
+        sys.stderr.write("guide: unexpected frame %r, wanted %r\\n" % (frame, request))
+        sys.exit(4)
+    out.write(response.encode())
+    out.flush()
+`;
+
+function bodyOf(frame: string): string {
+  return frame.slice(frame.indexOf("\r\n\r\n") + 4);
+}
+
+describe("client with the gzkit worked examples (Content-Length, bare)", () => {
+  const [init, initAnswer, analyze, analyzeAnswer, mismatch, mismatchAnswer] = gzkitExamples() as [
+    string, string, string, string, string, string,
+  ];
+  const frame = (body: string): string => new TextDecoder().decode(encoderFor("content-length").encode(body));
+
+  it("examples 1 and 2 go out and come back byte for byte", async () => {
+    const trace: TraceEvent[] = [];
+    const pairs = [
+      [init, initAnswer],
+      [analyze, analyzeAnswer],
+      [frame('{"id":3,"method":"shutdown","params":{}}'), frame('{"id":3,"result":{}}')],
+    ];
+    const client = spawnServer("python3", ["-c", GUIDE_SERVER, JSON.stringify(pairs)], gzkitAuthoringGuide, {
+      onTrace: (e) => trace.push(e),
+    });
+    const initialized: InitializeResult = await client.request("initialize", { clientVersion: "1.0" });
+    assert.deepEqual(initialized, { version: "1.0", capabilities: ["analyze"] });
+    assert.ok(client.hasCapability("analyze"));
+    const analyzed: AnalyzeResult = await client.request("analyze", { file_path: "/src/mymodule/parser.py" });
+    const hint = analyzed.hints[0];
+    assert.ok(hint !== undefined);
+    assert.equal(hint.crossing_value, 9);
+    assert.equal(hint.archetype, "arrowhead");
+    assert.deepEqual([hint.start_line, hint.end_line], [42, 78]);
+    assert.equal((await client.close()).code, 0);
+
+    const sent = trace.filter((e) => e.direction === "send").map((e) => e.body);
+    const received = trace.filter((e) => e.direction === "receive");
+    assert.deepEqual(sent.slice(0, 2), [bodyOf(init), bodyOf(analyze)]);
+    assert.deepEqual(received.slice(0, 2).map((e) => e.body), [bodyOf(initAnswer), bodyOf(analyzeAnswer)]);
+    for (const event of received.slice(0, 2)) {
+      assert.ok(event.message !== undefined);
+      assert.equal(encodeMessage(event.message, "bare"), event.body, "re-encoded byte for byte (crossing_value 9.0 included)");
+      assert.equal(frame(encodeMessage(event.message, "bare")), frame(event.body));
+    }
+  });
+
+  it("example 3: the version mismatch error comes back byte for byte and the server exits", async () => {
+    const trace: TraceEvent[] = [];
+    const client = spawnServer("python3", ["-c", GUIDE_SERVER, JSON.stringify([[mismatch, mismatchAnswer]])], gzkitAuthoringGuide, {
+      firstId: 3,
+      onTrace: (e) => trace.push(e),
+    });
+    const error = await rejection(client.request("initialize", { clientVersion: "2.0" }));
+    assert.ok(error instanceof RpcError, String(error));
+    assert.equal(error.code, -32099);
+    assert.equal(error.message, "VERSION_MISMATCH: client major version 2 is incompatible with server major version 1");
+    const answer = trace.find((e) => e.direction === "receive");
+    assert.ok(answer?.message !== undefined);
+    assert.equal(encodeMessage(answer.message, "bare"), bodyOf(mismatchAnswer));
+    assert.equal((await client.ended).code, 0);
+    assert.ok((await rejection(client.request("analyze", { file_path: "/x" }))) instanceof ServerExitedError);
+  });
+});
+
+/** An in-memory transport: records what the client writes, and lets the test play the server. */
+class FakeTransport implements Transport {
+  written: string[] = [];
+  private data: ((chunk: Uint8Array) => void) | undefined;
+  private end: ((end: TransportEnd) => void) | undefined;
+  write(bytes: Uint8Array): void {
+    this.written.push(new TextDecoder().decode(bytes));
+  }
+  onData(listener: (chunk: Uint8Array) => void): void {
+    this.data = listener;
+  }
+  onEnd(listener: (end: TransportEnd) => void): void {
+    this.end = listener;
+  }
+  endInput(): void {
+    this.exit();
+  }
+  kill(): void {
+    this.exit();
+  }
+  get stderrTail(): string {
+    return "";
+  }
+  serverSends(text: string): void {
+    this.data?.(new TextEncoder().encode(text));
+  }
+  exit(): void {
+    this.end?.({ code: 0, signal: null, stderr: "" });
+    this.end = undefined;
+  }
+}
+
+describe("client in memory (agentapi driver: strict, canonical)", () => {
+  it("writes canonical frames, delivers typed notifications, refuses server requests", async () => {
+    const transport = new FakeTransport();
+    const notes: string[] = [];
+    const problems: string[] = [];
+    const client = new Client(transport, agentapiDriver, {
+      onNotification: (n) => {
+        if (n.method === "driver.observation") notes.push(`${n.method} ${n.params.sequence}`);
+        else notes.push(`${n.method} ${n.params.status}`);
+      },
+      onProtocolError: (e) => problems.push(e.message),
+    });
+    const answer = client.request("driver.capabilities");
+    assert.deepEqual(transport.written, ['{"id":1,"jsonrpc":"2.0","method":"driver.capabilities"}\n']);
+    transport.serverSends('{"jsonrpc":"2.0","method":"driver.observation","params":{"invocation_id":"i","attempt_id":"a","sequence":7}}\n');
+    transport.serverSends('{"jsonrpc":"2.0","id":99,"method":"host.ping"}\n');
+    transport.serverSends('{"jsonrpc":"2.0","id":5,"result":{}}\n');
+    transport.serverSends('{"jsonrpc":"2.0","id":1,"result":{"capabilities":{}},"x":1}\n');
+    const refused = await rejection(answer);
+    assert.ok(refused instanceof ProtocolError && refused.reason?.kind === "UnknownMember", "strict decoding refuses unknown members");
+    assert.deepEqual(notes, ["driver.observation 7"]);
+    assert.equal(transport.written[1], '{"error":{"code":-32601,"message":"Method not found: host.ping"},"id":99,"jsonrpc":"2.0"}\n');
+    assert.equal(problems.length, 3, problems.join("\n"));
+    assert.match(problems[0] ?? "", /request "host.ping"/);
+    assert.match(problems[1] ?? "", /id 5 answers no pending request/);
+    assert.match(problems[2] ?? "", /unknown member "x"/);
+    const decoded = decodeMessage(transport.written[0]?.trim() ?? "", { dialect: "jsonrpc-2.0", strict: true });
+    assert.equal(decoded.kind, "request");
+    const closing = client.close();
+    assert.equal(transport.written[2], '{"id":2,"jsonrpc":"2.0","method":"driver.shutdown"}\n', "close() sends the shutdown request");
+    transport.serverSends('{"jsonrpc":"2.0","id":2,"result":{}}\n');
+    assert.equal((await closing).code, 0);
+  });
+
+  it("type-checks params and results against the generated method map", async () => {
+    const transport = new FakeTransport();
+    const client = new Client(transport, gzkitAuthoringGuide);
+    const pending = client.request("analyze", { file_path: "/x" });
+    transport.serverSends(frame('{"id":1,"result":{"hints":[]}}'));
+    const result: AnalyzeResult = await pending;
+    assert.deepEqual(result.hints, []);
+    const compileOnly = (): void => {
+      // @ts-expect-error file_path is required
+      void client.request("analyze", {});
+      // @ts-expect-error file_path is a string
+      void client.request("analyze", { file_path: 1 });
+      // @ts-expect-error no such method
+      void client.request("analyse", { file_path: "/x" });
+      // @ts-expect-error the result is an AnalyzeResult, not an InitializeResult
+      const wrong: Promise<InitializeResult> = client.request("analyze", { file_path: "/x" });
+      void wrong;
+    };
+    void compileOnly;
+    transport.exit();
+  });
+});
+
+function frame(body: string): string {
+  return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+describe("protocol descriptors", () => {
+  it("agree with the manifests in schemas/", async () => {
+    const { protocolFromManifest } = await import("../src/runtime/protocol.js");
+    const { gazeAnalyzerV1_1_0 } = await import("../src/runtime/protocols.js");
+    const cases: [string, unknown][] = [
+      ["gzkit-authoring-guide/1.0", gzkitAuthoringGuide],
+      ["gaze-analyzer/1.0.0", gazeAnalyzerV1_0_0],
+      ["gaze-analyzer/1.1.0", gazeAnalyzerV1_1_0],
+      ["agentapi-driver/1", agentapiDriver],
+    ];
+    for (const [path, descriptor] of cases) {
+      const manifest = JSON.parse(readFileSync(join(repoRoot(), "schemas", path, "protocol.json"), "utf8")) as JsonObject;
+      assert.deepEqual({ ...(descriptor as object) }, protocolFromManifest(manifest), path);
+    }
+  });
+});
