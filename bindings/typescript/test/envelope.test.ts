@@ -132,3 +132,25 @@ describe("envelope numbers and ids", () => {
     assert.equal(Object.getPrototypeOf(m.kind === "notification" ? m.params : null), Object.prototype);
   });
 });
+
+describe("envelope text input and encoder refusals", () => {
+  it("refuses a JavaScript string holding a lone surrogate as InvalidUtf8", () => {
+    const error = decodeError(() => decodeMessage('{"method":"\ud800"}', { dialect: "bare" }));
+    assert.equal(error.kind, "InvalidUtf8");
+    assert.equal(error.code, -32700);
+  });
+
+  it("refuses values JSON cannot hold", () => {
+    const params = { n: Number.NaN } as unknown as JsonObject;
+    assert.throws(() => encodeMessage({ kind: "notification", method: "m", params }, "bare"), TypeError);
+    assert.throws(() => encodeMessage({ kind: "notification", method: "m", params: [undefined as never] }, "bare"), TypeError);
+  });
+
+  it("writes bigint values exactly, and refuses them canonically when their double prints other digits", () => {
+    const message: Message = { kind: "request", id: 18446744073709551615n, method: "m", params: { n: 1n } };
+    assert.equal(encodeMessage(message, "jsonrpc-2.0"), '{"jsonrpc":"2.0","id":18446744073709551615,"method":"m","params":{"n":1}}');
+    const error = decodeError(() => encodeCanonical(message, "jsonrpc-2.0"));
+    assert.equal(error.kind, "NotCanonicalizable");
+    assert.equal(error.pointer, "/id");
+  });
+});

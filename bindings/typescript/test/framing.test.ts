@@ -132,3 +132,23 @@ describe("framing encoders", () => {
     assert.deepEqual(got, ["FrameTooLong", "ok"]);
   });
 });
+
+describe("framing fault details", () => {
+  it("name the first invalid UTF-8 byte as the Rust core does", () => {
+    const cases: [number[], number][] = [
+      [[0xc3, 0xa9, 0xff], 2],
+      [[0x61, 0xe0, 0x80, 0x80], 1],
+      [[0x61, 0xed, 0xa0, 0x80], 1],
+      [[0xf0, 0x9f, 0x98, 0x80, 0xf4, 0x90, 0x80, 0x80], 4],
+      [[0x61, 0x62, 0xc3], 2],
+      [[0xc0, 0xaf], 0],
+    ];
+    for (const [bytes, at] of cases) {
+      const decoder = decoderFor("ndjson");
+      decoder.push(Uint8Array.from([...bytes, 0x0a]));
+      const fault = decoder.next();
+      assert.ok(fault instanceof FramingError && fault.kind === "BodyNotUtf8");
+      assert.match(fault.detail, new RegExp(`first invalid byte at line byte ${at}\\)$`), fault.detail);
+    }
+  });
+});

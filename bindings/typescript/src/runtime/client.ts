@@ -5,7 +5,7 @@
  * its stdin/stdout.
  *
  * ```ts
- * import { spawnServer, gzkitAuthoringGuide } from "@wirekit/protocols/runtime";
+ * import { spawnServer, gzkitAuthoringGuide } from "@wirekit/protocols";
  *
  * const guide = spawnServer("gz", ["complexity", "guide", "--server"], gzkitAuthoringGuide);
  * await guide.request("initialize", { clientVersion: "1.0" });

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { decodeUtf8 } from "./framing.js";
+import { decodeUtf8, LONE_SURROGATE } from "./framing.js";
 import {
   canonicalizeJson,
   copyNumberText,
@@ -307,6 +307,8 @@ function unknownMember(parent: string, name: string, within: string, id: Id | nu
 export function decodeMessage(body: Uint8Array | string, options: EnvelopeOptions): Message {
   let text: string;
   if (typeof body === "string") {
+    // A JavaScript string can hold what UTF-8 cannot: a lone surrogate.
+    if (LONE_SURROGATE.test(body)) throw new EnvelopeError("InvalidUtf8", "", "not valid UTF-8: a lone surrogate");
     text = body;
   } else {
     const decoded = decodeUtf8(body);

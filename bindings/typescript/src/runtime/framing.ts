@@ -175,20 +175,40 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** Index of the first byte where `bytes` stops being valid UTF-8 (Rust's `valid_up_to`). */
+/** Index of the first byte where `bytes` stops being valid UTF-8 (Rust's `valid_up_to`), for fault details. */
 function validUpTo(bytes: Uint8Array): number {
-  let lo = 0;
-  let hi = bytes.length;
-  // Largest prefix that decodes; a prefix ending mid-sequence fails too, so search for the longest valid one.
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (decodeUtf8(bytes.subarray(0, mid)) !== undefined) lo = mid;
-    else hi = mid - 1;
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i] as number;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    let count: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) count = 1;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      count = 2;
+      if (lead === 0xe0) lo = 0xa0;
+      if (lead === 0xed) hi = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      count = 3;
+      if (lead === 0xf0) lo = 0x90;
+      if (lead === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= count; k++) {
+      const next = bytes[i + k];
+      const [min, max] = k === 1 ? [lo, hi] : [0x80, 0xbf];
+      if (next === undefined || next < min || next > max) return i;
+    }
+    i += count + 1;
   }
-  return lo;
+  return i;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A UTF-16 surrogate without its pair: not encodable as UTF-8. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** UTF-8 bytes of `body`, or `undefined` when it is a string holding a lone surrogate (not encodable as UTF-8). */
 function bodyBytes(body: string | Uint8Array): Uint8Array | undefined {
