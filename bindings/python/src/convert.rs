@@ -15,6 +15,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
+use crate::fast::PointerMap;
+
 /// Nesting deeper than this is refused (both directions), so no input can
 /// exhaust the stack.
 pub const MAX_DEPTH: usize = 512;
@@ -122,7 +124,8 @@ impl NotJson {
 /// Converts Python objects to a JSON value.
 pub fn from_python(object: &Bound<'_, PyAny>) -> Result<Value, NotJson> {
     let mut path = Vec::new();
-    object_to_value(object, &mut path)
+    let mut names = PointerMap::default();
+    object_to_value(object, &mut path, &mut names)
 }
 
 /// Converts Python objects to a JSON value, as a Python exception on failure.
@@ -169,7 +172,15 @@ fn type_name(object: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "object".to_owned())
 }
 
-fn object_to_value(object: &Bound<'_, PyAny>, path: &mut Vec<Step>) -> Result<Value, NotJson> {
+/// Member names converted so far, by `str` address (the objects are alive
+/// for the whole conversion, so an address names one string).
+type Names = PointerMap<String>;
+
+fn object_to_value(
+    object: &Bound<'_, PyAny>,
+    path: &mut Vec<Step>,
+    names: &mut Names,
+) -> Result<Value, NotJson> {
     if path.len() > MAX_DEPTH {
         return Err(fail(
             path,
@@ -194,9 +205,17 @@ fn object_to_value(object: &Bound<'_, PyAny>, path: &mut Vec<Step>) -> Result<Va
                     false,
                 ));
             };
-            let key = python_str(key, path)?;
+            let address = key.as_ptr() as usize;
+            let key = match names.get(&address) {
+                Some(known) => known.clone(),
+                None => {
+                    let text = python_str(key, path)?;
+                    names.insert(address, text.clone());
+                    text
+                }
+            };
             path.push(Step::Key(key));
-            let converted = object_to_value(&item, path);
+            let converted = object_to_value(&item, path, names);
             let Some(Step::Key(key)) = path.pop() else {
                 return Err(fail(path, "internal error: path out of step".into(), true));
             };
@@ -208,7 +227,7 @@ fn object_to_value(object: &Bound<'_, PyAny>, path: &mut Vec<Step>) -> Result<Va
         let mut items = Vec::with_capacity(list.len());
         for (index, item) in list.iter().enumerate() {
             path.push(Step::Index(index));
-            let converted = object_to_value(&item, path);
+            let converted = object_to_value(&item, path, names);
             path.pop();
             items.push(converted?);
         }
@@ -243,7 +262,7 @@ fn object_to_value(object: &Bound<'_, PyAny>, path: &mut Vec<Step>) -> Result<Va
         let mut items = Vec::with_capacity(tuple.len());
         for (index, item) in tuple.iter().enumerate() {
             path.push(Step::Index(index));
-            let converted = object_to_value(&item, path);
+            let converted = object_to_value(&item, path, names);
             path.pop();
             items.push(converted?);
         }

@@ -6,7 +6,9 @@
 mod convert;
 mod envelope;
 mod errors;
+mod fast;
 mod framing;
+mod pyjson;
 mod serve;
 mod session;
 mod validate;

@@ -1,20 +1,26 @@
 //! The embedded protocols and validation of messages by method.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
-use wirekit::envelope::{self, EnvelopeOptions, Message, Response};
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use serde_json::{json, Map};
+use wirekit::envelope::{self, Dialect, EnvelopeOptions, Message, Response};
 use wirekit::framing::{encoder_for, FrameEncoder};
+use wirekit::protocol::bundle::{localize_ref, DRAFT_2020_12};
 use wirekit::protocol::Registry;
 use wirekit::validate::{IssueKind, Part, Protocol as RustProtocol, ValidationIssue};
 
 use crate::convert::{from_python_err, to_python};
 use crate::envelope::id_from_python;
 use crate::errors::{envelope_error, framing_error, protocol_error, rpc_error, validation_error};
+use crate::fast::{JsonWriter, NameMap, PySeed};
+use crate::pyjson::{accepts, validator_for, PyValidator};
 
 /// One validation problem: kind, where in the instance, which keyword, why.
 #[pyclass(module = "wirekit._native", name = "ValidationIssue", frozen, eq)]
@@ -109,12 +115,149 @@ pub fn load(py: Python<'_>, spec: &str) -> PyResult<Arc<RustProtocol>> {
 pub struct PyProtocol {
     pub(crate) inner: Arc<RustProtocol>,
     encoder: Box<dyn FrameEncoder + Send + Sync>,
+    /// Validators reading Python objects in place, by method and part,
+    /// built on first use; `None` where the general path must be taken
+    /// (no schema, or semantic rules beyond the schema).
+    in_place: Mutex<HashMap<(String, &'static str), Option<Arc<PyValidator>>>>,
+}
+
+/// The envelope of a response with its `result` built as Python objects.
+struct ResponseSeed<'a, 'py> {
+    py: Python<'py>,
+    names: &'a mut NameMap<Bound<'py, PyString>>,
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, 'py> {
+    type Value = (Value, Option<Bound<'py, PyAny>>);
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de, 'py> Visitor<'de> for ResponseSeed<'_, 'py> {
+    type Value = (Value, Option<Bound<'py, PyAny>>);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC response object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Map::new();
+        let mut result = None;
+        while let Some(name) = map.next_key::<String>()? {
+            if name == "result" {
+                result = Some(map.next_value_seed(PySeed::new(self.py, &mut *self.names))?);
+                members.insert(name, Value::Null);
+            } else {
+                members.insert(name, map.next_value::<Value>()?);
+            }
+        }
+        Ok((Value::Object(members), result))
+    }
 }
 
 impl PyProtocol {
     fn envelope(&self) -> EnvelopeOptions {
         let transport = &self.inner.manifest().transport;
         EnvelopeOptions::new(transport.envelope).with_strict(transport.strict)
+    }
+
+    /// The in-place validator of `method`'s `part`, if it has one.
+    fn in_place(&self, method: &str, part: Part) -> Option<Arc<PyValidator>> {
+        let key = (method.to_owned(), part.name());
+        if let Ok(cache) = self.in_place.lock() {
+            if let Some(found) = cache.get(&key) {
+                return found.clone();
+            }
+        }
+        let built = self.build_in_place(method, part).map(Arc::new);
+        if let Ok(mut cache) = self.in_place.lock() {
+            cache.insert(key, built.clone());
+        }
+        built
+    }
+
+    fn build_in_place(&self, method: &str, part: Part) -> Option<PyValidator> {
+        let manifest = self.inner.manifest();
+        let spec = manifest.methods.get(method)?;
+        let has_rules = manifest.rules.iter().any(|rule| {
+            rule.arguments.get("method").and_then(Value::as_str) == Some(method)
+        });
+        if has_rules {
+            return None;
+        }
+        let reference = match part {
+            Part::Params => spec.params.as_ref(),
+            Part::Result => spec.result.as_ref(),
+            Part::Item => spec.result_stream.as_ref(),
+            Part::ErrorData => manifest.error_data.as_ref(),
+        }?;
+        let source = self.inner.source();
+        let local = localize_ref(&source.origin, "", &reference.reference, &source.files).ok()?;
+        let defs = source.bundled_schema().get("$defs").cloned().unwrap_or_else(|| json!({}));
+        validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))
+    }
+
+    /// The response frame for a valid result, written straight from the
+    /// Python objects; `None` to take the general path.
+    fn write_in_place(&self, method: &str, id: &wirekit::envelope::Id, result: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+        let validator = self.in_place(method, Part::Result)?;
+        if !accepts(&validator, result) {
+            return None;
+        }
+        let mut body = Vec::with_capacity(4096);
+        body.push(b'{');
+        if self.inner.manifest().transport.envelope == Dialect::JsonRpc2 {
+            body.extend_from_slice(br#""jsonrpc":"2.0","#);
+        }
+        body.extend_from_slice(br#""id":"#);
+        serde_json::to_writer(&mut body, id).ok()?;
+        body.extend_from_slice(br#","result":"#);
+        JsonWriter::default().write(result, &mut body)?;
+        body.push(b'}');
+        // The body is compact JSON written with every control character
+        // escaped, so it is one line of valid UTF-8: only the bound is left
+        // to check (the encoder, on the general path, says why it refuses).
+        let transport = &self.inner.manifest().transport;
+        if body.len() > transport.max_frame_bytes {
+            return None;
+        }
+        Some(match transport.framing {
+            wirekit::framing::Framing::Ndjson => {
+                body.push(b'\n');
+                body
+            }
+            wirekit::framing::Framing::ContentLength => {
+                let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+                frame.extend_from_slice(&body);
+                frame
+            }
+        })
+    }
+
+    /// The checked result of a success response, parsed straight into
+    /// Python objects; `None` to take the general path (which also reports
+    /// any problem precisely).
+    fn read_in_place<'py>(&self, py: Python<'py>, method: &str, body: &[u8]) -> Option<Bound<'py, PyAny>> {
+        let opts = self.envelope();
+        if opts.strict {
+            return None;
+        }
+        let validator = self.in_place(method, Part::Result)?;
+        let text = std::str::from_utf8(body).ok()?;
+        let mut names = NameMap::default();
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let (envelope, result) = ResponseSeed { py, names: &mut names }
+            .deserialize(&mut deserializer)
+            .ok()?;
+        deserializer.end().ok()?;
+        let result = result?;
+        match envelope::decode_value(envelope, &opts).ok()? {
+            Message::Response(Response { outcome: Ok(_), .. }) => {}
+            _ => return None,
+        }
+        accepts(&validator, &result).then_some(result)
     }
 }
 
@@ -129,7 +272,11 @@ impl PyProtocol {
             .default_limits()
             .with_max_frame_bytes(transport.max_frame_bytes);
         let encoder = encoder_for(transport.framing, limits);
-        Ok(PyProtocol { inner, encoder })
+        Ok(PyProtocol {
+            inner,
+            encoder,
+            in_place: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The protocol's name.
@@ -222,6 +369,9 @@ impl PyProtocol {
     /// `method`'s result schema, converted once. Raises `EnvelopeError`,
     /// `RpcError` (an error response) or `ValidationError`.
     fn read_result<'py>(&self, py: Python<'py>, method: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(result) = self.read_in_place(py, method, body) {
+            return Ok(result);
+        }
         let opts = self.envelope();
         let decoded = py.detach(|| {
             let message = envelope::decode(body, &opts)?;
@@ -262,6 +412,9 @@ impl PyProtocol {
         result: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let id = id_from_python(id)?;
+        if let Some(frame) = self.write_in_place(method, &id, result) {
+            return Ok(PyBytes::new(py, &frame));
+        }
         let value = from_python_err(result)?;
         let opts = self.envelope();
         let outcome = py.detach(|| {
