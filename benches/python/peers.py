@@ -69,36 +69,9 @@ def msgspec_typed(schema_name: str) -> Optional[tuple[Decode, Encode]]:
     """msgspec Structs of the analyze response: types only, no schema."""
     if schema_name != "AnalyzeResult":
         return None
-    from typing import Dict, List, Optional as Opt
-
     import msgspec
 
-    class Classification(msgspec.Struct):
-        label: str
-        confidence: int
-
-    class SideEffect(msgspec.Struct, omit_defaults=True):
-        type: str
-        description: str
-        location: Opt[str] = None
-        target: Opt[str] = None
-        detail: Opt[Dict[str, Any]] = None
-        classification: Opt[Classification] = None
-
-    class AnalyzedFunction(msgspec.Struct):
-        name: str
-        package: str
-        file: str
-        line: int
-        side_effects: List[SideEffect]
-
-    class AnalyzeResult(msgspec.Struct):
-        functions: List[AnalyzedFunction]
-
-    class Response(msgspec.Struct):
-        jsonrpc: str
-        id: int
-        result: AnalyzeResult
+    from msgspec_types import Response
 
     decoder = msgspec.json.Decoder(Response)
     encoder = msgspec.json.Encoder()

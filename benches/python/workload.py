@@ -10,18 +10,18 @@ REPO = Path(__file__).resolve().parents[2]
 GAZE_SCHEMA = REPO / "schemas" / "gaze-analyzer" / "1.1.0" / "gaze.schema.json"
 
 EFFECT_KINDS = [
-    ("ReturnValue", "returns the computed {n}", "result", {"python_type": "float"}),
-    ("ErrorReturn", "raises ValueError when {n} is negative", "ValueError", {"exception_class": "ValueError"}),
-    ("ReceiverMutation", "assigns self.cache_{n}", "self.cache_{n}", None),
-    ("FileSystemWrite", "writes the report of {n}", "report_path", None),
+    ("ReturnValue", "returns metric {n}", "result", None),
+    ("ErrorReturn", "raises ValueError", "ValueError", {"exception_class": "ValueError"}),
+    ("ReceiverMutation", "assigns self.cache", "self.cache", None),
+    ("FileSystemWrite", "writes report {n}", "report_path", None),
 ]
 
 
 def analyze_result(functions: int = 1000, effects: int = 3) -> dict[str, Any]:
-    """`functions` functions with `effects` side effects each (about 650 KB as JSON for 1000 x 3)."""
+    """`functions` functions with `effects` side effects each (about 690 KB as JSON for 1000 x 3)."""
     result: list[dict[str, Any]] = []
     for index in range(functions):
-        module = f"project/package_{index % 37}/module_{index % 11}.py"
+        module = f"project/pkg_{index % 37}/mod_{index % 11}.py"
         side_effects = []
         for position in range(effects):
             kind, description, target, detail = EFFECT_KINDS[(index + position) % len(EFFECT_KINDS)]
@@ -38,7 +38,7 @@ def analyze_result(functions: int = 1000, effects: int = 3) -> dict[str, Any]:
             side_effects.append(effect)
         result.append({
             "name": f"compute_metric_{index}",
-            "package": f"project.package_{index % 37}.module_{index % 11}",
+            "package": f"project.pkg_{index % 37}.mod_{index % 11}",
             "file": module,
             "line": 10 + index % 400,
             "side_effects": side_effects,
