@@ -1,4 +1,3 @@
-/// <reference types="node" />
 /**
  * A typed JSON-RPC client for a protocol's generated method map, over any
  * {@link Transport}; {@link spawnServer} spawns the server and talks over

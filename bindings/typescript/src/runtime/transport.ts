@@ -1,4 +1,3 @@
-/// <reference types="node" />
 /**
  * Transports: the byte pipes a client talks over. {@link ChildProcessTransport}
  * spawns a server and talks over its stdin/stdout, keeping the tail of its
