@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-schemas test-python test-typescript generate check-generated goldens bench fuzz-build
+.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen generate check-generated goldens bench fuzz-build
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
@@ -17,8 +17,9 @@ demo:
 	$(WIREKIT) generate
 	bash examples/demo.sh
 
-## Every test: Rust (fmt, clippy, tests, generated-file drift), schemas, Python, TypeScript.
-test: test-rust test-schemas test-python test-typescript
+## Every test: Rust (fmt, clippy, tests, generated-file drift), schemas, Python, TypeScript,
+## and the generated goldens type-checked in their languages.
+test: test-rust test-schemas test-python test-typescript test-codegen
 	@echo "make test: every suite passed"
 
 test-rust:
@@ -34,7 +35,14 @@ test-python:
 
 test-typescript:
 	bash bindings/typescript/run-tests.sh
-	bash codegen/tests/typecheck_goldens.sh
+
+# mypy --strict and tsc --strict on the golden outputs and the committed bindings.
+test-codegen: $(VENV)/bin/mypy
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash codegen/tests/typecheck_goldens.sh
+
+$(VENV)/bin/mypy:
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet mypy
 
 generate:
 	$(CARGO) run -q -p wirekit-cli -- generate
@@ -45,8 +53,11 @@ check-generated:
 goldens:
 	WIREKIT_UPDATE_GOLDENS=1 $(CARGO) test -q -p wirekit-codegen --test golden
 
+## Benchmarks (figures in BENCHMARKS.md): code generation against its peers, and the Python binding against its peers.
 bench:
-	bash benches/run.sh
+	bash benches/codegen/run.sh
+	$(VENV)/bin/pip install --quiet -r benches/python/requirements.txt
+	$(VENV)/bin/python benches/python/bench.py
 
 fuzz-build:
 	cd fuzz && $(CARGO) check
