@@ -4,13 +4,13 @@
 #   mypy --strict on the helper and on the example, mypy.stubtest on the
 #   native module, then pytest (the binding's suite and the example's).
 # $PYTHON picks the interpreter that creates the venv (default python3); the
-# venv lives in .venv/ at the repository root and is reused.
+# venv lives in .venv/ at the repository root (or $VENV) and is reused.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 python="${PYTHON:-python3}"
-venv="$repo/.venv"
+venv="${VENV:-$repo/.venv}"
 
 if [ ! -x "$venv/bin/python" ]; then
     echo "== creating $venv with $python"

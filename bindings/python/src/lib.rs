@@ -15,6 +15,9 @@ mod validate;
 
 use pyo3::prelude::*;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Converts a JSON text (bytes or str) to Python objects, with the core's
 /// parser (used by tests to compare conversions).
 #[pyfunction]
