@@ -26,6 +26,10 @@ echo "== installing wirekit, the example analyzer and the test tools"
 "$py" -m pip install --quiet "$repo/examples/python-analyzer"   # its dependencies (coverage)
 
 cd "$repo"
+if command -v cargo >/dev/null; then
+    echo "== cargo fmt --check (bindings/python)"
+    cargo fmt --manifest-path "$repo/bindings/python/Cargo.toml" --check
+fi
 echo "== mypy --strict: the helper"
 "$py" -m mypy --strict --no-incremental "$repo/bindings/python/python/wirekit"
 echo "== mypy --strict: the example analyzer and its tests"

@@ -72,7 +72,10 @@ fn value_to_python<'py, 'v>(
             }
             let dict = PyDict::new(py);
             for (name, item) in members {
-                dict.set_item(keys.get(py, name), value_to_python(py, item, keys, depth + 1)?)?;
+                dict.set_item(
+                    keys.get(py, name),
+                    value_to_python(py, item, keys, depth + 1)?,
+                )?;
             }
             dict.into_any()
         }

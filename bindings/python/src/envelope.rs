@@ -27,7 +27,9 @@ pub fn options(dialect: &str, strict: bool) -> PyResult<EnvelopeOptions> {
 /// A request id from Python: an `int` (fitting i64 or u64) or a `str`.
 pub fn id_from_python(id: &Bound<'_, PyAny>) -> PyResult<Id> {
     if id.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err("a request id is an int or a str, not a bool"));
+        return Err(PyTypeError::new_err(
+            "a request id is an int or a str, not a bool",
+        ));
     }
     if let Ok(text) = id.cast::<PyString>() {
         return Ok(Id::String(text.to_cow()?.into_owned()));
@@ -72,7 +74,11 @@ impl PyMessage {
     /// A request expecting a response with the same id.
     #[staticmethod]
     #[pyo3(signature = (id, method, params=None))]
-    fn request(id: &Bound<'_, PyAny>, method: String, params: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn request(
+        id: &Bound<'_, PyAny>,
+        method: String,
+        params: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let params = optional_value(params)?;
         Ok(PyMessage::from_message(Message::Request(Request::new(
             id_from_python(id)?,
@@ -86,16 +92,17 @@ impl PyMessage {
     #[pyo3(signature = (method, params=None))]
     fn notification(method: String, params: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let params = optional_value(params)?;
-        Ok(PyMessage::from_message(Message::Notification(Notification::new(method, params))))
+        Ok(PyMessage::from_message(Message::Notification(
+            Notification::new(method, params),
+        )))
     }
 
     /// A success response carrying `result`.
     #[staticmethod]
     fn success(id: &Bound<'_, PyAny>, result: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(PyMessage::from_message(Message::Response(Response::success(
-            id_from_python(id)?,
-            from_python_err(result)?,
-        ))))
+        Ok(PyMessage::from_message(Message::Response(
+            Response::success(id_from_python(id)?, from_python_err(result)?),
+        )))
     }
 
     /// An error response; `id` is `None` when the request's id is unknown.
@@ -108,17 +115,25 @@ impl PyMessage {
         message: String,
         data: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let id = if id.is_none() { None } else { Some(id_from_python(id)?) };
+        let id = if id.is_none() {
+            None
+        } else {
+            Some(id_from_python(id)?)
+        };
         let mut error = ErrorObject::new(code, message);
         if let Some(extra) = data {
             for (name, value) in extra.iter() {
                 if name.extract::<String>()? != "data" {
-                    return Err(PyTypeError::new_err("failure() takes only `data` as a keyword"));
+                    return Err(PyTypeError::new_err(
+                        "failure() takes only `data` as a keyword",
+                    ));
                 }
                 error = error.with_data(from_python_err(&value)?);
             }
         }
-        Ok(PyMessage::from_message(Message::Response(Response::error(id, error))))
+        Ok(PyMessage::from_message(Message::Response(Response::error(
+            id, error,
+        ))))
     }
 
     /// `"request"`, `"notification"`, `"success_response"` or `"error_response"`.
@@ -158,7 +173,10 @@ impl PyMessage {
     #[getter]
     fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &self.inner {
-            Message::Response(Response { outcome: Ok(result), .. }) => to_python(py, result),
+            Message::Response(Response {
+                outcome: Ok(result),
+                ..
+            }) => to_python(py, result),
             _ => Ok(py.None().into_bound(py)),
         }
     }
@@ -167,7 +185,11 @@ impl PyMessage {
     /// `message` and `data` when present (`None` otherwise).
     #[getter]
     fn error<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Message::Response(Response { outcome: Err(error), .. }) = &self.inner else {
+        let Message::Response(Response {
+            outcome: Err(error),
+            ..
+        }) = &self.inner
+        else {
             return Ok(None);
         };
         let dict = PyDict::new(py);
@@ -193,7 +215,9 @@ fn body_of<'a>(body: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]
         return Ok(std::borrow::Cow::Borrowed(bytes.as_bytes()));
     }
     if let Ok(text) = body.cast::<PyString>() {
-        return Ok(std::borrow::Cow::Owned(text.to_cow()?.into_owned().into_bytes()));
+        return Ok(std::borrow::Cow::Owned(
+            text.to_cow()?.into_owned().into_bytes(),
+        ));
     }
     Err(PyTypeError::new_err("a message body is bytes or str"))
 }
@@ -201,7 +225,12 @@ fn body_of<'a>(body: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]
 /// Decodes one message body; raises `EnvelopeError` for a bad one.
 #[pyfunction]
 #[pyo3(signature = (body, *, dialect="jsonrpc-2.0", strict=false))]
-pub fn decode(py: Python<'_>, body: &Bound<'_, PyAny>, dialect: &str, strict: bool) -> PyResult<PyMessage> {
+pub fn decode(
+    py: Python<'_>,
+    body: &Bound<'_, PyAny>,
+    dialect: &str,
+    strict: bool,
+) -> PyResult<PyMessage> {
     let opts = options(dialect, strict)?;
     let body = body_of(body)?;
     match envelope::decode(&body, &opts) {

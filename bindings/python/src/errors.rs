@@ -19,19 +19,12 @@ static ERRORS_MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 fn errors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     ERRORS_MODULE
-        .get_or_try_init(py, || {
-            py.import("wirekit.errors").map(Bound::unbind)
-        })
+        .get_or_try_init(py, || py.import("wirekit.errors").map(Bound::unbind))
         .map(|module| module.bind(py))
 }
 
 /// An instance of `wirekit.errors.<class>(message, **attributes)` as a `PyErr`.
-pub fn build(
-    py: Python<'_>,
-    class: &str,
-    message: &str,
-    attributes: &Bound<'_, PyDict>,
-) -> PyErr {
+pub fn build(py: Python<'_>, class: &str, message: &str, attributes: &Bound<'_, PyDict>) -> PyErr {
     let made = errors_module(py)
         .and_then(|module| module.getattr(class))
         .and_then(|class| class.call((message,), Some(attributes)));
@@ -54,7 +47,12 @@ fn attrs<'py>(
     Ok(dict)
 }
 
-fn or_runtime(py: Python<'_>, class: &str, message: &str, made: PyResult<Bound<'_, PyDict>>) -> PyErr {
+fn or_runtime(
+    py: Python<'_>,
+    class: &str,
+    message: &str,
+    made: PyResult<Bound<'_, PyDict>>,
+) -> PyErr {
     match made {
         Ok(attributes) => build(py, class, message, &attributes),
         Err(error) => error,
@@ -76,11 +74,20 @@ pub fn framing_error(py: Python<'_>, error: &FramingError) -> PyErr {
             py,
             &[
                 ("kind", error.kind().name().into_pyobject(py)?.into_any()),
-                ("framing", error.framing().name().into_pyobject(py)?.into_any()),
+                (
+                    "framing",
+                    error.framing().name().into_pyobject(py)?.into_any(),
+                ),
                 ("offset", error.offset().into_pyobject(py)?.into_any()),
                 ("detail", error.detail().into_pyobject(py)?.into_any()),
-                ("is_encode", error.is_encode().into_pyobject(py)?.to_owned().into_any()),
-                ("ends_stream", error.ends_stream().into_pyobject(py)?.to_owned().into_any()),
+                (
+                    "is_encode",
+                    error.is_encode().into_pyobject(py)?.to_owned().into_any(),
+                ),
+                (
+                    "ends_stream",
+                    error.ends_stream().into_pyobject(py)?.to_owned().into_any(),
+                ),
             ],
         )
     })();
@@ -164,10 +171,7 @@ pub fn validation_error(
 }
 
 /// `wirekit.errors.RpcError` for an error response.
-pub fn rpc_error(
-    py: Python<'_>,
-    error: &wirekit::envelope::ErrorObject,
-) -> PyErr {
+pub fn rpc_error(py: Python<'_>, error: &wirekit::envelope::ErrorObject) -> PyErr {
     let made = (|| {
         let data = match &error.data {
             Some(data) => to_python(py, data)?,
@@ -199,13 +203,20 @@ pub fn session_violation(py: Python<'_>, violation: &Violation) -> PyErr {
         attrs(
             py,
             &[
-                ("kind", violation.kind().code().into_pyobject(py)?.into_any()),
+                (
+                    "kind",
+                    violation.kind().code().into_pyobject(py)?.into_any(),
+                ),
                 ("code", answer.code.into_pyobject(py)?.into_any()),
                 ("data", data),
                 ("pointer", pointer),
                 (
                     "ends_session",
-                    violation.ends_session().into_pyobject(py)?.to_owned().into_any(),
+                    violation
+                        .ends_session()
+                        .into_pyobject(py)?
+                        .to_owned()
+                        .into_any(),
                 ),
             ],
         )

@@ -33,7 +33,8 @@ impl Hasher for PointerHasher {
         for chunk in &mut chunks {
             let mut word = [0u8; 8];
             word.copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
         let mut last = [0u8; 8];
         let rest = chunks.remainder();
@@ -130,8 +131,10 @@ impl JsonWriter {
         utf8_of(name, &mut self.name_bytes)?;
         let end = self.name_bytes.len();
         out.extend_from_slice(self.name_bytes.get(start..end)?);
-        self.names
-            .insert(address, (u32::try_from(start).ok()?, u32::try_from(end).ok()?));
+        self.names.insert(
+            address,
+            (u32::try_from(start).ok()?, u32::try_from(end).ok()?),
+        );
         Some(())
     }
 
@@ -229,7 +232,10 @@ fn failed<E: de::Error>(error: PyErr) -> E {
 impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, 'py> {
     type Value = Bound<'py, PyAny>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
@@ -242,7 +248,10 @@ struct NameSeed<'a, 'py> {
 impl<'de, 'py> DeserializeSeed<'de> for NameSeed<'_, 'py> {
     type Value = Bound<'py, PyString>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
@@ -278,11 +287,15 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(v.into_pyobject(self.py).map(Bound::into_any).unwrap_or_else(|never| match never {}))
+        Ok(v.into_pyobject(self.py)
+            .map(Bound::into_any)
+            .unwrap_or_else(|never| match never {}))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(v.into_pyobject(self.py).map(Bound::into_any).unwrap_or_else(|never| match never {}))
+        Ok(v.into_pyobject(self.py)
+            .map(Bound::into_any)
+            .unwrap_or_else(|never| match never {}))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
@@ -304,7 +317,10 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let list = PyList::empty(self.py);
         let (py, names) = (self.py, self.names);
-        while let Some(item) = seq.next_element_seed(PySeed { py, names: &mut *names })? {
+        while let Some(item) = seq.next_element_seed(PySeed {
+            py,
+            names: &mut *names,
+        })? {
             list.append(item).map_err(failed)?;
         }
         Ok(list.into_any())
@@ -313,8 +329,14 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let dict = PyDict::new(self.py);
         let (py, names) = (self.py, self.names);
-        while let Some(name) = map.next_key_seed(NameSeed { py, names: &mut *names })? {
-            let value = map.next_value_seed(PySeed { py, names: &mut *names })?;
+        while let Some(name) = map.next_key_seed(NameSeed {
+            py,
+            names: &mut *names,
+        })? {
+            let value = map.next_value_seed(PySeed {
+                py,
+                names: &mut *names,
+            })?;
             dict.set_item(name, value).map_err(failed)?;
         }
         Ok(dict.into_any())

@@ -4,9 +4,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
 use wirekit::framing::{
-    ContentLengthDecoder as RustContentLengthDecoder, ContentLengthEncoder as RustContentLengthEncoder,
-    Frame as RustFrame, FrameDecoder, FrameEncoder, FrameLimits, FramingError,
-    NdjsonDecoder as RustNdjsonDecoder, NdjsonEncoder as RustNdjsonEncoder,
+    ContentLengthDecoder as RustContentLengthDecoder,
+    ContentLengthEncoder as RustContentLengthEncoder, Frame as RustFrame, FrameDecoder,
+    FrameEncoder, FrameLimits, FramingError, NdjsonDecoder as RustNdjsonDecoder,
+    NdjsonEncoder as RustNdjsonEncoder,
 };
 
 use crate::errors::framing_error;
@@ -32,7 +33,11 @@ impl Frame {
 
     fn __repr__(&self) -> String {
         let shown: String = self.body.chars().take(60).collect();
-        let more = if shown.len() < self.body.len() { "..." } else { "" };
+        let more = if shown.len() < self.body.len() {
+            "..."
+        } else {
+            ""
+        };
         format!("Frame(offset={}, body={:?}{more})", self.offset, shown)
     }
 }
@@ -46,7 +51,11 @@ impl From<RustFrame> for Frame {
     }
 }
 
-fn limits(default: FrameLimits, max_frame_bytes: Option<usize>, max_header_bytes: Option<usize>) -> FrameLimits {
+fn limits(
+    default: FrameLimits,
+    max_frame_bytes: Option<usize>,
+    max_header_bytes: Option<usize>,
+) -> FrameLimits {
     let mut limits = default;
     if let Some(bytes) = max_frame_bytes {
         limits = limits.with_max_frame_bytes(bytes);
@@ -57,7 +66,10 @@ fn limits(default: FrameLimits, max_frame_bytes: Option<usize>, max_header_bytes
     limits
 }
 
-fn next_item(py: Python<'_>, item: Option<Result<RustFrame, FramingError>>) -> PyResult<Option<Frame>> {
+fn next_item(
+    py: Python<'_>,
+    item: Option<Result<RustFrame, FramingError>>,
+) -> PyResult<Option<Frame>> {
     match item {
         None => Ok(None),
         Some(Ok(frame)) => Ok(Some(frame.into())),
@@ -65,7 +77,10 @@ fn next_item(py: Python<'_>, item: Option<Result<RustFrame, FramingError>>) -> P
     }
 }
 
-fn drain_all<'py, D: FrameDecoder>(py: Python<'py>, decoder: &mut D) -> PyResult<Bound<'py, PyList>> {
+fn drain_all<'py, D: FrameDecoder>(
+    py: Python<'py>,
+    decoder: &mut D,
+) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     while let Some(item) = decoder.next_frame() {
         match item {
@@ -168,9 +183,9 @@ fn body_bytes<'a>(body: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [
     if let Ok(bytes) = body.cast::<PyBytes>() {
         return Ok(std::borrow::Cow::Borrowed(bytes.as_bytes()));
     }
-    let text: String = body.extract().map_err(|_| {
-        pyo3::exceptions::PyTypeError::new_err("a frame body is bytes or str")
-    })?;
+    let text: String = body
+        .extract()
+        .map_err(|_| pyo3::exceptions::PyTypeError::new_err("a frame body is bytes or str"))?;
     Ok(std::borrow::Cow::Owned(text.into_bytes()))
 }
 

@@ -29,7 +29,10 @@ fn loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
 
 /// Converts Python objects to compact JSON bytes, member order kept.
 #[pyfunction]
-fn dumps<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+fn dumps<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
     let value = convert::from_python_err(value)?;
     let text = serde_json::to_vec(&value)
         .map_err(|error| pyo3::exceptions::PyValueError::new_err(error.to_string()))?;

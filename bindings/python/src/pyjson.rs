@@ -124,7 +124,9 @@ impl JsonNumber for PyNumber {
         Cow::Owned(match *self {
             PyNumber::Signed(n) => n.to_string(),
             PyNumber::Unsigned(n) => n.to_string(),
-            PyNumber::Float(n) => Number::from_f64(n).map_or_else(|| n.to_string(), |n| n.to_string()),
+            PyNumber::Float(n) => {
+                Number::from_f64(n).map_or_else(|| n.to_string(), |n| n.to_string())
+            }
         })
     }
 
@@ -167,14 +169,20 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
     type Number = PyNumber;
 
     fn as_object(&self) -> Option<PyObjectNode<'a>> {
-        self.0.cast::<PyDict>().ok().map(|dict| PyObjectNode(dict.clone()))
+        self.0
+            .cast::<PyDict>()
+            .ok()
+            .map(|dict| PyObjectNode(dict.clone()))
     }
 
     fn as_array(&self) -> Option<PyArrayNode<'a>> {
         if let Ok(list) = self.0.cast::<PyList>() {
             return Some(PyArrayNode::List(list.clone()));
         }
-        self.0.cast::<PyTuple>().ok().map(|tuple| PyArrayNode::Tuple(tuple.clone()))
+        self.0
+            .cast::<PyTuple>()
+            .ok()
+            .map(|tuple| PyArrayNode::Tuple(tuple.clone()))
     }
 
     fn as_string(&self) -> Option<Cow<'a, str>> {
@@ -195,7 +203,10 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
             }
             return integer.extract::<f64>().ok().map(PyNumber::Float);
         }
-        self.0.cast::<PyFloat>().ok().map(|float| PyNumber::Float(float.value()))
+        self.0
+            .cast::<PyFloat>()
+            .ok()
+            .map(|float| PyNumber::Float(float.value()))
     }
 
     fn as_boolean(&self) -> Option<bool> {

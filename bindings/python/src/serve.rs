@@ -52,7 +52,10 @@ impl PythonHandler {
         }
         if !error.is_instance_of::<PyException>(py) {
             stash(&self.fatal, error);
-            return ErrorObject::new(ErrorCode::INTERNAL_ERROR, "Internal error: the server is stopping");
+            return ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: the server is stopping",
+            );
         }
         let type_name = value
             .get_type()
@@ -90,7 +93,10 @@ impl PythonHandler {
 }
 
 /// An `RpcError` raised by a handler: its code, message and data.
-fn rpc_error_answer(py: Python<'_>, value: &Bound<'_, pyo3::exceptions::PyBaseException>) -> Option<ErrorObject> {
+fn rpc_error_answer(
+    py: Python<'_>,
+    value: &Bound<'_, pyo3::exceptions::PyBaseException>,
+) -> Option<ErrorObject> {
     let class = py
         .import("wirekit.errors")
         .and_then(|module| module.getattr("RpcError"))
@@ -109,7 +115,10 @@ fn rpc_error_answer(py: Python<'_>, value: &Bound<'_, pyo3::exceptions::PyBaseEx
             match from_python(&data) {
                 Ok(data) => error = error.with_data(data),
                 Err(not_json) => {
-                    eprintln!("wirekit: RpcError data dropped, not JSON at {}: {}", not_json.pointer, not_json.message);
+                    eprintln!(
+                        "wirekit: RpcError data dropped, not JSON at {}: {}",
+                        not_json.pointer, not_json.message
+                    );
                 }
             }
         }
@@ -221,13 +230,19 @@ impl<W: Write> Write for Guarded<W> {
     }
 }
 
-fn handler_map(py: Python<'_>, mapping: Option<&Bound<'_, PyDict>>, what: &str) -> PyResult<HashMap<String, Py<PyAny>>> {
+fn handler_map(
+    py: Python<'_>,
+    mapping: Option<&Bound<'_, PyDict>>,
+    what: &str,
+) -> PyResult<HashMap<String, Py<PyAny>>> {
     let mut map = HashMap::new();
     if let Some(mapping) = mapping {
         for (name, function) in mapping.iter() {
             let name: String = name.extract()?;
             if !function.is_callable() {
-                return Err(PyValueError::new_err(format!("the {what} handler for `{name}` is not callable")));
+                return Err(PyValueError::new_err(format!(
+                    "the {what} handler for `{name}` is not callable"
+                )));
             }
             map.insert(name, function.unbind());
         }
@@ -290,15 +305,12 @@ impl PyServer {
         }
     }
 
-    fn run<R: Read, W: Write + Send>(
+    fn run<R: Read + Send, W: Write + Send>(
         &self,
         py: Python<'_>,
         input: R,
         output: W,
-    ) -> PyResult<(ServeOutcome, W)>
-    where
-        R: Send,
-    {
+    ) -> PyResult<(ServeOutcome, W)> {
         let fatal: Fatal = Arc::new(Mutex::new(None));
         let mut handler = self.handler(py, &fatal);
         let mut server = self.server(py);
@@ -383,10 +395,18 @@ impl PyServer {
             Ok(())
         };
         flush(py)?;
-        let protocol_out = if redirect_stdout { private_stdout(py)? } else { None };
+        let protocol_out = if redirect_stdout {
+            private_stdout(py)?
+        } else {
+            None
+        };
         let result = match protocol_out {
             Some(private) => {
-                let served = self.run(py, stdin, io::BufWriter::with_capacity(64 * 1024, private.file));
+                let served = self.run(
+                    py,
+                    stdin,
+                    io::BufWriter::with_capacity(64 * 1024, private.file),
+                );
                 let restored = restore_stdout(py, private.saved_fd);
                 let outcome = served?;
                 restored?;

@@ -69,7 +69,12 @@ impl PySession {
     /// negotiation, then the protocol's stateful rules; raises
     /// `SessionViolation` when it is refused.
     #[pyo3(signature = (method, params=None))]
-    fn admit(&self, py: Python<'_>, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn admit(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        params: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let params = params.map(from_python_err).transpose()?;
         self.lock()?
             .admit(method, params.as_ref())
@@ -94,7 +99,12 @@ impl PySession {
     /// A notification passes: state and sequence rules checked, state moved;
     /// raises `SessionViolation` (and leaves the state) when it fails.
     #[pyo3(signature = (method, params=None))]
-    fn notify(&self, py: Python<'_>, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn notify(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        params: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let params = params.map(from_python_err).transpose()?;
         self.lock()?
             .notify(method, params.as_ref())

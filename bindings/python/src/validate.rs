@@ -118,8 +118,11 @@ pub struct PyProtocol {
     /// Validators reading Python objects in place, by method and part,
     /// built on first use; `None` where the general path must be taken
     /// (no schema, or semantic rules beyond the schema).
-    in_place: Mutex<HashMap<(String, &'static str), Option<Arc<PyValidator>>>>,
+    in_place: Mutex<InPlaceValidators>,
 }
+
+/// In-place validators by (method, part name); `None` for the general path.
+type InPlaceValidators = HashMap<(String, &'static str), Option<Arc<PyValidator>>>;
 
 /// The envelope of a response with its `result` built as Python objects.
 struct ResponseSeed<'a, 'py> {
@@ -130,7 +133,10 @@ struct ResponseSeed<'a, 'py> {
 impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, 'py> {
     type Value = (Value, Option<Bound<'py, PyAny>>);
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_map(self)
     }
 }
@@ -181,9 +187,10 @@ impl PyProtocol {
     fn build_in_place(&self, method: &str, part: Part) -> Option<PyValidator> {
         let manifest = self.inner.manifest();
         let spec = manifest.methods.get(method)?;
-        let has_rules = manifest.rules.iter().any(|rule| {
-            rule.arguments.get("method").and_then(Value::as_str) == Some(method)
-        });
+        let has_rules = manifest
+            .rules
+            .iter()
+            .any(|rule| rule.arguments.get("method").and_then(Value::as_str) == Some(method));
         if has_rules {
             return None;
         }
@@ -195,13 +202,22 @@ impl PyProtocol {
         }?;
         let source = self.inner.source();
         let local = localize_ref(&source.origin, "", &reference.reference, &source.files).ok()?;
-        let defs = source.bundled_schema().get("$defs").cloned().unwrap_or_else(|| json!({}));
+        let defs = source
+            .bundled_schema()
+            .get("$defs")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
         validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))
     }
 
     /// The response frame for a valid result, written straight from the
     /// Python objects; `None` to take the general path.
-    fn write_in_place(&self, method: &str, id: &wirekit::envelope::Id, result: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    fn write_in_place(
+        &self,
+        method: &str,
+        id: &wirekit::envelope::Id,
+        result: &Bound<'_, PyAny>,
+    ) -> Option<Vec<u8>> {
         let validator = self.in_place(method, Part::Result)?;
         if !accepts(&validator, result) {
             return None;
@@ -239,7 +255,12 @@ impl PyProtocol {
     /// The checked result of a success response, parsed straight into
     /// Python objects; `None` to take the general path (which also reports
     /// any problem precisely).
-    fn read_in_place<'py>(&self, py: Python<'py>, method: &str, body: &[u8]) -> Option<Bound<'py, PyAny>> {
+    fn read_in_place<'py>(
+        &self,
+        py: Python<'py>,
+        method: &str,
+        body: &[u8],
+    ) -> Option<Bound<'py, PyAny>> {
         let opts = self.envelope();
         if opts.strict {
             return None;
@@ -248,9 +269,12 @@ impl PyProtocol {
         let text = std::str::from_utf8(body).ok()?;
         let mut names = NameMap::default();
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let (envelope, result) = ResponseSeed { py, names: &mut names }
-            .deserialize(&mut deserializer)
-            .ok()?;
+        let (envelope, result) = ResponseSeed {
+            py,
+            names: &mut names,
+        }
+        .deserialize(&mut deserializer)
+        .ok()?;
         deserializer.end().ok()?;
         let result = result?;
         match envelope::decode_value(envelope, &opts).ok()? {
@@ -353,7 +377,13 @@ impl PyProtocol {
     }
 
     /// Like `validate`, but raises `ValidationError` listing the issues.
-    fn check(&self, py: Python<'_>, method: &str, part: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn check(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        part: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let part = parse_part(part)?;
         let value = from_python_err(value)?;
         let issues = self.inner.validate(method, part, Some(&value));
@@ -368,7 +398,12 @@ impl PyProtocol {
     /// Python objects: the envelope decoded, the result validated against
     /// `method`'s result schema, converted once. Raises `EnvelopeError`,
     /// `RpcError` (an error response) or `ValidationError`.
-    fn read_result<'py>(&self, py: Python<'py>, method: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    fn read_result<'py>(
+        &self,
+        py: Python<'py>,
+        method: &str,
+        body: &[u8],
+    ) -> PyResult<Bound<'py, PyAny>> {
         if let Some(result) = self.read_in_place(py, method, body) {
             return Ok(result);
         }
@@ -376,23 +411,30 @@ impl PyProtocol {
         let decoded = py.detach(|| {
             let message = envelope::decode(body, &opts)?;
             let issues = match &message {
-                Message::Response(Response { outcome: Ok(result), .. }) => {
-                    self.inner.validate(method, Part::Result, Some(result))
-                }
+                Message::Response(Response {
+                    outcome: Ok(result),
+                    ..
+                }) => self.inner.validate(method, Part::Result, Some(result)),
                 _ => Vec::new(),
             };
             Ok::<_, envelope::EnvelopeError>((message, issues))
         });
         let (message, issues) = decoded.map_err(|error| envelope_error(py, &error))?;
         match message {
-            Message::Response(Response { outcome: Ok(result), .. }) => {
+            Message::Response(Response {
+                outcome: Ok(result),
+                ..
+            }) => {
                 if issues.is_empty() {
                     to_python(py, &result)
                 } else {
                     Err(validation_error(py, method, Part::Result, issues))
                 }
             }
-            Message::Response(Response { outcome: Err(error), .. }) => Err(rpc_error(py, &error)),
+            Message::Response(Response {
+                outcome: Err(error),
+                ..
+            }) => Err(rpc_error(py, &error)),
             other => Err(PyValueError::new_err(format!(
                 "expected a response, got a {}",
                 other.kind().as_str()
