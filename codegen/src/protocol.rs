@@ -251,7 +251,8 @@ fn assemble(manifest: Value, mpath: String, files: Vec<SchemaFile>) -> Result<Pr
     let version = text("version").unwrap_or_default();
     let title = text("title").unwrap_or_else(|| name.clone());
     let description = text("description");
-    let mut bundle = Bundle::new(&files)?;
+    let entry_refs = manifest_refs(&manifest);
+    let mut bundle = Bundle::new(&files, &entry_refs)?;
     let methods = methods(&manifest, &mpath, &files, &mut bundle)?;
     if let Some(r) = manifest
         .get("error_data")
@@ -278,6 +279,28 @@ fn assemble(manifest: Value, mpath: String, files: Vec<SchemaFile>) -> Result<Pr
         errors,
         manifest_path: mpath,
     })
+}
+
+/// The `$ref`s the manifest itself writes (params, results, streamed items, error data).
+fn manifest_refs(manifest: &Value) -> Vec<&str> {
+    let mut refs: Vec<&str> = manifest
+        .get("methods")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|methods| methods.values())
+        .flat_map(|spec| {
+            ["params", "result", "result_stream"]
+                .into_iter()
+                .filter_map(|k| spec.get(k))
+        })
+        .filter_map(ref_of)
+        .collect();
+    refs.extend(manifest.get("error_data").and_then(ref_of));
+    refs
+}
+
+fn ref_of(schema: &Value) -> Option<&str> {
+    schema.get("$ref").and_then(Value::as_str)
 }
 
 fn methods(

@@ -59,7 +59,10 @@ fn dangling_ref_names_file_and_pointer() {
         json!({ "type": "object", "properties": { "a": { "$ref": "#/$defs/Missing" } } }),
     );
     assert_eq!(e.kind(), ErrorKind::Reference);
-    assert_eq!(e.to_string(), "schemas/x/1/x.json#/$defs/X/properties/a/$ref: `$ref` \"#/$defs/Missing\": schemas/x/1/x.json has no type `Missing`");
+    assert_eq!(
+        e.to_string(),
+        "schemas/x/1/x.json#/$defs/X/properties/a/$ref: `#/$defs/Missing`: x.json defines no type `Missing`"
+    );
 }
 
 #[test]

@@ -162,7 +162,7 @@ mod tests {
                 "b": {"type": "object", "properties": {"c": {"type": ["string", "null"]}}}
             }}}}),
         }];
-        let m = Model::new(&Bundle::new(&files).expect("bundle")).expect("model");
+        let m = Model::new(&Bundle::new(&files, &[]).expect("bundle")).expect("model");
         assert_eq!(m.defs.len(), 2);
         assert_eq!(m.defs[1].name, "AB");
         let nullable = match &m.defs[1].kind {

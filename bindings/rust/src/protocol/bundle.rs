@@ -6,7 +6,7 @@
 //! another file) want one document: [`bundle`] gathers every file's `$defs`
 //! under one `$defs` and rewrites each reference to point into it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
@@ -18,57 +18,123 @@ pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 /// Schema files by their name relative to the manifest.
 pub type SchemaFiles = BTreeMap<String, Value>;
 
-/// Gathers the `$defs` of every file into one draft 2020-12 document.
-///
-/// `origin` names the files in errors (the version's folder). Fails when a
-/// reference points at a file or pointer outside the `$defs` of the set, or
-/// when two files define different types under one name.
-pub fn bundle(origin: &str, files: &SchemaFiles) -> Result<Value, ProtocolError> {
-    let ids = file_ids(files);
-    let mut defs = Map::new();
-    let mut owner: BTreeMap<String, String> = BTreeMap::new();
-    for (file, document) in files {
-        if let Some(name) = root_name(file, document) {
-            let mut schema = root_schema(document);
-            rewrite_refs(&mut schema, origin, file, "", &ids, files)?;
-            insert_def(&mut defs, &mut owner, origin, file, "", &name, schema)?;
-        }
-        let Some(file_defs) = document.get("$defs") else {
-            continue;
-        };
-        let Some(file_defs) = file_defs.as_object() else {
-            return Err(ProtocolError::new(
-                ProtocolErrorKind::BadReference,
-                format!("{origin}/{file}"),
-                "/$defs",
-                "`$defs` must be an object",
-            ));
-        };
-        for (name, schema) in file_defs {
-            let mut schema = schema.clone();
-            let pointer = format!("/$defs/{}", escape_pointer(name));
-            rewrite_refs(&mut schema, origin, file, &pointer, &ids, files)?;
-            insert_def(&mut defs, &mut owner, origin, file, &pointer, name, schema)?;
-        }
-    }
-    let mut root = Map::new();
-    root.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
-    root.insert("$defs".into(), Value::Object(defs));
-    Ok(Value::Object(root))
+/// Where a bundled type was defined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefOrigin {
+    /// The schema file, by its name in the set.
+    pub file: String,
+    /// The type's JSON pointer in that file (`""` for a file whose root is the type).
+    pub pointer: String,
 }
 
+/// Every type of a set of schema files, references made local, with where
+/// each type came from.
+#[derive(Debug, Clone, Default)]
+pub struct Bundle {
+    /// The types by name, file by file in name order, each in source order.
+    pub defs: Map<String, Value>,
+    /// Where each type of [`Bundle::defs`] was defined.
+    pub origins: BTreeMap<String, DefOrigin>,
+}
+
+impl Bundle {
+    /// The bundle as one draft 2020-12 document (`{"$schema", "$defs"}`).
+    pub fn to_schema(&self) -> Value {
+        let mut root = Map::new();
+        root.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
+        root.insert("$defs".into(), Value::Object(self.defs.clone()));
+        Value::Object(root)
+    }
+}
+
+/// Gathers the `$defs` of every file into one draft 2020-12 document.
+///
+/// `origin` names the files in errors (the version's folder). `entry_refs`
+/// are the references written outside the files (the manifest's params and
+/// results): like any reference, one to a whole file makes that file's root
+/// a type. Fails when a reference points at a file or pointer outside the
+/// types of the set, or when two files define different types under one name.
+pub fn bundle(
+    origin: &str,
+    files: &SchemaFiles,
+    entry_refs: &[&str],
+) -> Result<Value, ProtocolError> {
+    Ok(bundle_defs(origin, files, entry_refs)?.to_schema())
+}
+
+/// Like [`bundle`], keeping the types apart with their origins. Types come
+/// from each file's `$defs` (and draft-07 `definitions`), and from each file
+/// whose root is itself a schema and is referenced as a whole (see [`root_name`]).
+pub fn bundle_defs(
+    origin: &str,
+    files: &SchemaFiles,
+    entry_refs: &[&str],
+) -> Result<Bundle, ProtocolError> {
+    let mut resolver = Resolver {
+        origin,
+        files,
+        ids: file_ids(files),
+        roots: BTreeSet::new(),
+    };
+    let mut bundle = Bundle::default();
+    for (file, document) in files {
+        for key in DEFS_KEYWORDS {
+            let Some(file_defs) = document.get(key) else {
+                continue;
+            };
+            let Some(file_defs) = file_defs.as_object() else {
+                return Err(ProtocolError::new(
+                    ProtocolErrorKind::BadReference,
+                    format!("{origin}/{file}"),
+                    format!("/{key}"),
+                    format!("`{key}` must be an object"),
+                ));
+            };
+            for (name, schema) in file_defs {
+                let mut schema = schema.clone();
+                let pointer = format!("/{key}/{}", escape_pointer(name));
+                resolver.rewrite(&mut schema, file, &pointer)?;
+                insert_def(&mut bundle, origin, file, &pointer, name, schema)?;
+            }
+        }
+    }
+    for reference in entry_refs {
+        resolver.resolve("", "", reference)?;
+    }
+    let mut done = BTreeSet::new();
+    while let Some(file) = resolver.roots.iter().find(|f| !done.contains(*f)).cloned() {
+        done.insert(file.clone());
+        let Some(document) = files.get(&file) else {
+            continue;
+        };
+        let Some(name) = root_name(&file, document) else {
+            continue;
+        };
+        let mut schema = root_schema(document);
+        resolver.rewrite(&mut schema, &file, "")?;
+        insert_def(&mut bundle, origin, &file, "", &name, schema)?;
+    }
+    Ok(bundle)
+}
+
+/// The keywords under which a file defines named types.
+const DEFS_KEYWORDS: [&str; 2] = ["$defs", "definitions"];
+
 fn insert_def(
-    defs: &mut Map<String, Value>,
-    owner: &mut BTreeMap<String, String>,
+    bundle: &mut Bundle,
     origin: &str,
     file: &str,
     pointer: &str,
     name: &str,
     schema: Value,
 ) -> Result<(), ProtocolError> {
-    if let Some(existing) = defs.get(name) {
+    if let Some(existing) = bundle.defs.get(name) {
         if *existing != schema {
-            let first = owner.get(name).cloned().unwrap_or_default();
+            let first = bundle
+                .origins
+                .get(name)
+                .map(|o| o.file.clone())
+                .unwrap_or_default();
             return Err(ProtocolError::new(
                 ProtocolErrorKind::DuplicateDefinition,
                 format!("{origin}/{file}"),
@@ -78,8 +144,14 @@ fn insert_def(
         }
         return Ok(());
     }
-    owner.insert(name.to_owned(), file.to_owned());
-    defs.insert(name.to_owned(), schema);
+    bundle.origins.insert(
+        name.to_owned(),
+        DefOrigin {
+            file: file.to_owned(),
+            pointer: pointer.to_owned(),
+        },
+    );
+    bundle.defs.insert(name.to_owned(), schema);
     Ok(())
 }
 
@@ -91,7 +163,7 @@ pub fn root_name(file: &str, document: &Value) -> Option<String> {
     let structural = members.keys().any(|key| {
         !matches!(
             key.as_str(),
-            "$schema" | "$id" | "$defs" | "$comment" | "title" | "description"
+            "$schema" | "$id" | "$defs" | "definitions" | "$comment" | "title" | "description"
         )
     });
     if !structural {
@@ -119,7 +191,7 @@ pub fn root_name(file: &str, document: &Value) -> Option<String> {
 fn root_schema(document: &Value) -> Value {
     let mut schema = document.clone();
     if let Some(members) = schema.as_object_mut() {
-        for key in ["$schema", "$id", "$defs"] {
+        for key in ["$schema", "$id", "$defs", "definitions"] {
             members.remove(key);
         }
     }
@@ -134,7 +206,13 @@ pub fn localize_ref(
     reference: &str,
     files: &SchemaFiles,
 ) -> Result<String, ProtocolError> {
-    resolve(origin, file, "", reference, &file_ids(files), files)
+    let mut resolver = Resolver {
+        origin,
+        files,
+        ids: file_ids(files),
+        roots: BTreeSet::new(),
+    };
+    resolver.resolve(file, "", reference)
 }
 
 fn file_ids(files: &SchemaFiles) -> BTreeMap<String, String> {
@@ -147,101 +225,105 @@ fn file_ids(files: &SchemaFiles) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn rewrite_refs(
-    schema: &mut Value,
-    origin: &str,
-    file: &str,
-    pointer: &str,
-    ids: &BTreeMap<String, String>,
-    files: &SchemaFiles,
-) -> Result<(), ProtocolError> {
-    match schema {
-        Value::Object(members) => {
-            for (key, value) in members.iter_mut() {
-                let child = format!("{pointer}/{}", escape_pointer(key));
-                if key == "$ref" {
-                    if let Value::String(reference) = value {
-                        *reference = resolve(origin, file, &child, reference, ids, files)?;
-                    }
-                } else if key != "const" && key != "enum" && key != "examples" && key != "default" {
-                    rewrite_refs(value, origin, file, &child, ids, files)?;
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter_mut().enumerate() {
-                rewrite_refs(
-                    item,
-                    origin,
-                    file,
-                    &format!("{pointer}/{index}"),
-                    ids,
-                    files,
-                )?;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
+/// Resolves references within a set of files, noting each file whose root
+/// is referenced as a whole.
+struct Resolver<'a> {
+    origin: &'a str,
+    files: &'a SchemaFiles,
+    ids: BTreeMap<String, String>,
+    roots: BTreeSet<String>,
 }
 
-fn resolve(
-    origin: &str,
-    file: &str,
-    at: &str,
-    reference: &str,
-    ids: &BTreeMap<String, String>,
-    files: &SchemaFiles,
-) -> Result<String, ProtocolError> {
-    let fail = |message: String| {
-        let location = if file.is_empty() {
-            format!("{origin}/protocol.json")
-        } else {
-            format!("{origin}/{file}")
-        };
-        ProtocolError::new(ProtocolErrorKind::BadReference, location, at, message)
-    };
-    let (target, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-    let target_file = if target.is_empty() {
-        file.to_owned()
-    } else if let Some(name) = ids.get(target) {
-        name.clone()
-    } else if files.contains_key(target) {
-        target.to_owned()
-    } else {
-        let relative = target.rsplit('/').next().unwrap_or(target);
-        match files.contains_key(relative) && !target.contains("://") {
-            true => relative.to_owned(),
-            false => {
-                return Err(fail(format!(
-                    "`{reference}` names a file that is not among this protocol's schemas"
-                )))
+impl Resolver<'_> {
+    /// Rewrites every `$ref` below `schema` (written in `file`, at `pointer`).
+    fn rewrite(
+        &mut self,
+        schema: &mut Value,
+        file: &str,
+        pointer: &str,
+    ) -> Result<(), ProtocolError> {
+        match schema {
+            Value::Object(members) => {
+                for (key, value) in members.iter_mut() {
+                    let child = format!("{pointer}/{}", escape_pointer(key));
+                    if key == "$ref" {
+                        if let Value::String(reference) = value {
+                            *reference = self.resolve(file, &child, reference)?;
+                        }
+                    } else if !matches!(key.as_str(), "const" | "enum" | "examples" | "default") {
+                        self.rewrite(value, file, &child)?;
+                    }
+                }
             }
+            Value::Array(items) => {
+                for (index, item) in items.iter_mut().enumerate() {
+                    self.rewrite(item, file, &format!("{pointer}/{index}"))?;
+                }
+            }
+            _ => {}
         }
-    };
-    if target_file.is_empty() {
-        return Err(fail(format!("`{reference}` must name a schema file")));
+        Ok(())
     }
-    let Some(document) = files.get(&target_file) else {
-        return Err(fail(format!(
-            "`{reference}` names a file that is not among this protocol's schemas"
-        )));
-    };
-    match fragment.strip_prefix("/$defs/") {
-        Some(rest) => {
-            let name = rest.split('/').next().unwrap_or(rest);
-            let exists = document.get("$defs").and_then(|defs| defs.get(unescape_pointer(name).as_str())).is_some();
-            if !exists {
-                return Err(fail(format!("`{reference}`: {target_file} defines no type `{name}`")));
+
+    /// The bundled form of `reference`, written in `file` at `at`.
+    fn resolve(&mut self, file: &str, at: &str, reference: &str) -> Result<String, ProtocolError> {
+        let origin = self.origin;
+        let fail = |message: String| {
+            let location = if file.is_empty() {
+                format!("{origin}/protocol.json")
+            } else {
+                format!("{origin}/{file}")
+            };
+            ProtocolError::new(ProtocolErrorKind::BadReference, location, at, message)
+        };
+        let not_here = || {
+            fail(format!(
+                "`{reference}` names a file that is not among this protocol's schemas"
+            ))
+        };
+        let (target, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let target_file = if target.is_empty() {
+            file.to_owned()
+        } else if let Some(name) = self.ids.get(target) {
+            name.clone()
+        } else if self.files.contains_key(target) {
+            target.to_owned()
+        } else {
+            let relative = target.rsplit('/').next().unwrap_or(target);
+            if !self.files.contains_key(relative) || target.contains("://") {
+                return Err(not_here());
             }
-            Ok(format!("#/$defs/{rest}"))
+            relative.to_owned()
+        };
+        if target_file.is_empty() {
+            return Err(fail(format!("`{reference}` must name a schema file")));
         }
-        None => match root_name(&target_file, document) {
-            Some(name) => Ok(format!("#/$defs/{}{fragment}", escape_pointer(&name))),
-            None => Err(fail(format!(
+        let Some(document) = self.files.get(&target_file) else {
+            return Err(not_here());
+        };
+        let defined = DEFS_KEYWORDS
+            .iter()
+            .find_map(|key| Some((*key, fragment.strip_prefix(&format!("/{key}/"))?)));
+        if let Some((key, rest)) = defined {
+            let name = rest.split('/').next().unwrap_or(rest);
+            let exists = document
+                .get(key)
+                .and_then(|defs| defs.get(unescape_pointer(name).as_str()))
+                .is_some();
+            if !exists {
+                return Err(fail(format!(
+                    "`{reference}`: {target_file} defines no type `{name}`"
+                )));
+            }
+            return Ok(format!("#/$defs/{rest}"));
+        }
+        let Some(name) = root_name(&target_file, document) else {
+            return Err(fail(format!(
                 "`{reference}` must point at a type: a file whose root is a schema, or `file.json#/$defs/Name`"
-            ))),
-        },
+            )));
+        };
+        self.roots.insert(target_file);
+        Ok(format!("#/$defs/{}{fragment}", escape_pointer(&name)))
     }
 }
 
@@ -277,7 +359,7 @@ mod tests {
                 json!({"$defs": {"B": {"type": "string", "enum": [{"$ref": "not-a-ref"}]}, "C": {"$ref": "https://x/a.json#/$defs/A"}}}),
             ),
         ]);
-        let bundled = bundle("p/1", &set).expect("bundles");
+        let bundled = bundle("p/1", &set, &[]).expect("bundles");
         assert_eq!(
             bundled["$defs"]["A"]["properties"]["b"]["$ref"],
             "#/$defs/B"
@@ -296,11 +378,11 @@ mod tests {
             "a.json",
             json!({"$defs": {"A": {"$ref": "b.json#/$defs/B"}}}),
         )]);
-        let error = bundle("p/1", &dangling).expect_err("dangling");
+        let error = bundle("p/1", &dangling, &[]).expect_err("dangling");
         assert_eq!(error.kind(), ProtocolErrorKind::BadReference);
         assert_eq!(error.pointer(), "/$defs/A/$ref");
         let missing_type = files(&[("a.json", json!({"$defs": {"A": {"$ref": "#/$defs/Nope"}}}))]);
-        assert!(bundle("p/1", &missing_type)
+        assert!(bundle("p/1", &missing_type, &[])
             .expect_err("no type")
             .message()
             .contains("Nope"));
@@ -309,7 +391,7 @@ mod tests {
             json!({"$defs": {"A": {"$ref": "#/properties/x"}}}),
         )]);
         assert_eq!(
-            bundle("p/1", &root_ref).expect_err("root").kind(),
+            bundle("p/1", &root_ref, &[]).expect_err("root").kind(),
             ProtocolErrorKind::BadReference
         );
     }
@@ -326,7 +408,7 @@ mod tests {
                 json!({"$id": "https://x/authoring_hint.json", "type": "object", "properties": {"next": {"$ref": "#"}}}),
             ),
         ]);
-        let bundled = bundle("p/1", &set).expect("bundles");
+        let bundled = bundle("p/1", &set, &[]).expect("bundles");
         assert_eq!(
             bundled["$defs"]["Result"]["properties"]["hints"]["items"]["$ref"],
             "#/$defs/AuthoringHint"
@@ -344,12 +426,12 @@ mod tests {
             ("a.json", json!({"$defs": {"T": {"type": "string"}}})),
             ("b.json", json!({"$defs": {"T": {"type": "string"}}})),
         ]);
-        assert!(bundle("p/1", &same).is_ok());
+        assert!(bundle("p/1", &same, &[]).is_ok());
         let differ = files(&[
             ("a.json", json!({"$defs": {"T": {"type": "string"}}})),
             ("b.json", json!({"$defs": {"T": {"type": "integer"}}})),
         ]);
-        let error = bundle("p/1", &differ).expect_err("conflict");
+        let error = bundle("p/1", &differ, &[]).expect_err("conflict");
         assert_eq!(error.kind(), ProtocolErrorKind::DuplicateDefinition);
         assert_eq!(error.file(), "p/1/b.json");
     }

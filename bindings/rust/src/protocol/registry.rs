@@ -57,7 +57,15 @@ impl ProtocolSource {
                 ));
             }
         }
-        let bundled = bundle(origin, &files)?;
+        let entry_refs: Vec<&str> = manifest
+            .methods
+            .values()
+            .flat_map(|method| [&method.params, &method.result, &method.result_stream])
+            .chain([&manifest.error_data])
+            .flatten()
+            .map(|reference| reference.reference.as_str())
+            .collect();
+        let bundled = bundle(origin, &files, &entry_refs)?;
         Ok(ProtocolSource {
             manifest,
             manifest_json,
