@@ -160,7 +160,8 @@ function gzkitExamples(): string[] {
   const vectors = loadVectors("framing").find((f) => f.file === "gzkit_examples.json");
   assert.ok(vectors !== undefined);
   const fromVectors = vectors.cases.slice(0, 6).map((c) => c["input"] as string);
-  const spec = "/work/shared/specs/gzkit-authoring-guide-protocol-1.0.md";
+  // shared/ sits beside the checkout (on a developer machine and in CI).
+  const spec = join(repoRoot(), "..", "shared", "specs", "gzkit-authoring-guide-protocol-1.0.md");
   if (!existsSync(spec)) return fromVectors;
   const text = readFileSync(spec, "utf8");
   const frames = [...text.matchAll(/^Content-Length: (\d+)\\r\\n\n\\r\\n\n(\{.*\})$/gm)].map((m) => {
