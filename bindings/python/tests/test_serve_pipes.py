@@ -35,7 +35,7 @@ def test_example_analyzer_measures_the_sample_project(peer_factory: StartPeer) -
     peer = example(peer_factory)
     result = initialize(peer)
     assert result["capabilities"] == {"streaming": True, "discover": True, "test_mapping": True,
-                                      "classify_signals": False, "doc_coverage": False}
+                                      "classify_signals": True, "doc_coverage": True}
     assert (result["protocol_version"], result["analyzer_name"], result["language"]) == (
         "1.1.0", "gaze-analyzer-python", "python")
 
@@ -81,7 +81,17 @@ def test_example_analyzer_measures_the_sample_project(peer_factory: StartPeer) -
     assert discover["source_files"] == ["mathops/__init__.py", "mathops/ops.py"]
     assert discover["test_files"] == ["tests/__init__.py", "tests/test_ops.py"]
 
-    assert peer.request(7, "shutdown", with_params=False) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+    docs = by_name(peer.request(7, "doc_coverage", {"root_path": ROOT, "patterns": None})["result"]["symbols"])
+    assert docs["divide"]["documented"] is True
+    assert docs["divide"]["doc_snippet"] == "Divide a by b, raising ZeroDivisionError for a zero divisor."
+    assert docs["untested"] == {"name": "untested", "package": "mathops.ops", "file": "mathops/ops.py",
+                                "line": 31, "kind": "function", "documented": False}
+
+    signals = peer.request(8, "classify_signals", {"root_path": ROOT})["result"]["signals"]
+    assert {"function": "divide", "package": "mathops.ops", "side_effect_type": "ErrorReturn",
+            "source": "docstring", "weight": 15, "reasoning": "docstring mentions ZeroDivisionError"} in signals
+
+    assert peer.request(9, "shutdown", with_params=False) == {"jsonrpc": "2.0", "id": 9, "result": {}}
     code, rest, stderr = peer.close()
     assert code == 0 and rest == b""
     assert "passed" in stderr or "OK" in stderr  # the sample's test run reported on stderr

@@ -10,6 +10,7 @@ import pytest
 
 from gaze_analyzer_python.complexity import cyclomatic_complexity
 from gaze_analyzer_python.coverage_run import function_coverage, run_tests
+from gaze_analyzer_python.docs import public_symbols, signals
 from gaze_analyzer_python.effects import side_effects
 from gaze_analyzer_python.project import Function, Project, matches
 from gaze_analyzer_python.assertions import map_tests
@@ -116,3 +117,20 @@ def test_test_mapping_of_the_sample(project: Project) -> None:
     assert ("TestOps.test_divide_by_zero", "divide", "error_check", "ErrorReturn") in found
     assert ("TestOps.test_divide", "divide", "equality", "ReturnValue") in found
     assert not any(m.target.name == "untested" for m in mappings)
+
+
+def test_public_symbols_and_their_docs(project: Project) -> None:
+    (ops,) = [f for f in project.sources() if f.relative == "mathops/ops.py"]
+    symbols = {s.name: s for s in public_symbols(ops)}
+    assert symbols["divide"].docstring is not None and symbols["divide"].kind == "function"
+    assert symbols["add"].docstring is None
+    assert symbols["Counter"].kind == "class" and symbols["Counter"].docstring == "Counts up."
+    assert symbols["Counter.increment"].kind == "method"
+    assert "Counter.__init__" not in symbols
+
+
+def test_classification_signals(project: Project) -> None:
+    found = {(s.function.name, s.side_effect_type, s.source) for f in project.functions() for s in signals(f)}
+    assert ("divide", "ErrorReturn", "docstring") in found
+    assert ("add", "ReturnValue", "type_annotation") in found
+    assert not any(name == "untested" for name, _, _ in found)

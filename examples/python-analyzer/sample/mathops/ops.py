@@ -9,7 +9,7 @@ HISTORY = []
 calls = 0
 
 
-def add(a, b):
+def add(a: int, b: int) -> int:
     return a + b
 
 
@@ -68,6 +68,8 @@ def squares(limit):
 
 
 class Counter:
+    """Counts up."""
+
     def __init__(self):
         self.count = 0
 

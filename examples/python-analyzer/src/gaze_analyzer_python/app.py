@@ -17,6 +17,7 @@ from wirekit.gaze import Analyzer, types
 from . import __version__
 from .complexity import cyclomatic_complexity
 from .coverage_run import FunctionCoverage, function_coverage, run_tests
+from .docs import public_symbols, signals, snippet
 from .effects import side_effects
 from .project import Function, Project
 from .assertions import map_tests
@@ -148,6 +149,45 @@ def discover(params: types.DiscoverParams) -> types.DiscoverResult:
         "source_files": [f.relative for f in project.sources()],
         "test_files": tests,
         "framework": "pytest" if uses_pytest or not tests else "unittest",
+    }
+
+
+@app.doc_coverage
+def doc_coverage(params: types.DocCoverageParams) -> types.DocCoverageResult:
+    project = project_of(params["root_path"])
+    symbols: list[types.SymbolDocStatus] = []
+    for source in project.sources(params.get("patterns")):
+        for symbol in public_symbols(source):
+            status: types.SymbolDocStatus = {
+                "name": symbol.name,
+                "package": symbol.package,
+                "file": symbol.file,
+                "line": symbol.line,
+                "kind": symbol.kind,
+                "documented": symbol.docstring is not None,
+            }
+            if symbol.docstring:
+                status["doc_snippet"] = snippet(symbol.docstring)
+            symbols.append(status)
+    return {"symbols": symbols}
+
+
+@app.classify_signals
+def classify_signals(params: types.ClassifySignalsParams) -> types.ClassifySignalsResult:
+    project = project_of(params["root_path"])
+    return {
+        "signals": [
+            {
+                "function": s.function.name,
+                "package": s.function.package,
+                "side_effect_type": s.side_effect_type,
+                "source": s.source,
+                "weight": s.weight,
+                "reasoning": s.reasoning,
+            }
+            for f in project.functions(params.get("patterns"))
+            for s in signals(f)
+        ]
     }
 
 
