@@ -21,6 +21,7 @@ def peer_factory() -> Iterator[Callable[..., Peer]]:
 
     yield start
     for peer in peers:
+        peer.watchdog.cancel()
         if peer.process.poll() is None:
             peer.process.kill()
         peer.process.communicate()

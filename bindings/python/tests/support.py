@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,13 @@ def load_cases(folder: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 class Peer:
-    """A server process spoken to over its stdin and stdout pipes."""
+    """A server process spoken to over its stdin and stdout pipes.
 
-    def __init__(self, command: list[str]) -> None:
+    A watchdog kills it after `deadline` seconds, so a server that stops
+    answering fails the test (end of output) instead of hanging it.
+    """
+
+    def __init__(self, command: list[str], deadline: float = 120) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.process = subprocess.Popen(
             command,
@@ -36,6 +41,9 @@ class Peer:
             stderr=subprocess.PIPE,
             env=env,
         )
+        self.watchdog = threading.Timer(deadline, self.process.kill)
+        self.watchdog.daemon = True
+        self.watchdog.start()
 
     def send(self, data: bytes) -> None:
         assert self.process.stdin is not None
@@ -63,7 +71,10 @@ class Peer:
 
     def close(self, timeout: float = 30) -> tuple[int, bytes, str]:
         """Closes stdin; returns the exit code, the rest of stdout, and stderr."""
-        out, err = self.process.communicate(timeout=timeout)
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        finally:
+            self.watchdog.cancel()
         return self.process.returncode, out, err.decode("utf-8", "replace")
 
 
