@@ -230,6 +230,30 @@ impl<W: Write> Write for Guarded<W> {
     }
 }
 
+/// A reader that lets Python's signal handlers run when a read is
+/// interrupted (Ctrl-C while waiting for input): a `KeyboardInterrupt` they
+/// raise stops the loop and is raised again.
+struct Interruptible<R: Read> {
+    inner: R,
+    fatal: Fatal,
+}
+
+impl<R: Read> Read for Interruptible<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {
+                    if let Err(raised) = Python::attach(|py| py.check_signals()) {
+                        stash(&self.fatal, raised);
+                        return Err(io::Error::other("interrupted by a signal"));
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
 fn handler_map(
     py: Python<'_>,
     mapping: Option<&Bound<'_, PyDict>>,
@@ -310,8 +334,8 @@ impl PyServer {
         py: Python<'_>,
         input: R,
         output: W,
+        fatal: Fatal,
     ) -> PyResult<(ServeOutcome, W)> {
-        let fatal: Fatal = Arc::new(Mutex::new(None));
         let mut handler = self.handler(py, &fatal);
         let mut server = self.server(py);
         let mut guarded = Guarded {
@@ -371,7 +395,8 @@ impl PyServer {
     /// Serves the bytes of `data` as the input stream; returns everything
     /// written back.
     fn serve_bytes<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let (_, output) = self.run(py, data, Vec::new())?;
+        let fatal: Fatal = Arc::new(Mutex::new(None));
+        let (_, output) = self.run(py, data, Vec::new(), fatal)?;
         Ok(PyBytes::new(py, &output))
     }
 
@@ -383,7 +408,11 @@ impl PyServer {
     /// `"ended"`, `"end_of_input"` or `"framing_lost: <reason>"`.
     #[pyo3(signature = (*, redirect_stdout=true))]
     fn serve_stdio(&self, py: Python<'_>, redirect_stdout: bool) -> PyResult<String> {
-        let stdin = io::stdin();
+        let fatal: Fatal = Arc::new(Mutex::new(None));
+        let stdin = Interruptible {
+            inner: io::stdin(),
+            fatal: Arc::clone(&fatal),
+        };
         let flush = |py: Python<'_>| -> PyResult<()> {
             let sys = py.import("sys")?;
             for name in ["stdout", "stderr"] {
@@ -406,13 +435,14 @@ impl PyServer {
                     py,
                     stdin,
                     io::BufWriter::with_capacity(64 * 1024, private.file),
+                    fatal,
                 );
                 let restored = restore_stdout(py, private.saved_fd);
                 let outcome = served?;
                 restored?;
                 outcome.0
             }
-            None => self.run(py, stdin, io::stdout())?.0,
+            None => self.run(py, stdin, io::stdout(), fatal)?.0,
         };
         flush(py)?;
         Ok(outcome_name(&result))

@@ -4,6 +4,8 @@ and a gzkit authoring guide service, each started as a subprocess."""
 from __future__ import annotations
 
 import json
+import signal
+import time
 from typing import Any, Callable
 
 from support import PYTHON, SAMPLE, SERVERS, VECTORS, Peer
@@ -117,6 +119,14 @@ def test_bad_input_is_answered_and_serving_goes_on(peer_factory: StartPeer) -> N
     assert "result" in peer.request(6, "complexity", {"root_path": ROOT})
     code, rest, _ = peer.close()  # end of input without shutdown
     assert code == 0 and rest == b""
+
+
+def test_ctrl_c_while_waiting_for_input_stops_the_server(peer_factory: StartPeer) -> None:
+    peer = example(peer_factory)
+    initialize(peer)
+    time.sleep(0.2)  # the server is now blocked reading stdin, in Rust
+    peer.process.send_signal(signal.SIGINT)
+    assert peer.process.wait(timeout=20) == 130
 
 
 def test_stdout_stays_clean_while_handlers_print(peer_factory: StartPeer) -> None:

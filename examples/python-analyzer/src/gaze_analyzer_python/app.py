@@ -192,8 +192,12 @@ def classify_signals(params: types.ClassifySignalsParams) -> types.ClassifySigna
 
 
 def main() -> None:
-    """The console script: serve until shutdown or end of input, exit 0."""
-    app.run()
+    """The console script: serve until shutdown or end of input, exit 0
+    (130 on Ctrl-C)."""
+    try:
+        app.run()
+    except KeyboardInterrupt:
+        sys.exit(130)
     sys.exit(0)
 
 
