@@ -238,16 +238,27 @@ struct Interruptible<R: Read> {
     fatal: Fatal,
 }
 
+impl<R: Read> Interruptible<R> {
+    /// Runs Python's signal handlers; an exception they raise stops the loop.
+    fn check_signals(&self) -> io::Result<()> {
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => Ok(()),
+            Err(raised) => {
+                stash(&self.fatal, raised);
+                Err(io::Error::other("interrupted by a signal"))
+            }
+        }
+    }
+}
+
 impl<R: Read> Read for Interruptible<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // Before blocking too: a signal that came while a frame was being
+        // handled would not interrupt the next read.
+        self.check_signals()?;
         loop {
             match self.inner.read(buf) {
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {
-                    if let Err(raised) = Python::attach(|py| py.check_signals()) {
-                        stash(&self.fatal, raised);
-                        return Err(io::Error::other("interrupted by a signal"));
-                    }
-                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => self.check_signals()?,
                 other => return other,
             }
         }
