@@ -276,3 +276,60 @@ fn version_1_0_0_still_serves_the_1_0_0_messages() {
         "doc_coverage is not a 1.0.0 method"
     );
 }
+
+/// Answers `complexity` through the encoded fast path, everything else as `inner` does.
+struct Encoded {
+    inner: TableHandler,
+    raw: String,
+}
+
+impl wirekit::serve::Handler for Encoded {
+    fn implements(&self, method: &str) -> bool {
+        self.inner.implements(method)
+    }
+    fn handle(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, wirekit::envelope::ErrorObject> {
+        self.inner.handle(method, params)
+    }
+    fn answers_encoded(&self, method: &str) -> bool {
+        method == "complexity"
+    }
+    fn handle_encoded(
+        &mut self,
+        _method: &str,
+        _params: Option<Value>,
+    ) -> Result<Box<serde_json::value::RawValue>, wirekit::envelope::ErrorObject> {
+        serde_json::value::RawValue::from_string(self.raw.clone())
+            .map_err(|e| wirekit::envelope::ErrorObject::new(-32603, e.to_string()))
+    }
+}
+
+#[test]
+fn an_encoded_answer_is_byte_for_byte_the_ordinary_one() {
+    let gaze = gaze();
+    let request =
+        r#"{"jsonrpc":"2.0","id":"c-7","method":"complexity","params":{"root_path":"/p"}}"#;
+    let ordinary = serve(&gaze, &mut analyzer(json!({})), &[INIT, request]);
+    let raw =
+        r#"{"functions":[{"name":"divide","package":"m","file":"m.rs","line":20,"complexity":5}]}"#;
+    let input = common::frame_all(&gaze, &[INIT, request]);
+    let mut encoded = Encoded {
+        inner: analyzer(json!({})),
+        raw: raw.to_owned(),
+    };
+    let mut output = Vec::new();
+    wirekit::serve::Server::new(gaze.clone(), ServeOptions::default())
+        .serve(&mut encoded, &input[..], &mut output)
+        .expect("serves");
+    assert_eq!(
+        String::from_utf8_lossy(&output),
+        String::from_utf8_lossy(&ordinary.output)
+    );
+    assert!(
+        !encoded.inner.calls.contains(&"complexity".to_owned()),
+        "the fast path answered"
+    );
+}

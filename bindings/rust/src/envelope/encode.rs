@@ -2,6 +2,7 @@
 //! RFC 8785 canonical form.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::error::{push_token, EnvelopeError, EnvelopeErrorKind};
@@ -49,6 +50,27 @@ pub fn encode_into(message: &Message, opts: &EnvelopeOptions, out: &mut Vec<u8>)
     if written.is_err() {
         out.truncate(start);
     }
+}
+
+/// Appends a success response whose result is already JSON text (a
+/// binding that validated and encoded its result itself): the same bytes
+/// [`encode_into`] writes for that result, without building a `Value`.
+pub fn encode_success_raw(id: &Id, result: &RawValue, opts: &EnvelopeOptions, out: &mut Vec<u8>) {
+    out.push(b'{');
+    if opts.dialect == Dialect::JsonRpc2 {
+        out.extend_from_slice(br#""jsonrpc":"2.0","#);
+    }
+    out.extend_from_slice(br#""id":"#);
+    match id {
+        Id::Number(number) => out.extend_from_slice(number.to_string().as_bytes()),
+        Id::String(text) => {
+            // A string always serializes; a failure would leave `out` as it was.
+            let _ = serde_json::to_writer(&mut *out, text);
+        }
+    }
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result.get().as_bytes());
+    out.push(b'}');
 }
 
 /// Encodes a message in RFC 8785 (JCS) canonical form: members sorted by

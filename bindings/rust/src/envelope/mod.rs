@@ -101,7 +101,7 @@ mod strict;
 
 pub use code::ErrorCode;
 pub use decode::{decode, decode_str, decode_value};
-pub use encode::{encode, encode_canonical, encode_into};
+pub use encode::{encode, encode_canonical, encode_into, encode_success_raw};
 pub use error::{EnvelopeError, EnvelopeErrorKind};
 pub use id::Id;
 pub use message::{ErrorObject, Message, MessageKind, Notification, Request, Response};

@@ -1,5 +1,6 @@
 //! What a server implements: one answer a method.
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::envelope::{ErrorCode, ErrorObject};
@@ -17,6 +18,29 @@ pub trait Handler {
 
     /// Answers a request.
     fn handle(&mut self, method: &str, params: Option<Value>) -> Result<Value, ErrorObject>;
+
+    /// Whether [`Handler::handle_encoded`] answers `method` instead of
+    /// [`Handler::handle`].
+    fn answers_encoded(&self, method: &str) -> bool {
+        let _ = method;
+        false
+    }
+
+    /// A fast path for bindings: answers a request with a result that the
+    /// handler has already checked against the method's result schema
+    /// ([`Protocol::validate`](crate::validate::Protocol::validate) with
+    /// `Part::Result`, honouring its own warn or reject choice) and encoded
+    /// as JSON, so the serve loop never builds a `Value` of it. Called for
+    /// the methods [`Handler::answers_encoded`] names, except the method that
+    /// declares capabilities and any method of a canonical protocol.
+    fn handle_encoded(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let _ = params;
+        Err(method_not_found(method))
+    }
 
     /// Answers a streamed-result request (`result_stream` in the manifest)
     /// by emitting items; the serve loop closes the stream after.

@@ -6,6 +6,7 @@
 use std::io::{Read, Write};
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::handler::{method_not_found, Handler};
@@ -250,6 +251,18 @@ impl Server {
         if spec.result_stream.is_some() {
             return self.stream(handler, &id, &method, params, send);
         }
+        let manifest = self.protocol.manifest();
+        let declares_capabilities = manifest
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.method == method);
+        if handler.answers_encoded(&method)
+            && !manifest.transport.canonical
+            && !declares_capabilities
+        {
+            let answer = handler.handle_encoded(&method, params);
+            return self.answer_encoded(&id, &method, answer, send);
+        }
         let mut outcome = handler.handle(&method, params);
         if let Ok(result) = &outcome {
             let issues = self.protocol.validate(&method, Part::Result, Some(result));
@@ -366,6 +379,32 @@ impl Server {
             outcome,
         };
         self.send(&Message::Response(response), send)?;
+        Ok(if self.session.is_ended() {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        })
+    }
+
+    fn answer_encoded(
+        &mut self,
+        id: &Id,
+        method: &str,
+        answer: Result<Box<RawValue>, ErrorObject>,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        let result = match answer {
+            Ok(result) => result,
+            Err(error) => return self.answer(id, method, Err(error), send),
+        };
+        self.session.answered(method, Ok(&Value::Null));
+        let mut body = Vec::with_capacity(result.get().len() + 48);
+        envelope::encode_success_raw(id, &result, &self.envelope, &mut body);
+        let mut frame = Vec::with_capacity(body.len() + 32);
+        self.encoder
+            .encode_into(&body, &mut frame)
+            .map_err(std::io::Error::other)?;
+        send(&frame)?;
         Ok(if self.session.is_ended() {
             Flow::Stop
         } else {

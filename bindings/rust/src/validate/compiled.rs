@@ -206,6 +206,9 @@ impl Protocol {
 }
 
 fn collect_schema_issues(validator: &Validator, value: &Value, issues: &mut Vec<ValidationIssue>) {
+    if validator.is_valid(value) {
+        return;
+    }
     let first = issues.len();
     for error in validator.iter_errors(value) {
         let base = error.instance_path().as_str().to_owned();
