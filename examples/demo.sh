@@ -3,7 +3,7 @@
 #  1. a Rust Gaze analyzer (generated trait) driven by `wirekit drive`, its session recorded and checked;
 #  2. the Python Gaze analyzer (wirekit.gaze) analyzing a real sample project;
 #  3. a Python gzkit authoring guide (wirekit.gzkit) over Content-Length, shown frame by frame;
-#  4. the TypeScript types type-checked against the same schemas.
+#  4. the TypeScript types type-checked, and the typed TypeScript client talking to that guide.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wirekit=target/debug/wirekit
@@ -51,7 +51,9 @@ JSON
 "$wirekit" frames --framing content-length "$out/gzkit.bin" | cut -c1-120
 "$wirekit" validate --protocol gzkit-authoring-guide "$out/gzkit.bin"
 
-say "4. TypeScript: the generated types type-check (tsc --strict --noEmit)"
-(cd bindings/typescript && { [ -d node_modules ] || npm ci --silent; } && npx --no-install tsc --noEmit -p . && echo "tsc: ok")
+say "4. TypeScript: the generated types type-check, and the typed client asks the gzkit guide for hints"
+(cd bindings/typescript && { [ -d node_modules ] || npm ci --silent; } && npx --no-install tsc -p . && echo "tsc --strict: ok")
+node examples/typescript-client/gzkit-hints.mjs .venv/bin/python examples/gzkit-guide/guide.py \
+  -- "$(pwd)/examples/python-analyzer/sample/mathops/ops.py"
 
 say "All generated from schemas/; docs in docs/protocols/, OpenRPC in docs/openrpc/."
