@@ -216,3 +216,18 @@ fn a_client_of_the_same_major_version_is_accepted_whatever_its_minor_and_patch()
     );
     assert_eq!(run.answers(&gzkit)[0]["error"]["code"], -32099);
 }
+
+#[test]
+fn a_body_that_is_not_json_answers_parse_error_and_ends_the_session_as_the_manifest_says() {
+    let gzkit = protocol();
+    let run = serve(&gzkit, &mut guide(), &[INIT, "{not json", ANALYZE]);
+    let answers = run.answers(&gzkit);
+    assert_eq!(
+        answers.len(),
+        2,
+        "nothing is answered after the parse error: {answers:?}"
+    );
+    assert_eq!(answers[1]["error"]["code"], -32700);
+    assert!(answers[1]["id"].is_null());
+    assert_eq!(run.outcome, ServeOutcome::Ended);
+}

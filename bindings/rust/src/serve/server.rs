@@ -175,8 +175,9 @@ impl Server {
                         fault.detail()
                     ),
                 );
+                let fatal = self.ends_session(error.code);
                 self.send(&Message::Response(Response::error(None, error)), send)?;
-                return Ok(if ends_stream(framing, &fault) {
+                return Ok(if fatal || ends_stream(framing, &fault) {
                     Flow::Stop
                 } else {
                     Flow::Continue
@@ -186,7 +187,17 @@ impl Server {
         let message = match envelope::decode(frame.body().as_bytes(), &self.envelope) {
             Ok(message) => message,
             Err(error) => {
-                self.send(&Message::Response(error.to_response()), send)?;
+                let response = error.to_response();
+                let fatal = response
+                    .outcome
+                    .as_ref()
+                    .err()
+                    .is_some_and(|e| self.ends_session(e.code));
+                self.send(&Message::Response(response), send)?;
+                if fatal {
+                    self.session.end();
+                    return Ok(Flow::Stop);
+                }
                 return Ok(Flow::Continue);
             }
         };
@@ -410,6 +421,15 @@ impl Server {
         } else {
             Flow::Continue
         })
+    }
+
+    /// Whether the protocol ends the session after answering `code`.
+    fn ends_session(&self, code: i64) -> bool {
+        self.protocol
+            .manifest()
+            .errors
+            .iter()
+            .any(|e| e.code == code && e.ends_session)
     }
 
     fn send(
