@@ -29,6 +29,10 @@ use crate::validate::{Part, Protocol};
 /// The timeout of a method whose manifest gives none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 const STDERR_KEPT: usize = 64 * 1024;
+/// Frames read ahead of the host (each at most the frame bound).
+const INCOMING_FRAMES: usize = 8;
+/// Notifications kept until taken; the oldest go first.
+pub const NOTIFICATIONS_KEPT: usize = 4096;
 
 enum Incoming {
     Frame(Result<Frame, FramingError>),
@@ -44,7 +48,8 @@ pub struct Host {
     writer: Option<FrameWriter<ChildStdin>>,
     incoming: Receiver<Incoming>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
-    notifications: Vec<Notification>,
+    notifications: VecDeque<Notification>,
+    dropped_notifications: u64,
     next_id: i64,
     timeout_override: Option<Duration>,
     transcript: Option<Transcript>,
@@ -86,7 +91,9 @@ impl Host {
                     ))
                 }
             };
-        let (sender, incoming) = mpsc::channel();
+        // A bounded channel: a server that floods its stdout while the host
+        // is not reading waits (backpressure) instead of growing memory.
+        let (sender, incoming) = mpsc::sync_channel(INCOMING_FRAMES);
         let framing = transport.framing;
         thread::spawn(move || {
             let mut reader = FrameReader::new(stdout, framing, limits);
@@ -117,7 +124,8 @@ impl Host {
             child,
             incoming,
             stderr: kept,
-            notifications: Vec::new(),
+            notifications: VecDeque::new(),
+            dropped_notifications: 0,
             next_id: 1,
             timeout_override: None,
             transcript: None,
@@ -162,9 +170,16 @@ impl Host {
         &self.session
     }
 
-    /// Notifications the server sent so far, in order; taking them empties the list.
+    /// How many notifications were dropped, oldest first, because more than
+    /// [`NOTIFICATIONS_KEPT`] waited to be taken.
+    pub fn dropped_notifications(&self) -> u64 {
+        self.dropped_notifications
+    }
+
+    /// Notifications the server sent so far (the last [`NOTIFICATIONS_KEPT`]),
+    /// in order; taking them empties the list.
     pub fn take_notifications(&mut self) -> Vec<Notification> {
-        std::mem::take(&mut self.notifications)
+        std::mem::take(&mut self.notifications).into()
     }
 
     /// Calls `method` and waits for its result.
@@ -418,7 +433,11 @@ impl Host {
                 .notify(&notification.method, notification.params.as_ref())
                 .is_ok()
         {
-            self.notifications.push(notification);
+            if self.notifications.len() == NOTIFICATIONS_KEPT {
+                self.notifications.pop_front();
+                self.dropped_notifications += 1;
+            }
+            self.notifications.push_back(notification);
         }
     }
 

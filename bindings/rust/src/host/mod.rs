@@ -8,5 +8,5 @@ mod client;
 mod error;
 mod transport;
 
-pub use client::{Host, DEFAULT_TIMEOUT};
+pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
 pub use error::{HostError, HostErrorKind};
