@@ -169,3 +169,30 @@ fn a_control_frame_over_one_mebibyte_is_refused_and_the_next_is_served() {
         .is_some_and(|m| m.contains("FrameTooLong")));
     assert!(answers[1]["result"]["identity"].is_object());
 }
+
+#[test]
+fn a_handler_error_whose_data_breaks_the_error_data_schema_is_caught() {
+    let driver = driver();
+    let (requests, handler) = captured();
+    let hello = requests
+        .iter()
+        .find(|r| r.contains("driver.hello"))
+        .expect("hello");
+    let mut handler = handler.with("driver.hello", |_| {
+        Err(wirekit::envelope::ErrorObject::new(-32000, "no")
+            .with_data(json!({"class": "no_such_class"})))
+    });
+    let answer = &serve(&driver, &mut handler, &[hello]).answers(&driver)[0];
+    assert_eq!(answer["error"]["code"], -32603);
+    assert_eq!(answer["error"]["data"]["part"], "error_data");
+    assert_eq!(answer["error"]["data"]["errors"][0]["pointer"], "/class");
+    let mut fine = captured().1.with("driver.hello", |_| {
+        Err(wirekit::envelope::ErrorObject::new(-32000, "denied")
+            .with_data(json!({"class": "permission_denied"})))
+    });
+    let answer = &serve(&driver, &mut fine, &[hello]).answers(&driver)[0];
+    assert_eq!(
+        answer["error"],
+        json!({"code": -32000, "data": {"class": "permission_denied"}, "message": "denied"})
+    );
+}

@@ -275,15 +275,15 @@ impl Server {
             return self.answer_encoded(&id, &method, answer, send);
         }
         let mut outcome = handler.handle(&method, params);
-        if let Ok(result) = &outcome {
-            let issues = self.protocol.validate(&method, Part::Result, Some(result));
-            if !issues.is_empty() {
-                match self.options.result_check {
-                    ResultCheck::Reject => {
-                        outcome = Err(invalid_result(&method, Part::Result, &issues))
-                    }
-                    ResultCheck::Warn => (self.logger)(&warning(&method, Part::Result, &issues)),
-                }
+        let (part, checked) = match &outcome {
+            Ok(result) => (Part::Result, Some(result)),
+            Err(error) => (Part::ErrorData, error.data.as_ref()),
+        };
+        let issues = self.protocol.validate(&method, part, checked);
+        if !issues.is_empty() {
+            match self.options.result_check {
+                ResultCheck::Reject => outcome = Err(invalid_result(&method, part, &issues)),
+                ResultCheck::Warn => (self.logger)(&warning(&method, part, &issues)),
             }
         }
         self.answer(&id, &method, outcome, send)
