@@ -196,3 +196,157 @@ fn a_handler_error_whose_data_breaks_the_error_data_schema_is_caught() {
         json!({"code": -32000, "data": {"class": "permission_denied"}, "message": "denied"})
     );
 }
+
+/// A driver replaying the captured clean session: each request is answered
+/// as captured, and the notifications that followed that answer in the
+/// capture are queued to be sent after it.
+struct Replay {
+    answers: Vec<(String, Value, Vec<wirekit::envelope::Notification>)>,
+    queued: Vec<wirekit::envelope::Notification>,
+}
+
+impl Replay {
+    fn from_capture(lines: &[Value]) -> Self {
+        let mut answers = Vec::new();
+        for (index, message) in lines.iter().enumerate() {
+            let (Some(method), Some(id)) = (message["method"].as_str(), message.get("id")) else {
+                continue;
+            };
+            let Some(at) = lines[index..]
+                .iter()
+                .position(|m| m.get("id") == Some(id) && m.get("result").is_some())
+            else {
+                continue;
+            };
+            let after: Vec<_> = lines[index + at + 1..]
+                .iter()
+                .take_while(|m| m.get("id").is_none())
+                .map(|m| {
+                    wirekit::envelope::Notification::new(
+                        m["method"].as_str().unwrap_or(""),
+                        m.get("params").cloned(),
+                    )
+                })
+                .collect();
+            answers.push((
+                method.to_owned(),
+                lines[index + at]["result"].clone(),
+                after,
+            ));
+        }
+        Replay {
+            answers,
+            queued: Vec::new(),
+        }
+    }
+}
+
+impl wirekit::serve::Handler for Replay {
+    fn implements(&self, method: &str) -> bool {
+        self.answers.iter().any(|(m, _, _)| m == method)
+    }
+    fn handle(
+        &mut self,
+        method: &str,
+        _params: Option<Value>,
+    ) -> Result<Value, wirekit::envelope::ErrorObject> {
+        let at = self
+            .answers
+            .iter()
+            .position(|(m, _, _)| m == method)
+            .ok_or_else(|| wirekit::serve::method_not_found(method))?;
+        let (_, result, after) = self.answers.remove(at);
+        self.queued.extend(after);
+        Ok(result)
+    }
+    fn take_notifications(&mut self) -> Vec<wirekit::envelope::Notification> {
+        std::mem::take(&mut self.queued)
+    }
+}
+
+#[test]
+fn a_driver_replaying_the_capture_writes_the_server_side_of_it_byte_for_byte() {
+    let driver = driver();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/sessions/agentapi-driver@1/clean.ndjson"
+    ))
+    .expect("capture");
+    let lines: Vec<&str> = text.lines().collect();
+    let messages: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let client: Vec<&str> = lines
+        .iter()
+        .zip(&messages)
+        .filter(|(_, m)| m.get("method").is_some() && m.get("id").is_some())
+        .map(|(l, _)| *l)
+        .collect();
+    let server: String = lines
+        .iter()
+        .zip(&messages)
+        .filter(|(_, m)| m.get("method").is_none() || m.get("id").is_none())
+        .map(|(l, _)| format!("{l}\n"))
+        .collect();
+    let mut replay = Replay::from_capture(&messages);
+    let input = common::frame_all(&driver, &client);
+    let mut output = Vec::new();
+    let outcome = wirekit::serve::Server::new(driver.clone(), Default::default())
+        .serve(&mut replay, &input[..], &mut output)
+        .expect("serves");
+    assert_eq!(String::from_utf8_lossy(&output), server);
+    assert_eq!(outcome, ServeOutcome::Ended);
+}
+
+#[test]
+fn queued_notifications_that_break_a_rule_are_dropped_not_sent() {
+    let driver = driver();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/sessions/agentapi-driver@1/clean.ndjson"
+    ))
+    .expect("capture");
+    let messages: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let mut replay = Replay::from_capture(&messages);
+    // Make the first invocation's second observation go backwards.
+    let invoke = replay
+        .answers
+        .iter_mut()
+        .find(|(m, _, _)| m == "driver.invoke")
+        .expect("an invoke");
+    let first = invoke.2[0].params.clone().expect("params");
+    invoke.2[1].params = Some(first.clone());
+    let client: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.contains("\"method\":\"driver.hello\"")
+                || l.contains("\"method\":\"driver.prepare\"")
+                || l.contains("\"method\":\"driver.invoke\"")
+        })
+        .take(3)
+        .collect();
+    let input = common::frame_all(&driver, &client);
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = std::sync::Arc::clone(&log);
+    let mut output = Vec::new();
+    wirekit::serve::Server::new(driver.clone(), Default::default())
+        .with_logger(Box::new(move |line| {
+            sink.lock().expect("log").push(line.to_owned())
+        }))
+        .serve(&mut replay, &input[..], &mut output)
+        .expect("serves");
+    let sent = String::from_utf8_lossy(&output);
+    assert_eq!(sent.matches("driver.observation").count(), 1, "{sent}");
+    assert!(
+        log.lock()
+            .expect("log")
+            .iter()
+            .any(|l| l.contains("dropped `driver.observation`")),
+        "{:?}",
+        log.lock()
+    );
+}

@@ -3,7 +3,7 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::envelope::{ErrorCode, ErrorObject};
+use crate::envelope::{ErrorCode, ErrorObject, Notification};
 
 /// Sends one item of a streamed result; fails when the peer has gone.
 pub type Emit<'a> = dyn FnMut(Value) -> std::io::Result<()> + 'a;
@@ -52,6 +52,14 @@ pub trait Handler {
     ) -> Result<(), ErrorObject> {
         let _ = (params, emit);
         Err(method_not_found(method))
+    }
+
+    /// Notifications the server sends of its own accord (server-to-client,
+    /// such as the driver protocol's observations), taken after each answer
+    /// and sent in order, each checked against its schema and the session's
+    /// rules first.
+    fn take_notifications(&mut self) -> Vec<Notification> {
+        Vec::new()
     }
 
     /// Receives a notification from the client.

@@ -202,7 +202,15 @@ impl Server {
             }
         };
         match message {
-            Message::Request(request) => self.on_request(handler, request, send),
+            Message::Request(request) => {
+                let flow = self.on_request(handler, request, send)?;
+                self.send_notifications(handler, send)?;
+                Ok(if self.session.is_ended() {
+                    Flow::Stop
+                } else {
+                    flow
+                })
+            }
             Message::Notification(notification) => {
                 self.on_notification(handler, notification);
                 Ok(if self.session.is_ended() {
@@ -421,6 +429,48 @@ impl Server {
         } else {
             Flow::Continue
         })
+    }
+
+    /// Sends what the handler queued, each notification checked first: an
+    /// unknown one, or one the session refuses, is dropped with a log line;
+    /// one whose params fail the schema is dropped or sent with a warning.
+    fn send_notifications<H: Handler + ?Sized>(
+        &mut self,
+        handler: &mut H,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        for notification in handler.take_notifications() {
+            let method = notification.method.as_str();
+            let known = self.protocol.method(method).is_some_and(|spec| {
+                spec.kind == MethodKind::Notification && spec.direction == Direction::ServerToClient
+            });
+            if !known {
+                (self.logger)(&format!(
+                    "dropped `{method}`: not a server notification of {}",
+                    self.protocol.id()
+                ));
+                continue;
+            }
+            let issues = self
+                .protocol
+                .validate(method, Part::Params, notification.params.as_ref());
+            if !issues.is_empty() {
+                match self.options.result_check {
+                    ResultCheck::Reject => {
+                        let error = invalid_result(method, Part::Params, &issues);
+                        (self.logger)(&format!("dropped `{method}`: {}", error.message));
+                        continue;
+                    }
+                    ResultCheck::Warn => (self.logger)(&warning(method, Part::Params, &issues)),
+                }
+            }
+            if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
+                (self.logger)(&format!("dropped `{method}`: {violation}"));
+                continue;
+            }
+            self.send(&Message::Notification(notification), send)?;
+        }
+        Ok(())
     }
 
     /// Whether the protocol ends the session after answering `code`.
