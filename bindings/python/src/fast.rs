@@ -13,11 +13,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::convert::MAX_DEPTH;
+use crate::raw::{self, Kind};
 
 /// Hashes a pointer with one multiply, and short names byte by byte (FNV).
 #[derive(Default)]
@@ -81,14 +83,53 @@ const ESCAPE: [u8; 256] = {
     table
 };
 
+/// How many leading bytes (a multiple of 8, or all) need no escape.
+fn clean_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGH != 0;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut clean = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        // A byte below 0x20 (high bytes of UTF-8 never are), a quote, a backslash.
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH != 0;
+        if control
+            || has_zero(word ^ (ONES * u64::from(b'"')))
+            || has_zero(word ^ (ONES * u64::from(b'\\')))
+        {
+            return clean;
+        }
+        clean += 8;
+    }
+    if chunks
+        .remainder()
+        .iter()
+        .all(|&byte| ESCAPE[byte as usize] == 0)
+    {
+        bytes.len()
+    } else {
+        clean
+    }
+}
+
 /// Writes UTF-8 `bytes` as a JSON string. Only ASCII bytes are ever
 /// escaped, so multi-byte sequences pass through whole.
 fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(bytes.len() + 2);
     out.push(b'"');
+    // Most strings need no escape: skip clean 8-byte words at once.
+    let clean = clean_prefix(bytes);
+    if clean == bytes.len() {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut start = 0;
-    for (index, &byte) in bytes.iter().enumerate() {
+    for (index, &byte) in bytes.iter().enumerate().skip(clean) {
         let escape = ESCAPE[byte as usize];
         if escape == 0 {
             continue;
@@ -108,27 +149,29 @@ fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
 }
 
-/// CPython encodes a `str` to valid UTF-8 (or fails, for lone surrogates).
-fn utf8_of(text: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Option<()> {
-    let bytes = text.encode_utf8().ok()?;
-    escaped(out, bytes.as_bytes());
-    Some(())
-}
-
 impl JsonWriter {
-    /// Appends `object` as JSON; `None` when something in it is not JSON.
+    /// Appends `object` as JSON; `None` when something in it is not JSON,
+    /// or not of an exact builtin type (subclasses take the general path).
+    /// Reads only: a value it accepts is safe to validate in place
+    /// (see `raw`).
     pub fn write(&mut self, object: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Option<()> {
-        self.value(object, out, 0)
+        // SAFETY: `object` is alive for the call, the GIL is held, and the
+        // walk reads exact builtin types only (see `raw`).
+        #[allow(unsafe_code)]
+        unsafe {
+            self.value(object.as_ptr(), out, 0)
+        }
     }
 
-    fn name(&mut self, name: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Option<()> {
-        let address = name.as_ptr() as usize;
+    #[allow(unsafe_code)]
+    unsafe fn name(&mut self, name: *mut ffi::PyObject, out: &mut Vec<u8>) -> Option<()> {
+        let address = name as usize;
         if let Some(&(start, end)) = self.names.get(&address) {
             out.extend_from_slice(self.name_bytes.get(start as usize..end as usize)?);
             return Some(());
         }
         let start = self.name_bytes.len();
-        utf8_of(name, &mut self.name_bytes)?;
+        escaped(&mut self.name_bytes, raw::utf8(name)?.as_bytes());
         let end = self.name_bytes.len();
         out.extend_from_slice(self.name_bytes.get(start..end)?);
         self.names.insert(
@@ -138,76 +181,73 @@ impl JsonWriter {
         Some(())
     }
 
-    fn value(&mut self, object: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> Option<()> {
+    #[allow(unsafe_code)]
+    unsafe fn value(
+        &mut self,
+        object: *mut ffi::PyObject,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
-        if let Ok(text) = object.cast_exact::<PyString>() {
-            return utf8_of(text, out);
-        }
-        if let Ok(dict) = object.cast::<PyDict>() {
-            out.push(b'{');
-            let mut first = true;
-            for (name, item) in dict.iter() {
-                if !first {
-                    out.push(b',');
+        let kind = raw::kind(object);
+        match kind {
+            Kind::Str => escaped(out, raw::utf8(object)?.as_bytes()),
+            Kind::Dict => {
+                out.push(b'{');
+                let mut position = 0;
+                let mut first = true;
+                while let Some((name, item)) = raw::dict_next(object, &mut position) {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    if raw::kind(name) != Kind::Str {
+                        return None;
+                    }
+                    self.name(name, out)?;
+                    out.push(b':');
+                    self.value(item, out, depth + 1)?;
                 }
-                first = false;
-                self.name(name.cast::<PyString>().ok()?, out)?;
-                out.push(b':');
-                self.value(&item, out, depth + 1)?;
+                out.push(b'}');
             }
-            out.push(b'}');
-            return Some(());
-        }
-        if let Ok(list) = object.cast::<PyList>() {
-            out.push(b'[');
-            for (index, item) in list.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
+            Kind::List | Kind::Tuple => {
+                out.push(b'[');
+                for index in 0..raw::len(object, kind) {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    self.value(raw::item(object, kind, index), out, depth + 1)?;
                 }
-                self.value(&item, out, depth + 1)?;
+                out.push(b']');
             }
-            out.push(b']');
-            return Some(());
-        }
-        if object.is_none() {
-            out.extend_from_slice(b"null");
-            return Some(());
-        }
-        if let Ok(flag) = object.cast::<PyBool>() {
-            out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
-            return Some(());
-        }
-        if let Ok(integer) = object.cast::<PyInt>() {
-            if let Ok(n) = integer.extract::<i64>() {
-                return serde_json::to_writer(&mut *out, &n).ok();
-            }
-            let n = integer.extract::<u64>().ok()?;
-            return serde_json::to_writer(&mut *out, &n).ok();
-        }
-        if let Ok(float) = object.cast::<PyFloat>() {
-            let n = float.value();
-            if !n.is_finite() {
-                return None;
-            }
-            return serde_json::to_writer(&mut *out, &n).ok();
-        }
-        if let Ok(text) = object.cast::<PyString>() {
-            return utf8_of(text, out);
-        }
-        if let Ok(tuple) = object.cast::<PyTuple>() {
-            out.push(b'[');
-            for (index, item) in tuple.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
+            Kind::None => out.extend_from_slice(b"null"),
+            Kind::Bool => out.extend_from_slice(if object == ffi::Py_True() {
+                b"true"
+            } else {
+                b"false"
+            }),
+            Kind::Int => match raw::integer(object) {
+                raw::Integer::Signed(n) => {
+                    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes())
                 }
-                self.value(&item, out, depth + 1)?;
+                raw::Integer::Unsigned(n) => {
+                    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes())
+                }
+                raw::Integer::Big => return None,
+            },
+            Kind::Float => {
+                let n = raw::float(object);
+                if !n.is_finite() {
+                    return None;
+                }
+                // What `serde_json` writes for an f64 (`9.0` stays `9.0`).
+                out.extend_from_slice(zmij::Buffer::new().format_finite(n).as_bytes());
             }
-            out.push(b']');
-            return Some(());
+            Kind::Other => return None,
         }
-        None
+        Some(())
     }
 }
 
@@ -267,8 +307,13 @@ impl<'de, 'py> Visitor<'de> for NameSeed<'_, 'py> {
         if let Some(found) = self.names.get(name) {
             return Ok(found.clone());
         }
-        let made = PyString::new(self.py, name);
-        if name.len() <= 64 {
+        if name.len() > 64 {
+            return Ok(PyString::new(self.py, name));
+        }
+        // Interned: the validator's prepared keys are interned too, so its
+        // lookups in these dicts match by pointer.
+        let made = PyString::intern(self.py, name);
+        {
             self.names.insert(name.to_owned(), made.clone());
         }
         Ok(made)
@@ -315,15 +360,15 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let list = PyList::empty(self.py);
         let (py, names) = (self.py, self.names);
+        let mut items: Vec<Bound<'py, PyAny>> = Vec::new();
         while let Some(item) = seq.next_element_seed(PySeed {
             py,
             names: &mut *names,
         })? {
-            list.append(item).map_err(failed)?;
+            items.push(item);
         }
-        Ok(list.into_any())
+        new_list(py, items).map_err(failed)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -337,8 +382,41 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
                 py,
                 names: &mut *names,
             })?;
-            dict.set_item(name, value).map_err(failed)?;
+            set_item(&dict, &name, &value).map_err(failed)?;
         }
         Ok(dict.into_any())
+    }
+}
+
+/// A list of `items`, built at its final size.
+#[allow(unsafe_code)]
+fn new_list<'py>(py: Python<'py>, items: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    let size = ffi::Py_ssize_t::try_from(items.len())
+        .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("list too long"))?;
+    // SAFETY: the GIL is held; `PyList_New` returns a new list of `size`
+    // empty slots (or null with an error set), and `PyList_SetItem` steals
+    // each item's reference into its slot.
+    unsafe {
+        let list = Bound::from_owned_ptr_or_err(py, ffi::PyList_New(size))?;
+        for (index, item) in items.into_iter().enumerate() {
+            ffi::PyList_SetItem(list.as_ptr(), index as ffi::Py_ssize_t, item.into_ptr());
+        }
+        Ok(list)
+    }
+}
+
+/// `dict[name] = value`, without pyo3's extra reference counting.
+#[allow(unsafe_code)]
+fn set_item(
+    dict: &Bound<'_, PyDict>,
+    name: &Bound<'_, PyString>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    // SAFETY: three live objects, the GIL held; `PyDict_SetItem` takes its
+    // own references.
+    if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), name.as_ptr(), value.as_ptr()) } == 0 {
+        Ok(())
+    } else {
+        Err(PyErr::fetch(dict.py()))
     }
 }

@@ -9,6 +9,7 @@ mod errors;
 mod fast;
 mod framing;
 mod pyjson;
+mod raw;
 mod serve;
 mod session;
 mod validate;

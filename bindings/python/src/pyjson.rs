@@ -1,87 +1,101 @@
 //! Python objects as a JSON representation the `jsonschema` crate validates
-//! in place (its `Json` trait), with safe pyo3 calls only.
+//! in place (its `Json` trait), through borrowed pointers (`raw`).
 //!
-//! A validator built with [`validator_for`] reads `dict`, `list`, `tuple`,
-//! `str`, `int`, `float`, `bool` and `None` directly: object members are
-//! found by a dict lookup with a prepared `str` key, so a valid value is
-//! checked without converting it. Anything else reads as `null` (the writer
-//! refuses it later, naming its pointer).
+//! A validator built with [`validator_for`] reads exact `dict`, `list`,
+//! `tuple`, `str`, `int`, `float`, `bool` and `None` directly: object
+//! members are found by a dict lookup with a prepared (interned) `str` key,
+//! strings are read in place, so a valid value is checked without
+//! converting or copying it. Callers only validate values made of those
+//! types (written by `JsonWriter` first, or just parsed); anything else
+//! would read as `null`.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 
 use jsonschema::json::{Array, Json, JsonNumber, Node, NodeIdentity, Object};
 use jsonschema::JsonType;
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::PyString;
+use pyo3::Borrowed;
 use serde_json::{Number, Value};
 
 use crate::convert::from_python;
-use crate::fast::PointerMap;
+use crate::raw::{self, Kind};
 
-thread_local! {
-    /// Member names read during the current validation, by `str` address.
-    /// Emptied before and after every validation: an address names one
-    /// string only while the validated value is alive and unchanged.
-    static NAMES: RefCell<PointerMap<Rc<str>>> = RefCell::new(PointerMap::default());
-}
-
-/// A member name, shared between the members passes of one validation.
+/// A member name, borrowed from its `str` (see `raw::utf8`).
 #[derive(Clone)]
-pub struct Name(Rc<str>);
+pub struct Name<'a>(Cow<'a, str>);
 
-impl AsRef<str> for Name {
+impl AsRef<str> for Name<'_> {
     fn as_ref(&self) -> &str {
         &self.0
     }
 }
 
-impl<'a> From<Name> for Cow<'a, str> {
-    fn from(name: Name) -> Self {
-        Cow::Owned(name.0.as_ref().to_owned())
+impl<'a> From<Name<'a>> for Cow<'a, str> {
+    fn from(name: Name<'a>) -> Self {
+        name.0
     }
 }
 
-fn name_of(key: &Bound<'_, PyAny>) -> Name {
-    let address = key.as_ptr() as usize;
-    if let Some(found) = NAMES.with(|names| names.borrow().get(&address).cloned()) {
-        return Name(found);
-    }
-    let text: Rc<str> = match key.cast::<PyString>() {
-        Ok(name) => Rc::from(name.to_cow().map(Cow::into_owned).unwrap_or_default()),
-        Err(_) => Rc::from(key.str().map(|s| s.to_string()).unwrap_or_default()),
-    };
-    NAMES.with(|names| names.borrow_mut().insert(address, Rc::clone(&text)));
-    Name(text)
-}
-
-/// Whether `validator` accepts `value`, read in place.
+/// Whether `validator` accepts `value`, read in place. `value` must be made
+/// of exact builtin JSON types only: one the `JsonWriter` accepted, or one
+/// just parsed (see `raw` for why the borrowed walk is sound then).
 pub fn accepts(validator: &PyValidator, value: &Bound<'_, PyAny>) -> bool {
-    NAMES.with(|names| names.borrow_mut().clear());
-    let valid = validator.is_valid(PyNode(value.clone()));
-    NAMES.with(|names| names.borrow_mut().clear());
-    valid
+    validator.is_valid(PyNode::new(value.as_ptr()))
 }
 
 /// The marker type of the representation.
 pub struct PyJson;
 
-/// One Python value.
-#[derive(Clone)]
-pub struct PyNode<'a>(pub Bound<'a, PyAny>);
+/// One Python value, borrowed for the validation (`raw`).
+#[derive(Clone, Copy)]
+pub struct PyNode<'a> {
+    object: NonNull<ffi::PyObject>,
+    kind: Kind,
+    _alive: PhantomData<&'a ()>,
+}
+
+impl PyNode<'_> {
+    #[allow(unsafe_code)]
+    fn new(object: *mut ffi::PyObject) -> Self {
+        let object = NonNull::new(object).unwrap_or_else(|| {
+            // SAFETY: `Py_None` is a live immortal object.
+            NonNull::new(unsafe { ffi::Py_None() }).unwrap_or(NonNull::dangling())
+        });
+        // SAFETY: live (borrowed from a value alive for the validation).
+        let kind = unsafe { raw::kind(object.as_ptr()) };
+        PyNode {
+            object,
+            kind,
+            _alive: PhantomData,
+        }
+    }
+
+    fn ptr(&self) -> *mut ffi::PyObject {
+        self.object.as_ptr()
+    }
+}
 
 impl Json for PyJson {
     type Node<'a> = PyNode<'a>;
     type PreparedKey = Py<PyString>;
     type StringBuffer = ();
+    // Validated values are trees: parsed ones, or ones the writer accepted
+    // (a cycle would exceed its depth bound).
+    const ACYCLIC: bool = true;
 
     fn prepare_key(key: &str) -> Py<PyString> {
         Python::attach(|py| PyString::intern(py, key).unbind())
     }
 
     fn with_string_node<T>((): &mut (), string: &str, f: impl FnOnce(PyNode<'_>) -> T) -> T {
-        Python::attach(|py| f(PyNode(PyString::new(py, string).into_any())))
+        Python::attach(|py| {
+            let text = PyString::new(py, string);
+            f(PyNode::new(text.as_ptr()))
+        })
     }
 }
 
@@ -151,66 +165,58 @@ impl JsonNumber for PyNumber {
 }
 
 /// A `dict`.
-#[derive(Clone)]
-pub struct PyObjectNode<'a>(Bound<'a, PyDict>);
+#[derive(Clone, Copy)]
+pub struct PyObjectNode<'a>(PyNode<'a>);
 
 /// A `list` or a `tuple`.
-#[derive(Clone)]
-pub enum PyArrayNode<'a> {
-    /// A list.
-    List(Bound<'a, PyList>),
-    /// A tuple.
-    Tuple(Bound<'a, PyTuple>),
-}
+#[derive(Clone, Copy)]
+pub struct PyArrayNode<'a>(PyNode<'a>);
 
+// SAFETY (every `unsafe` below): the node's object is live for `'a` and of
+// the kind recorded, the GIL is held (module docs of `raw`).
+#[allow(unsafe_code)]
 impl<'a> Node<'a, PyJson> for PyNode<'a> {
     type Object = PyObjectNode<'a>;
     type Array = PyArrayNode<'a>;
     type Number = PyNumber;
 
     fn as_object(&self) -> Option<PyObjectNode<'a>> {
-        self.0
-            .cast::<PyDict>()
-            .ok()
-            .map(|dict| PyObjectNode(dict.clone()))
+        (self.kind == Kind::Dict).then_some(PyObjectNode(*self))
     }
 
     fn as_array(&self) -> Option<PyArrayNode<'a>> {
-        if let Ok(list) = self.0.cast::<PyList>() {
-            return Some(PyArrayNode::List(list.clone()));
-        }
-        self.0
-            .cast::<PyTuple>()
-            .ok()
-            .map(|tuple| PyArrayNode::Tuple(tuple.clone()))
+        matches!(self.kind, Kind::List | Kind::Tuple).then_some(PyArrayNode(*self))
     }
 
     fn as_string(&self) -> Option<Cow<'a, str>> {
-        let text = self.0.cast::<PyString>().ok()?;
-        text.to_cow().ok().map(|text| Cow::Owned(text.into_owned()))
+        if self.kind != Kind::Str {
+            return None;
+        }
+        unsafe { raw::utf8(self.ptr()) }
     }
 
     fn as_number(&self) -> Option<PyNumber> {
-        if self.0.is_instance_of::<PyBool>() {
-            return None;
+        match self.kind {
+            Kind::Int => Some(match unsafe { raw::integer(self.ptr()) } {
+                raw::Integer::Signed(n) => PyNumber::Signed(n),
+                raw::Integer::Unsigned(n) => PyNumber::Unsigned(n),
+                raw::Integer::Big => {
+                    let n = unsafe { ffi::PyLong_AsDouble(self.ptr()) };
+                    unsafe { ffi::PyErr_Clear() };
+                    PyNumber::Float(n)
+                }
+            }),
+            Kind::Float => Some(PyNumber::Float(unsafe { raw::float(self.ptr()) })),
+            _ => None,
         }
-        if let Ok(integer) = self.0.cast::<PyInt>() {
-            if let Ok(n) = integer.extract::<i64>() {
-                return Some(PyNumber::Signed(n));
-            }
-            if let Ok(n) = integer.extract::<u64>() {
-                return Some(PyNumber::Unsigned(n));
-            }
-            return integer.extract::<f64>().ok().map(PyNumber::Float);
-        }
-        self.0
-            .cast::<PyFloat>()
-            .ok()
-            .map(|float| PyNumber::Float(float.value()))
+    }
+
+    fn is_number(&self) -> bool {
+        matches!(self.kind, Kind::Int | Kind::Float)
     }
 
     fn as_boolean(&self) -> Option<bool> {
-        self.0.cast::<PyBool>().ok().map(|flag| flag.is_true())
+        (self.kind == Kind::Bool).then(|| self.ptr() == unsafe { ffi::Py_True() })
     }
 
     fn is_null(&self) -> bool {
@@ -218,74 +224,116 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
     }
 
     fn json_type(&self) -> JsonType {
-        let object = &self.0;
-        if object.is_instance_of::<PyString>() {
-            JsonType::String
-        } else if object.is_instance_of::<PyDict>() {
-            JsonType::Object
-        } else if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
-            JsonType::Array
-        } else if object.is_instance_of::<PyBool>() {
-            JsonType::Boolean
-        } else if object.is_instance_of::<PyInt>() || object.is_instance_of::<PyFloat>() {
-            JsonType::Number
-        } else {
-            JsonType::Null
+        match self.kind {
+            Kind::Str => JsonType::String,
+            Kind::Dict => JsonType::Object,
+            Kind::List | Kind::Tuple => JsonType::Array,
+            Kind::Bool => JsonType::Boolean,
+            Kind::Int | Kind::Float => JsonType::Number,
+            Kind::None | Kind::Other => JsonType::Null,
         }
     }
 
     fn to_value(&self) -> Cow<'a, Value> {
-        Cow::Owned(from_python(&self.0).unwrap_or(Value::Null))
+        let py = unsafe { Python::assume_attached() };
+        let object = unsafe { Borrowed::from_ptr(py, self.ptr()) };
+        Cow::Owned(from_python(&object).unwrap_or(Value::Null))
     }
 
     fn identity(&self) -> Option<NodeIdentity> {
-        Some(NodeIdentity::new(self.0.as_ptr() as usize))
+        Some(NodeIdentity::new(self.ptr() as usize))
     }
 }
 
+/// A dict's members, borrowed.
+pub struct Members<'a> {
+    dict: PyNode<'a>,
+    position: ffi::Py_ssize_t,
+}
+
+#[allow(unsafe_code)]
+impl<'a> Iterator for Members<'a> {
+    type Item = (Name<'a>, PyNode<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        // SAFETY: as for `PyNode`; the dict is not changed while validated.
+        let (key, value) = unsafe { raw::dict_next(self.dict.ptr(), &mut self.position)? };
+        let name = if unsafe { raw::kind(key) } == Kind::Str {
+            unsafe { raw::utf8(key) }.unwrap_or_default()
+        } else {
+            Cow::Borrowed("")
+        };
+        Some((Name(name), PyNode::new(value)))
+    }
+}
+
+#[allow(unsafe_code)]
 impl<'a> Object<'a, PyJson> for PyObjectNode<'a> {
     type Node = PyNode<'a>;
-    type MemberName = Name;
-    type MembersIter = std::vec::IntoIter<(Name, PyNode<'a>)>;
+    type MemberName = Name<'a>;
+    type MembersIter = Members<'a>;
 
     fn len(&self) -> usize {
-        self.0.len()
+        // SAFETY: as for `PyNode`.
+        unsafe { raw::len(self.0.ptr(), Kind::Dict) }
     }
 
     fn get(&self, key: &Py<PyString>) -> Option<PyNode<'a>> {
-        self.0
-            .get_item(key.bind(self.0.py()))
-            .ok()
-            .flatten()
-            .map(PyNode)
+        // SAFETY: as for `PyNode`; the keys are exact `str` (`raw`).
+        unsafe { raw::dict_get(self.0.ptr(), key.as_ptr()) }.map(PyNode::new)
     }
 
-    fn members(&self) -> Self::MembersIter {
-        let mut members = Vec::with_capacity(self.0.len());
-        for (name, value) in self.0.iter() {
-            members.push((name_of(&name), PyNode(value)));
+    fn members(&self) -> Members<'a> {
+        Members {
+            dict: self.0,
+            position: 0,
         }
-        members.into_iter()
     }
 }
 
-impl<'a> Array<'a, PyJson> for PyArrayNode<'a> {
-    type Node = PyNode<'a>;
-    type ElementsIter = std::vec::IntoIter<PyNode<'a>>;
+/// A list's or tuple's elements, borrowed.
+pub struct Elements<'a> {
+    array: PyNode<'a>,
+    index: usize,
+    len: usize,
+}
 
-    fn len(&self) -> usize {
-        match self {
-            PyArrayNode::List(list) => list.len(),
-            PyArrayNode::Tuple(tuple) => tuple.len(),
+#[allow(unsafe_code)]
+impl<'a> Iterator for Elements<'a> {
+    type Item = PyNode<'a>;
+
+    fn next(&mut self) -> Option<PyNode<'a>> {
+        if self.index >= self.len {
+            return None;
         }
+        // SAFETY: as for `PyNode`; `index` is within the length read before.
+        let item = unsafe { raw::item(self.array.ptr(), self.array.kind, self.index) };
+        self.index += 1;
+        Some(PyNode::new(item))
     }
 
-    fn elements(&self) -> Self::ElementsIter {
-        let items: Vec<PyNode<'a>> = match self {
-            PyArrayNode::List(list) => list.iter().map(PyNode).collect(),
-            PyArrayNode::Tuple(tuple) => tuple.iter().map(PyNode).collect(),
-        };
-        items.into_iter()
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.len - self.index;
+        (left, Some(left))
+    }
+}
+
+#[allow(unsafe_code)]
+impl<'a> Array<'a, PyJson> for PyArrayNode<'a> {
+    type Node = PyNode<'a>;
+    type ElementsIter = Elements<'a>;
+
+    fn len(&self) -> usize {
+        // SAFETY: as for `PyNode`.
+        unsafe { raw::len(self.0.ptr(), self.0.kind) }
+    }
+
+    fn elements(&self) -> Elements<'a> {
+        Elements {
+            array: self.0,
+            index: 0,
+            len: self.len(),
+        }
     }
 }
 

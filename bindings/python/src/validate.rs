@@ -1,6 +1,7 @@
 //! The embedded protocols and validation of messages by method.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
@@ -119,6 +120,9 @@ pub struct PyProtocol {
     /// built on first use; `None` where the general path must be taken
     /// (no schema, or semantic rules beyond the schema).
     in_place: Mutex<InPlaceValidators>,
+    /// The size of the last frame written in place: the next buffer starts
+    /// there instead of growing (and copying) its way up.
+    last_written: AtomicUsize,
 }
 
 /// In-place validators by (method, part name); `None` for the general path.
@@ -210,6 +214,34 @@ impl PyProtocol {
         validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))
     }
 
+    /// Appends a valid result's JSON to `out`, written straight from the
+    /// Python objects and then validated in place; `None` (with `out` in
+    /// an unspecified state) to take the general path: no in-place
+    /// validator for `method`, a value the writer refuses, or an invalid
+    /// one (the general path reports it).
+    pub(crate) fn result_in_place(
+        &self,
+        method: &str,
+        result: &Bound<'_, PyAny>,
+        out: &mut Vec<u8>,
+    ) -> Option<()> {
+        let validator = self.in_place(method, Part::Result)?;
+        // Written first: the writer accepts exact builtin types only, which
+        // is what validating in place needs (`raw`).
+        JsonWriter::default().write(result, out)?;
+        accepts(&validator, result).then_some(())
+    }
+
+    /// A capacity for the next in-place buffer.
+    pub(crate) fn size_hint(&self) -> usize {
+        self.last_written.load(Ordering::Relaxed).max(256) + 64
+    }
+
+    /// Remembers the size of a buffer written in place.
+    pub(crate) fn note_size(&self, size: usize) {
+        self.last_written.store(size, Ordering::Relaxed);
+    }
+
     /// The response frame for a valid result, written straight from the
     /// Python objects; `None` to take the general path.
     fn write_in_place(
@@ -218,11 +250,7 @@ impl PyProtocol {
         id: &wirekit::envelope::Id,
         result: &Bound<'_, PyAny>,
     ) -> Option<Vec<u8>> {
-        let validator = self.in_place(method, Part::Result)?;
-        if !accepts(&validator, result) {
-            return None;
-        }
-        let mut body = Vec::with_capacity(4096);
+        let mut body = Vec::with_capacity(self.size_hint());
         body.push(b'{');
         if self.inner.manifest().transport.envelope == Dialect::JsonRpc2 {
             body.extend_from_slice(br#""jsonrpc":"2.0","#);
@@ -230,8 +258,9 @@ impl PyProtocol {
         body.extend_from_slice(br#""id":"#);
         serde_json::to_writer(&mut body, id).ok()?;
         body.extend_from_slice(br#","result":"#);
-        JsonWriter::default().write(result, &mut body)?;
+        self.result_in_place(method, result, &mut body)?;
         body.push(b'}');
+        self.note_size(body.len());
         // The body is compact JSON written with every control character
         // escaped, so it is one line of valid UTF-8: only the bound is left
         // to check (the encoder, on the general path, says why it refuses).
@@ -300,6 +329,7 @@ impl PyProtocol {
             inner,
             encoder,
             in_place: Mutex::new(HashMap::new()),
+            last_written: AtomicUsize::new(0),
         })
     }
 
