@@ -3,8 +3,12 @@
 //! Reading, framing, decoding, lifecycle, params validation, result
 //! validation, encoding and writing all happen in the core's
 //! [`wirekit::serve::Server`] with the GIL released; the loop attaches to
-//! Python only to call a handler, converting its params once on the way in
-//! and its result once on the way out.
+//! Python only to call a handler, converting its params once on the way in.
+//! A request handler's result takes the core's encoded-result path
+//! (`Handler::handle_encoded`): it is written straight from the Python
+//! objects to JSON and validated in place, as `Protocol.write_result` does,
+//! and the loop frames those bytes without building a `Value` (the
+//! capabilities method and canonical protocols keep the `Value` path).
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
@@ -13,11 +17,12 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use wirekit::envelope::{ErrorCode, ErrorObject};
 use wirekit::serve::{Emit, Handler, ResultCheck, ServeOptions, ServeOutcome, Server};
-use wirekit::validate::Protocol as RustProtocol;
+use wirekit::validate::{invalid_result, Part, Protocol as RustProtocol};
 
 use crate::convert::{from_python, to_python};
 use crate::validate::PyProtocol;
@@ -27,6 +32,10 @@ use crate::validate::PyProtocol;
 type Fatal = Arc<Mutex<Option<PyErr>>>;
 
 struct PythonHandler {
+    /// The protocol, for its in-place result path.
+    protocol: Py<PyProtocol>,
+    result_check: ResultCheck,
+    log: Option<Py<PyAny>>,
     requests: HashMap<String, Py<PyAny>>,
     streams: HashMap<String, Py<PyAny>>,
     notifications: HashMap<String, Py<PyAny>>,
@@ -92,6 +101,77 @@ impl PythonHandler {
     }
 }
 
+impl PythonHandler {
+    /// A warning, where the server's own warnings go.
+    fn log(&self, py: Python<'_>, line: &str) {
+        match &self.log {
+            None => eprintln!("wirekit: {line}"),
+            Some(log) => {
+                if let Err(error) = log.bind(py).call1((line,)) {
+                    eprintln!("wirekit: {line}");
+                    error.display(py);
+                }
+            }
+        }
+    }
+
+    /// A handler's result as checked JSON, as the serve loop would check
+    /// it (`Protocol::validate` with `Part::Result`, reject or warn): in
+    /// place when the protocol has an in-place validator for `method` and
+    /// the value is valid, else converted and checked by the core.
+    fn encoded_result(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        result: &Bound<'_, PyAny>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let protocol = self.protocol.get();
+        let mut out = Vec::with_capacity(protocol.size_hint());
+        if protocol.result_in_place(method, result, &mut out).is_some() {
+            protocol.note_size(out.len());
+            return Ok(raw_json(out));
+        }
+        let value = self.result_value(method, result)?;
+        let inner = Arc::clone(&protocol.inner);
+        let (issues, value) =
+            py.detach(|| (inner.validate(method, Part::Result, Some(&value)), value));
+        if !issues.is_empty() {
+            match self.result_check {
+                ResultCheck::Reject => return Err(invalid_result(method, Part::Result, &issues)),
+                ResultCheck::Warn => {
+                    // The line the core's serve loop logs for the same result.
+                    let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
+                    self.log(
+                        py,
+                        &format!(
+                            "warning: sending an invalid {} for `{method}` anyway: {}",
+                            Part::Result.name(),
+                            listed.join("; ")
+                        ),
+                    );
+                }
+            }
+        }
+        serde_json::to_vec(&value).map(raw_json).map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("Internal error: cannot encode the `{method}` result: {error}"),
+            )
+        })
+    }
+}
+
+/// Compact JSON text (from `JsonWriter` or `serde_json`) as a `RawValue`.
+#[allow(unsafe_code)]
+fn raw_json(json: Vec<u8>) -> Box<RawValue> {
+    // SAFETY: both writers produce one well-formed JSON value in valid
+    // UTF-8 with no surrounding whitespace (strings come from CPython's
+    // validated UTF-8 or from Rust `str`s; every control character is
+    // escaped). Re-parsing 700 KB to prove it would cost what this path
+    // saves.
+    unsafe { RawValue::from_string_unchecked(String::from_utf8_unchecked(json)) }
+}
+
 /// An `RpcError` raised by a handler: its code, message and data.
 fn rpc_error_answer(
     py: Python<'_>,
@@ -147,6 +227,28 @@ impl Handler for PythonHandler {
                 .and_then(|argument| function.bind(py).call1((argument,)));
             match called {
                 Ok(result) => self.result_value(method, &result),
+                Err(error) => Err(self.answer_exception(py, method, error)),
+            }
+        })
+    }
+
+    fn answers_encoded(&self, method: &str) -> bool {
+        self.requests.contains_key(method)
+    }
+
+    fn handle_encoded(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        Python::attach(|py| {
+            let Some(function) = self.requests.get(method) else {
+                return Err(wirekit::serve::method_not_found(method));
+            };
+            let called = params_to_python(py, params.as_ref())
+                .and_then(|argument| function.bind(py).call1((argument,)));
+            match called {
+                Ok(result) => self.encoded_result(py, method, &result),
                 Err(error) => Err(self.answer_exception(py, method, error)),
             }
         })
@@ -295,6 +397,7 @@ fn handler_map(
 #[pyclass(module = "wirekit._native", name = "Server", frozen)]
 pub struct PyServer {
     protocol: Arc<RustProtocol>,
+    py_protocol: Py<PyProtocol>,
     requests: HashMap<String, Py<PyAny>>,
     streams: HashMap<String, Py<PyAny>>,
     notifications: HashMap<String, Py<PyAny>>,
@@ -310,6 +413,9 @@ impl PyServer {
                 .collect()
         };
         PythonHandler {
+            protocol: self.py_protocol.clone_ref(py),
+            result_check: self.result_check,
+            log: self.log.as_ref().map(|log| log.clone_ref(py)),
             requests: copy(&self.requests),
             streams: copy(&self.streams),
             notifications: copy(&self.notifications),
@@ -377,7 +483,7 @@ impl PyServer {
     #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None))]
     fn new(
         py: Python<'_>,
-        protocol: &PyProtocol,
+        protocol: Bound<'_, PyProtocol>,
         requests: Option<&Bound<'_, PyDict>>,
         streams: Option<&Bound<'_, PyDict>>,
         notifications: Option<&Bound<'_, PyDict>>,
@@ -394,7 +500,8 @@ impl PyServer {
             }
         };
         Ok(PyServer {
-            protocol: Arc::clone(&protocol.inner),
+            protocol: Arc::clone(&protocol.get().inner),
+            py_protocol: protocol.unbind(),
             requests: handler_map(py, requests, "request")?,
             streams: handler_map(py, streams, "stream")?,
             notifications: handler_map(py, notifications, "notification")?,
