@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
+use crate::check::Check;
 use crate::convert::MAX_DEPTH;
 use crate::raw::{self, Kind};
 
@@ -56,12 +57,46 @@ pub type PointerMap<V> = HashMap<usize, V, BuildHasherDefault<PointerHasher>>;
 pub type NameMap<V> = HashMap<String, V, BuildHasherDefault<PointerHasher>>;
 
 /// Writes Python objects as compact JSON.
-#[derive(Default)]
 pub struct JsonWriter {
-    /// Encoded member names (quotes included) by `str` object address; the
-    /// objects are alive for the whole call, so an address names one string.
-    names: PointerMap<(u32, u32)>,
+    /// Encoded member names (quotes included) by `str` object address, in a
+    /// direct-mapped cache (a document has a few distinct names, met again
+    /// and again); the objects are alive for the whole call, so an address
+    /// names one string.
+    names: Box<[(usize, u32, u32); SLOTS]>,
     name_bytes: Vec<u8>,
+    /// The schema and required bit of a member name under a check node, by
+    /// name address and node, for [`JsonWriter::write_checked`].
+    members: Box<[MemberSlot; SLOTS]>,
+}
+
+const SLOTS: usize = 256;
+
+/// (name address, node, schema, required bit); address 0 for empty.
+type MemberSlot = (usize, usize, Option<usize>, Option<u32>);
+
+impl Default for JsonWriter {
+    fn default() -> Self {
+        JsonWriter {
+            names: Box::new([(0, 0, 0); SLOTS]),
+            name_bytes: Vec::new(),
+            members: Box::new([(0, 0, None, None); SLOTS]),
+        }
+    }
+}
+
+fn slot(address: usize, node: usize) -> usize {
+    ((address >> 4) ^ node.wrapping_mul(0x9E37)) % SLOTS
+}
+
+/// What [`JsonWriter::write_checked`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// Written, and the quick check accepts it.
+    Accepted,
+    /// The quick check does not accept it (the full validator decides).
+    Refused,
+    /// Not JSON of exact builtin types (the general path says why).
+    NotJson,
 }
 
 /// What a byte becomes inside a JSON string, as `serde_json` writes it:
@@ -117,7 +152,7 @@ fn clean_prefix(bytes: &[u8]) -> usize {
 
 /// Writes UTF-8 `bytes` as a JSON string. Only ASCII bytes are ever
 /// escaped, so multi-byte sequences pass through whole.
-fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(bytes.len() + 2);
     out.push(b'"');
@@ -150,6 +185,128 @@ fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 impl JsonWriter {
+    /// Appends `object` as JSON and runs `check`'s quick acceptance check
+    /// in the same walk. On anything but [`Checked::Accepted`] `out` holds
+    /// a partial write: the caller truncates it and takes a slower path.
+    pub fn write_checked(
+        &mut self,
+        check: &Check,
+        object: &Bound<'_, PyAny>,
+        out: &mut Vec<u8>,
+    ) -> Checked {
+        // SAFETY: as for `write`; the checks only read.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.checked(check, Some(check.root()), object.as_ptr(), out, 0)
+        }
+    }
+
+    #[allow(unsafe_code)]
+    unsafe fn member_of(
+        &mut self,
+        check: &Check,
+        node: usize,
+        name: *mut ffi::PyObject,
+    ) -> Option<(Option<usize>, Option<u32>)> {
+        let address = name as usize;
+        let index = slot(address, node);
+        if let Some(&(cached, cached_node, schema, bit)) = self.members.get(index) {
+            if cached == address && cached_node == node {
+                return Some((schema, bit));
+            }
+        }
+        let (schema, bit) = check.member(node, raw::utf8(name)?.as_bytes());
+        if let Some(entry) = self.members.get_mut(index) {
+            *entry = (address, node, schema, bit);
+        }
+        Some((schema, bit))
+    }
+
+    #[allow(unsafe_code)]
+    unsafe fn checked(
+        &mut self,
+        check: &Check,
+        node: Option<usize>,
+        object: *mut ffi::PyObject,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Checked {
+        let plain = |writer: &mut Self, out: &mut Vec<u8>| match writer.value(object, out, depth) {
+            Some(()) => Checked::Accepted,
+            None => Checked::NotJson,
+        };
+        let Some(node) = node else {
+            return plain(self, out);
+        };
+        if depth > MAX_DEPTH {
+            return Checked::NotJson;
+        }
+        let kind = raw::kind(object);
+        if kind == Kind::Other {
+            return Checked::NotJson;
+        }
+        if let Some(inner) = check.nullable(node) {
+            if kind == Kind::None {
+                return plain(self, out);
+            }
+            return self.checked(check, Some(inner), object, out, depth + 1);
+        }
+        if !check.node_accepts(node, object, kind, depth) {
+            return Checked::Refused;
+        }
+        match kind {
+            Kind::Dict if check.has_members(node) => {
+                out.push(b'{');
+                let mut position = 0;
+                let mut first = true;
+                let mut seen = 0u64;
+                while let Some((name, item)) = raw::dict_next(object, &mut position) {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    if raw::kind(name) != Kind::Str || self.name(name, out).is_none() {
+                        return Checked::NotJson;
+                    }
+                    out.push(b':');
+                    let Some((schema, bit)) = self.member_of(check, node, name) else {
+                        return Checked::NotJson;
+                    };
+                    if let Some(bit) = bit {
+                        seen |= 1 << bit;
+                    }
+                    match self.checked(check, schema, item, out, depth + 1) {
+                        Checked::Accepted => {}
+                        other => return other,
+                    }
+                }
+                out.push(b'}');
+                if seen == check.required(node) {
+                    Checked::Accepted
+                } else {
+                    Checked::Refused
+                }
+            }
+            Kind::List | Kind::Tuple => {
+                let items = check.items(node);
+                out.push(b'[');
+                for index in 0..raw::len(object, kind) {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    match self.checked(check, items, raw::item(object, kind, index), out, depth + 1)
+                    {
+                        Checked::Accepted => {}
+                        other => return other,
+                    }
+                }
+                out.push(b']');
+                Checked::Accepted
+            }
+            _ => plain(self, out),
+        }
+    }
+
     /// Appends `object` as JSON; `None` when something in it is not JSON,
     /// or not of an exact builtin type (subclasses take the general path).
     /// Reads only: a value it accepts is safe to validate in place
@@ -166,18 +323,30 @@ impl JsonWriter {
     #[allow(unsafe_code)]
     unsafe fn name(&mut self, name: *mut ffi::PyObject, out: &mut Vec<u8>) -> Option<()> {
         let address = name as usize;
-        if let Some(&(start, end)) = self.names.get(&address) {
-            out.extend_from_slice(self.name_bytes.get(start as usize..end as usize)?);
+        let index = slot(address, 0);
+        if let Some(&(cached, start, end)) = self.names.get(index) {
+            if cached == address {
+                out.extend_from_slice(self.name_bytes.get(start as usize..end as usize)?);
+                return Some(());
+            }
+        }
+        let text = raw::utf8(name)?;
+        if self.name_bytes.len() > 1 << 16 {
+            // Many distinct names: stop caching.
+            escaped(out, text.as_bytes());
             return Some(());
         }
         let start = self.name_bytes.len();
-        escaped(&mut self.name_bytes, raw::utf8(name)?.as_bytes());
+        escaped(&mut self.name_bytes, text.as_bytes());
         let end = self.name_bytes.len();
         out.extend_from_slice(self.name_bytes.get(start..end)?);
-        self.names.insert(
-            address,
-            (u32::try_from(start).ok()?, u32::try_from(end).ok()?),
-        );
+        if let Some(entry) = self.names.get_mut(index) {
+            *entry = (
+                address,
+                u32::try_from(start).ok()?,
+                u32::try_from(end).ok()?,
+            );
+        }
         Some(())
     }
 

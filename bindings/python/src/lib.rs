@@ -3,6 +3,7 @@
 //! The exceptions it raises are defined in Python (`wirekit.errors`); the
 //! classes and functions here are typed by `python/wirekit/_native.pyi`.
 
+mod check;
 mod convert;
 mod envelope;
 mod errors;

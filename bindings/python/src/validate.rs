@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyModule, PyString};
 use serde_json::Value;
 
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
@@ -17,10 +17,11 @@ use wirekit::protocol::bundle::{localize_ref, DRAFT_2020_12};
 use wirekit::protocol::Registry;
 use wirekit::validate::{IssueKind, Part, Protocol as RustProtocol, ValidationIssue};
 
+use crate::check::Check;
 use crate::convert::{from_python_err, to_python};
 use crate::envelope::id_from_python;
 use crate::errors::{envelope_error, framing_error, protocol_error, rpc_error, validation_error};
-use crate::fast::{JsonWriter, NameMap, PySeed};
+use crate::fast::{Checked, JsonWriter, NameMap, PySeed};
 use crate::pyjson::{accepts, validator_for, PyValidator};
 
 /// One validation problem: kind, where in the instance, which keyword, why.
@@ -126,7 +127,67 @@ pub struct PyProtocol {
 }
 
 /// In-place validators by (method, part name); `None` for the general path.
-type InPlaceValidators = HashMap<(String, &'static str), Option<Arc<PyValidator>>>;
+type InPlaceValidators = HashMap<(String, &'static str), Option<Arc<InPlace>>>;
+
+/// How one part is checked in place: the quick subset check when the schema
+/// fits it (`check`), then the full `jsonschema` validator for what the
+/// quick check does not accept.
+pub(crate) struct InPlace {
+    quick: Option<Check>,
+    full: PyValidator,
+}
+
+impl InPlace {
+    /// Whether `value` is valid. It must be made of exact builtin JSON
+    /// types only (written by `JsonWriter`, or just parsed: see `raw`).
+    #[allow(unsafe_code)]
+    fn accepts(&self, value: &Bound<'_, PyAny>) -> bool {
+        // SAFETY: `value` is alive for the call, the GIL is held, and it is
+        // made of exact builtin types, so no Python code runs (`raw`).
+        if let Some(quick) = &self.quick {
+            if unsafe { quick.accepts(value.as_ptr()) } {
+                return true;
+            }
+        }
+        accepts(&self.full, value)
+    }
+}
+
+/// Bodies from this size up are parsed with the garbage collector paused.
+const GC_PAUSE_BYTES: usize = 64 * 1024;
+
+/// The cyclic garbage collector paused while a large result is built.
+///
+/// Building one allocates thousands of containers, and CPython starts a
+/// collection every 700 container allocations; each one traverses the
+/// young objects (and every tenth the older ones) while none of the objects
+/// being built can be garbage: they are all reachable from the value under
+/// construction, which no Python code sees yet. Pausing skips that work;
+/// the allocation count is kept, so the next collection runs as soon as
+/// the parse is over. Only when the collector was enabled; the GIL is held
+/// throughout (no other thread observes the pause).
+struct GcPause<'py> {
+    gc: Bound<'py, PyModule>,
+}
+
+impl<'py> GcPause<'py> {
+    fn new(py: Python<'py>) -> Option<Self> {
+        let gc = py.import("gc").ok()?;
+        if !gc.call_method0("isenabled").ok()?.is_truthy().ok()? {
+            return None;
+        }
+        gc.call_method0("disable").ok()?;
+        Some(GcPause { gc })
+    }
+}
+
+impl Drop for GcPause<'_> {
+    fn drop(&mut self) {
+        // `gc.enable()` cannot fail short of a broken interpreter; there is
+        // no caller to hand an error to from here.
+        let _ = self.gc.call_method0("enable");
+    }
+}
 
 /// The envelope of a response with its `result` built as Python objects.
 struct ResponseSeed<'a, 'py> {
@@ -174,7 +235,7 @@ impl PyProtocol {
     }
 
     /// The in-place validator of `method`'s `part`, if it has one.
-    fn in_place(&self, method: &str, part: Part) -> Option<Arc<PyValidator>> {
+    fn in_place(&self, method: &str, part: Part) -> Option<Arc<InPlace>> {
         let key = (method.to_owned(), part.name());
         if let Ok(cache) = self.in_place.lock() {
             if let Some(found) = cache.get(&key) {
@@ -188,7 +249,7 @@ impl PyProtocol {
         built
     }
 
-    fn build_in_place(&self, method: &str, part: Part) -> Option<PyValidator> {
+    fn build_in_place(&self, method: &str, part: Part) -> Option<InPlace> {
         let manifest = self.inner.manifest();
         let spec = manifest.methods.get(method)?;
         let has_rules = manifest
@@ -211,7 +272,9 @@ impl PyProtocol {
             .get("$defs")
             .cloned()
             .unwrap_or_else(|| json!({}));
-        validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))
+        let quick = Check::compile(&defs, &local);
+        let full = validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))?;
+        Some(InPlace { quick, full })
     }
 
     /// Appends a valid result's JSON to `out`, written straight from the
@@ -226,10 +289,18 @@ impl PyProtocol {
         out: &mut Vec<u8>,
     ) -> Option<()> {
         let validator = self.in_place(method, Part::Result)?;
+        let start = out.len();
+        if let Some(quick) = &validator.quick {
+            match JsonWriter::default().write_checked(quick, result, out) {
+                Checked::Accepted => return Some(()),
+                Checked::NotJson => return None,
+                Checked::Refused => out.truncate(start),
+            }
+        }
         // Written first: the writer accepts exact builtin types only, which
         // is what validating in place needs (`raw`).
         JsonWriter::default().write(result, out)?;
-        accepts(&validator, result).then_some(())
+        accepts(&validator.full, result).then_some(())
     }
 
     /// A capacity for the next in-place buffer.
@@ -298,19 +369,23 @@ impl PyProtocol {
         let text = std::str::from_utf8(body).ok()?;
         let mut names = NameMap::default();
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let (envelope, result) = ResponseSeed {
+        let paused = (body.len() >= GC_PAUSE_BYTES)
+            .then(|| GcPause::new(py))
+            .flatten();
+        let parsed = ResponseSeed {
             py,
             names: &mut names,
         }
-        .deserialize(&mut deserializer)
-        .ok()?;
+        .deserialize(&mut deserializer);
+        drop(paused);
+        let (envelope, result) = parsed.ok()?;
         deserializer.end().ok()?;
         let result = result?;
         match envelope::decode_value(envelope, &opts).ok()? {
             Message::Response(Response { outcome: Ok(_), .. }) => {}
             _ => return None,
         }
-        accepts(&validator, &result).then_some(result)
+        validator.accepts(&result).then_some(result)
     }
 }
 
