@@ -98,7 +98,7 @@ pub(crate) struct MemberCache {
 type CacheSlot = (usize, usize, Option<usize>, Option<u32>);
 
 impl MemberCache {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         MemberCache {
             slots: Box::new([(0, 0, None, None); 128]),
         }
@@ -108,12 +108,12 @@ impl MemberCache {
         ((address >> 4) ^ (tag >> 3)) % 128
     }
 
-    fn get(&self, address: usize, tag: usize) -> Option<(Option<usize>, Option<u32>)> {
+    pub(crate) fn get(&self, address: usize, tag: usize) -> Option<(Option<usize>, Option<u32>)> {
         let &(a, t, schema, bit) = self.slots.get(Self::index(address, tag))?;
         (a == address && t == tag).then_some((schema, bit))
     }
 
-    fn put(&mut self, address: usize, tag: usize, found: (Option<usize>, Option<u32>)) {
+    pub(crate) fn put(&mut self, address: usize, tag: usize, found: (Option<usize>, Option<u32>)) {
         if let Some(slot) = self.slots.get_mut(Self::index(address, tag)) {
             *slot = (address, tag, found.0, found.1);
         }
@@ -506,17 +506,6 @@ impl Check {
     /// Node `id`'s `items`.
     pub(crate) fn items(&self, id: usize) -> Option<usize> {
         self.nodes.get(id).and_then(|node| node.items)
-    }
-
-    /// Whether the value at `object` is accepted. Values of other than the
-    /// exact builtin JSON types are never accepted.
-    ///
-    /// # Safety
-    ///
-    /// `object` is live for the call, the GIL is held, and no Python code
-    /// runs meanwhile (`raw`).
-    pub unsafe fn accepts(&self, object: *mut ffi::PyObject) -> bool {
-        self.check(self.root(), object, 0, &mut MemberCache::new())
     }
 
     unsafe fn check(

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-use crate::check::Check;
+use crate::check::{Check, MemberCache};
 use crate::convert::MAX_DEPTH;
 use crate::raw::{self, Kind};
 
@@ -420,16 +420,54 @@ impl JsonWriter {
     }
 }
 
-/// Builds Python objects while `serde_json` parses.
-pub struct PySeed<'a, 'py> {
-    py: Python<'py>,
-    names: &'a mut NameMap<Bound<'py, PyString>>,
+/// What one parse shares: member names met so far, and the quick check
+/// run while the objects are built (`check`).
+pub struct SeedContext<'c, 'py> {
+    names: NameMap<Bound<'py, PyString>>,
+    check: Option<&'c Check>,
+    /// Whether the quick check has refused the value (the full validator
+    /// decides then).
+    refused: bool,
+    cache: MemberCache,
 }
 
-impl<'a, 'py> PySeed<'a, 'py> {
-    /// A seed sharing `names` (member names met so far).
-    pub fn new(py: Python<'py>, names: &'a mut NameMap<Bound<'py, PyString>>) -> Self {
-        PySeed { py, names }
+impl<'c> SeedContext<'c, '_> {
+    /// A context checking what it builds against `check`, if any.
+    pub fn new(check: Option<&'c Check>) -> Self {
+        SeedContext {
+            names: NameMap::default(),
+            check,
+            refused: false,
+            cache: MemberCache::new(),
+        }
+    }
+
+    /// Whether the quick check accepted everything built (false when there
+    /// was no check).
+    pub fn accepted(&self) -> bool {
+        self.check.is_some() && !self.refused
+    }
+}
+
+/// Builds Python objects while `serde_json` parses, checking them against
+/// the quick check's node for their place.
+pub struct PySeed<'a, 'c, 'py> {
+    py: Python<'py>,
+    ctx: &'a mut SeedContext<'c, 'py>,
+    node: Option<usize>,
+    depth: usize,
+}
+
+impl<'a, 'c, 'py> PySeed<'a, 'c, 'py> {
+    /// The seed of a whole value (the check's root node).
+    pub fn new(py: Python<'py>, ctx: &'a mut SeedContext<'c, 'py>) -> Self {
+        let node = ctx.check.map(Check::root);
+        PySeed {
+            py,
+            ctx,
+            node,
+            depth: 0,
+        }
     }
 }
 
@@ -438,23 +476,66 @@ fn failed<E: de::Error>(error: PyErr) -> E {
     E::custom(format!("cannot build a Python object: {error}"))
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
+    #[allow(unsafe_code)]
     fn deserialize<D: de::Deserializer<'de>>(
         self,
         deserializer: D,
     ) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
+        let PySeed {
+            py,
+            ctx,
+            node,
+            depth,
+        } = self;
+        let check = ctx.check;
+        let mut node = node.filter(|_| !ctx.refused);
+        let mut nullable = false;
+        if let (Some(id), Some(check)) = (node, check) {
+            if let Some(inner) = check.nullable(id) {
+                node = Some(inner);
+                nullable = true;
+            }
+        }
+        let value = deserializer.deserialize_any(Build {
+            py,
+            ctx: &mut *ctx,
+            node,
+            depth,
+        })?;
+        if let (Some(id), Some(check)) = (node, check) {
+            if !ctx.refused {
+                let object = value.as_ptr();
+                // SAFETY: a live object just built, of exact builtin types,
+                // the GIL held (`raw`).
+                let kind = unsafe { raw::kind(object) };
+                let accepted = (nullable && kind == Kind::None)
+                    || unsafe { check.node_accepts(id, object, kind, depth) };
+                if !accepted {
+                    ctx.refused = true;
+                }
+            }
+        }
+        Ok(value)
     }
 }
 
-struct NameSeed<'a, 'py> {
+/// The visitor behind [`PySeed`].
+struct Build<'a, 'c, 'py> {
     py: Python<'py>,
-    names: &'a mut NameMap<Bound<'py, PyString>>,
+    ctx: &'a mut SeedContext<'c, 'py>,
+    node: Option<usize>,
+    depth: usize,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for NameSeed<'_, 'py> {
+struct NameSeed<'a, 'c, 'py> {
+    py: Python<'py>,
+    ctx: &'a mut SeedContext<'c, 'py>,
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for NameSeed<'_, '_, 'py> {
     type Value = Bound<'py, PyString>;
 
     fn deserialize<D: de::Deserializer<'de>>(
@@ -465,7 +546,7 @@ impl<'de, 'py> DeserializeSeed<'de> for NameSeed<'_, 'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for NameSeed<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for NameSeed<'_, '_, 'py> {
     type Value = Bound<'py, PyString>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -473,7 +554,7 @@ impl<'de, 'py> Visitor<'de> for NameSeed<'_, 'py> {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
-        if let Some(found) = self.names.get(name) {
+        if let Some(found) = self.ctx.names.get(name) {
             return Ok(found.clone());
         }
         if name.len() > 64 {
@@ -482,14 +563,12 @@ impl<'de, 'py> Visitor<'de> for NameSeed<'_, 'py> {
         // Interned: the validator's prepared keys are interned too, so its
         // lookups in these dicts match by pointer.
         let made = PyString::intern(self.py, name);
-        {
-            self.names.insert(name.to_owned(), made.clone());
-        }
+        self.ctx.names.insert(name.to_owned(), made.clone());
         Ok(made)
     }
 }
 
-impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -529,11 +608,22 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let (py, names) = (self.py, self.names);
+        let Build {
+            py,
+            ctx,
+            node,
+            depth,
+        } = self;
+        let items_node = match (node, ctx.check) {
+            (Some(id), Some(check)) => check.items(id),
+            _ => None,
+        };
         let mut items: Vec<Bound<'py, PyAny>> = Vec::new();
         while let Some(item) = seq.next_element_seed(PySeed {
             py,
-            names: &mut *names,
+            ctx: &mut *ctx,
+            node: items_node,
+            depth: depth + 1,
         })? {
             items.push(item);
         }
@@ -541,17 +631,54 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let dict = PyDict::new(self.py);
-        let (py, names) = (self.py, self.names);
-        while let Some(name) = map.next_key_seed(NameSeed {
+        let Build {
             py,
-            names: &mut *names,
-        })? {
+            ctx,
+            node,
+            depth,
+        } = self;
+        let dict = PyDict::new(py);
+        let check = ctx.check;
+        let node = match (node, check) {
+            (Some(id), Some(check)) if check.has_members(id) => Some(id),
+            _ => None,
+        };
+        let mut seen = 0u64;
+        while let Some(name) = map.next_key_seed(NameSeed { py, ctx: &mut *ctx })? {
+            let mut schema = None;
+            if let (Some(id), Some(check), false) = (node, check, ctx.refused) {
+                let address = name.as_ptr() as usize;
+                let (found, bit) = match ctx.cache.get(address, id) {
+                    Some(found) => found,
+                    None => {
+                        // SAFETY: a live `str` we hold, the GIL held.
+                        #[allow(unsafe_code)]
+                        let text = unsafe { raw::utf8(name.as_ptr()) };
+                        let found = match text {
+                            Some(text) => check.member(id, text.as_bytes()),
+                            None => (None, None),
+                        };
+                        ctx.cache.put(address, id, found);
+                        found
+                    }
+                };
+                if let Some(bit) = bit {
+                    seen |= 1 << bit;
+                }
+                schema = found;
+            }
             let value = map.next_value_seed(PySeed {
                 py,
-                names: &mut *names,
+                ctx: &mut *ctx,
+                node: schema,
+                depth: depth + 1,
             })?;
             set_item(&dict, &name, &value).map_err(failed)?;
+        }
+        if let (Some(id), Some(check)) = (node, check) {
+            if seen != check.required(id) {
+                ctx.refused = true;
+            }
         }
         Ok(dict.into_any())
     }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyModule, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyModule};
 use serde_json::Value;
 
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
@@ -21,7 +21,7 @@ use crate::check::Check;
 use crate::convert::{from_python_err, to_python};
 use crate::envelope::id_from_python;
 use crate::errors::{envelope_error, framing_error, protocol_error, rpc_error, validation_error};
-use crate::fast::{Checked, JsonWriter, NameMap, PySeed};
+use crate::fast::{Checked, JsonWriter, PySeed, SeedContext};
 use crate::pyjson::{accepts, validator_for, PyValidator};
 
 /// One validation problem: kind, where in the instance, which keyword, why.
@@ -130,27 +130,11 @@ pub struct PyProtocol {
 type InPlaceValidators = HashMap<(String, &'static str), Option<Arc<InPlace>>>;
 
 /// How one part is checked in place: the quick subset check when the schema
-/// fits it (`check`), then the full `jsonschema` validator for what the
-/// quick check does not accept.
+/// fits it (`check`, run in the same walk as the writer or the parser), then
+/// the full `jsonschema` validator for what the quick check does not accept.
 pub(crate) struct InPlace {
     quick: Option<Check>,
     full: PyValidator,
-}
-
-impl InPlace {
-    /// Whether `value` is valid. It must be made of exact builtin JSON
-    /// types only (written by `JsonWriter`, or just parsed: see `raw`).
-    #[allow(unsafe_code)]
-    fn accepts(&self, value: &Bound<'_, PyAny>) -> bool {
-        // SAFETY: `value` is alive for the call, the GIL is held, and it is
-        // made of exact builtin types, so no Python code runs (`raw`).
-        if let Some(quick) = &self.quick {
-            if unsafe { quick.accepts(value.as_ptr()) } {
-                return true;
-            }
-        }
-        accepts(&self.full, value)
-    }
 }
 
 /// Bodies from this size up are parsed with the garbage collector paused.
@@ -190,12 +174,12 @@ impl Drop for GcPause<'_> {
 }
 
 /// The envelope of a response with its `result` built as Python objects.
-struct ResponseSeed<'a, 'py> {
+struct ResponseSeed<'a, 'c, 'py> {
     py: Python<'py>,
-    names: &'a mut NameMap<Bound<'py, PyString>>,
+    ctx: &'a mut SeedContext<'c, 'py>,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, '_, 'py> {
     type Value = (Value, Option<Bound<'py, PyAny>>);
 
     fn deserialize<D: serde::Deserializer<'de>>(
@@ -206,7 +190,7 @@ impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, 'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for ResponseSeed<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for ResponseSeed<'_, '_, 'py> {
     type Value = (Value, Option<Bound<'py, PyAny>>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -218,7 +202,7 @@ impl<'de, 'py> Visitor<'de> for ResponseSeed<'_, 'py> {
         let mut result = None;
         while let Some(name) = map.next_key::<String>()? {
             if name == "result" {
-                result = Some(map.next_value_seed(PySeed::new(self.py, &mut *self.names))?);
+                result = Some(map.next_value_seed(PySeed::new(self.py, &mut *self.ctx))?);
                 members.insert(name, Value::Null);
             } else {
                 members.insert(name, map.next_value::<Value>()?);
@@ -367,16 +351,12 @@ impl PyProtocol {
         }
         let validator = self.in_place(method, Part::Result)?;
         let text = std::str::from_utf8(body).ok()?;
-        let mut names = NameMap::default();
+        let mut ctx = SeedContext::new(validator.quick.as_ref());
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let paused = (body.len() >= GC_PAUSE_BYTES)
             .then(|| GcPause::new(py))
             .flatten();
-        let parsed = ResponseSeed {
-            py,
-            names: &mut names,
-        }
-        .deserialize(&mut deserializer);
+        let parsed = ResponseSeed { py, ctx: &mut ctx }.deserialize(&mut deserializer);
         drop(paused);
         let (envelope, result) = parsed.ok()?;
         deserializer.end().ok()?;
@@ -385,7 +365,8 @@ impl PyProtocol {
             Message::Response(Response { outcome: Ok(_), .. }) => {}
             _ => return None,
         }
-        validator.accepts(&result).then_some(result)
+        // Accepted by the quick check while built, else the full validator.
+        (ctx.accepted() || accepts(&validator.full, &result)).then_some(result)
     }
 }
 
