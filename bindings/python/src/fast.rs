@@ -152,6 +152,31 @@ fn clean_prefix(bytes: &[u8]) -> usize {
 
 /// Writes UTF-8 `bytes` as a JSON string. Only ASCII bytes are ever
 /// escaped, so multi-byte sequences pass through whole.
+/// Appends `bytes`: short slices (most names and values) are copied with
+/// two overlapping word moves instead of a call to `memcpy`.
+#[inline]
+#[allow(unsafe_code)]
+pub(crate) fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+    let n = bytes.len();
+    if !(8..=16).contains(&n) {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.reserve(n);
+    // SAFETY: `reserve` made room for `n` more bytes; the two 8-byte reads
+    // lie within `bytes` (8 <= n <= 16), the two writes within the room,
+    // and `set_len` covers exactly the bytes written.
+    unsafe {
+        let len = out.len();
+        let dst = out.as_mut_ptr().add(len);
+        let head = std::ptr::read_unaligned(bytes.as_ptr().cast::<u64>());
+        let tail = std::ptr::read_unaligned(bytes.as_ptr().add(n - 8).cast::<u64>());
+        std::ptr::write_unaligned(dst.cast::<u64>(), head);
+        std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), tail);
+        out.set_len(len + n);
+    }
+}
+
 pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(bytes.len() + 2);
@@ -159,7 +184,7 @@ pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     // Most strings need no escape: skip clean 8-byte words at once.
     let clean = clean_prefix(bytes);
     if clean == bytes.len() {
-        out.extend_from_slice(bytes);
+        put(out, bytes);
         out.push(b'"');
         return;
     }
@@ -326,7 +351,7 @@ impl JsonWriter {
         let index = slot(address, 0);
         if let Some(&(cached, start, end)) = self.names.get(index) {
             if cached == address {
-                out.extend_from_slice(self.name_bytes.get(start as usize..end as usize)?);
+                put(out, self.name_bytes.get(start as usize..end as usize)?);
                 return Some(());
             }
         }
@@ -424,6 +449,8 @@ impl JsonWriter {
 /// run while the objects are built (`check`).
 pub struct SeedContext<'c, 'py> {
     names: NameMap<Bound<'py, PyString>>,
+    /// Names too long to share, kept alive for the parse.
+    kept: Vec<Bound<'py, PyString>>,
     check: Option<&'c Check>,
     /// Whether the quick check has refused the value (the full validator
     /// decides then).
@@ -436,6 +463,7 @@ impl<'c> SeedContext<'c, '_> {
     pub fn new(check: Option<&'c Check>) -> Self {
         SeedContext {
             names: NameMap::default(),
+            kept: Vec::new(),
             check,
             refused: false,
             cache: MemberCache::new(),
@@ -535,8 +563,12 @@ struct NameSeed<'a, 'c, 'py> {
     ctx: &'a mut SeedContext<'c, 'py>,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for NameSeed<'_, '_, 'py> {
-    type Value = Bound<'py, PyString>;
+/// A member name's `str`, borrowed from the context (which holds it for the
+/// whole parse), so it costs no reference counting per member.
+type NamePtr = *mut ffi::PyObject;
+
+impl<'de> DeserializeSeed<'de> for NameSeed<'_, '_, '_> {
+    type Value = NamePtr;
 
     fn deserialize<D: de::Deserializer<'de>>(
         self,
@@ -546,8 +578,8 @@ impl<'de, 'py> DeserializeSeed<'de> for NameSeed<'_, '_, 'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for NameSeed<'_, '_, 'py> {
-    type Value = Bound<'py, PyString>;
+impl<'de> Visitor<'de> for NameSeed<'_, '_, '_> {
+    type Value = NamePtr;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a member name")
@@ -555,16 +587,20 @@ impl<'de, 'py> Visitor<'de> for NameSeed<'_, '_, 'py> {
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
         if let Some(found) = self.ctx.names.get(name) {
-            return Ok(found.clone());
+            return Ok(found.as_ptr());
         }
         if name.len() > 64 {
-            return Ok(PyString::new(self.py, name));
+            let made = PyString::new(self.py, name);
+            let pointer = made.as_ptr();
+            self.ctx.kept.push(made);
+            return Ok(pointer);
         }
         // Interned: the validator's prepared keys are interned too, so its
         // lookups in these dicts match by pointer.
         let made = PyString::intern(self.py, name);
-        self.ctx.names.insert(name.to_owned(), made.clone());
-        Ok(made)
+        let pointer = made.as_ptr();
+        self.ctx.names.insert(name.to_owned(), made);
+        Ok(pointer)
     }
 }
 
@@ -647,13 +683,13 @@ impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
         while let Some(name) = map.next_key_seed(NameSeed { py, ctx: &mut *ctx })? {
             let mut schema = None;
             if let (Some(id), Some(check), false) = (node, check, ctx.refused) {
-                let address = name.as_ptr() as usize;
+                let address = name as usize;
                 let (found, bit) = match ctx.cache.get(address, id) {
                     Some(found) => found,
                     None => {
                         // SAFETY: a live `str` we hold, the GIL held.
                         #[allow(unsafe_code)]
-                        let text = unsafe { raw::utf8(name.as_ptr()) };
+                        let text = unsafe { raw::utf8(name) };
                         let found = match text {
                             Some(text) => check.member(id, text.as_bytes()),
                             None => (None, None),
@@ -673,7 +709,7 @@ impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
                 node: schema,
                 depth: depth + 1,
             })?;
-            set_item(&dict, &name, &value).map_err(failed)?;
+            set_item(&dict, name, &value).map_err(failed)?;
         }
         if let (Some(id), Some(check)) = (node, check) {
             if seen != check.required(id) {
@@ -703,14 +739,10 @@ fn new_list<'py>(py: Python<'py>, items: Vec<Bound<'py, PyAny>>) -> PyResult<Bou
 
 /// `dict[name] = value`, without pyo3's extra reference counting.
 #[allow(unsafe_code)]
-fn set_item(
-    dict: &Bound<'_, PyDict>,
-    name: &Bound<'_, PyString>,
-    value: &Bound<'_, PyAny>,
-) -> PyResult<()> {
-    // SAFETY: three live objects, the GIL held; `PyDict_SetItem` takes its
-    // own references.
-    if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), name.as_ptr(), value.as_ptr()) } == 0 {
+fn set_item(dict: &Bound<'_, PyDict>, name: NamePtr, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    // SAFETY: three live objects (`name` held by the parse's context), the
+    // GIL held; `PyDict_SetItem` takes its own references.
+    if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), name, value.as_ptr()) } == 0 {
         Ok(())
     } else {
         Err(PyErr::fetch(dict.py()))
