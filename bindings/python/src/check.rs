@@ -76,6 +76,9 @@ struct Node {
     composite: bool,
     /// `anyOf: [X, {"type": "null"}]` and nothing else: `None`, or X.
     nullable: Option<usize>,
+    /// Set once compiled: whether `type` is its only check of the value
+    /// itself (members and items aside).
+    simple: bool,
 }
 
 impl Node {
@@ -424,7 +427,49 @@ impl Check {
                 || !node.one_of.is_empty()
                 || node.not.is_some();
             node.nullable = nullable;
+            node.simple = !node.composite
+                && node.constant.is_none()
+                && node.nullable.is_none()
+                && node.min_properties.is_none()
+                && node.max_properties.is_none()
+                && node.min_items.is_none()
+                && node.max_items.is_none()
+                && node.min_length.is_none()
+                && node.max_length.is_none()
+                && !node.has_number_bounds();
         }
+    }
+
+    /// Whether node `id` accepts a value of `kind` when its only check of
+    /// the value itself is `type` (`None` when it has more to check).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Check::node_accepts`].
+    #[inline]
+    pub(crate) unsafe fn simple_accepts(
+        &self,
+        id: usize,
+        object: *mut ffi::PyObject,
+        kind: Kind,
+    ) -> Option<bool> {
+        let node = self.nodes.get(id).filter(|node| node.simple)?;
+        let types = node.types;
+        Some(match kind {
+            Kind::None => types & NULL != 0,
+            Kind::Bool => types & BOOLEAN != 0,
+            Kind::Str => types & STRING != 0,
+            Kind::Dict => types & OBJECT != 0,
+            Kind::List | Kind::Tuple => types & ARRAY != 0,
+            Kind::Int => types & INTEGER != 0,
+            Kind::Float => {
+                types & NUMBER != 0 || {
+                    let value = raw::float(object);
+                    types & INTEGER != 0 && value.is_finite() && value.fract() == 0.0
+                }
+            }
+            Kind::Other => false,
+        })
     }
 
     /// For `anyOf: [X, {"type": "null"}]` alone: X (the value is accepted

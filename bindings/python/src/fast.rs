@@ -276,7 +276,11 @@ impl JsonWriter {
             }
             return self.checked(check, Some(inner), object, out, depth + 1);
         }
-        if !check.node_accepts(node, object, kind, depth) {
+        let accepted = match check.simple_accepts(node, object, kind) {
+            Some(accepted) => accepted,
+            None => check.node_accepts(node, object, kind, depth),
+        };
+        if !accepted {
             return Checked::Refused;
         }
         match kind {
@@ -540,7 +544,11 @@ impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, '_, 'py> {
                 // the GIL held (`raw`).
                 let kind = unsafe { raw::kind(object) };
                 let accepted = (nullable && kind == Kind::None)
-                    || unsafe { check.node_accepts(id, object, kind, depth) };
+                    || unsafe {
+                        check
+                            .simple_accepts(id, object, kind)
+                            .unwrap_or_else(|| check.node_accepts(id, object, kind, depth))
+                    };
                 if !accepted {
                     ctx.refused = true;
                 }
