@@ -126,9 +126,8 @@ impl PythonHandler {
         result: &Bound<'_, PyAny>,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let protocol = self.protocol.get();
-        let mut out = Vec::with_capacity(protocol.size_hint());
+        let mut out = Vec::new();
         if protocol.result_in_place(method, result, &mut out).is_some() {
-            protocol.note_size(out.len());
             return Ok(raw_json(out));
         }
         let value = self.result_value(method, result)?;

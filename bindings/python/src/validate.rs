@@ -121,13 +121,11 @@ pub struct PyProtocol {
     /// built on first use; `None` where the general path must be taken
     /// (no schema, or semantic rules beyond the schema).
     in_place: Mutex<InPlaceValidators>,
-    /// The size of the last frame written in place: the next buffer starts
-    /// there instead of growing (and copying) its way up.
-    last_written: AtomicUsize,
 }
 
 /// In-place validators by (method, part name); `None` for the general path.
-type InPlaceValidators = HashMap<(String, &'static str), Option<Arc<InPlace>>>;
+/// By part name, then method (looked up without allocating).
+type InPlaceValidators = HashMap<&'static str, HashMap<String, Option<Arc<InPlace>>>>;
 
 /// How one part is checked in place: the quick subset check when the schema
 /// fits it (`check`, run in the same walk as the writer or the parser), then
@@ -135,6 +133,16 @@ type InPlaceValidators = HashMap<(String, &'static str), Option<Arc<InPlace>>>;
 pub(crate) struct InPlace {
     quick: Option<Check>,
     full: PyValidator,
+    /// The size of the last value of this part written in place: the next
+    /// buffer starts there instead of growing (and copying) its way up.
+    last_written: AtomicUsize,
+}
+
+impl InPlace {
+    /// A capacity for the next buffer.
+    pub(crate) fn size_hint(&self) -> usize {
+        self.last_written.load(Ordering::Relaxed).max(192) + 64
+    }
 }
 
 /// Bodies from this size up are parsed with the garbage collector paused.
@@ -220,15 +228,20 @@ impl PyProtocol {
 
     /// The in-place validator of `method`'s `part`, if it has one.
     fn in_place(&self, method: &str, part: Part) -> Option<Arc<InPlace>> {
-        let key = (method.to_owned(), part.name());
         if let Ok(cache) = self.in_place.lock() {
-            if let Some(found) = cache.get(&key) {
+            if let Some(found) = cache
+                .get(part.name())
+                .and_then(|by_method| by_method.get(method))
+            {
                 return found.clone();
             }
         }
         let built = self.build_in_place(method, part).map(Arc::new);
         if let Ok(mut cache) = self.in_place.lock() {
-            cache.insert(key, built.clone());
+            cache
+                .entry(part.name())
+                .or_default()
+                .insert(method.to_owned(), built.clone());
         }
         built
     }
@@ -258,7 +271,11 @@ impl PyProtocol {
             .unwrap_or_else(|| json!({}));
         let quick = Check::compile(&defs, &local);
         let full = validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))?;
-        Some(InPlace { quick, full })
+        Some(InPlace {
+            quick,
+            full,
+            last_written: AtomicUsize::new(0),
+        })
     }
 
     /// Appends a valid result's JSON to `out`, written straight from the
@@ -274,27 +291,24 @@ impl PyProtocol {
     ) -> Option<()> {
         let validator = self.in_place(method, Part::Result)?;
         let start = out.len();
-        if let Some(quick) = &validator.quick {
-            match JsonWriter::default().write_checked(quick, result, out) {
-                Checked::Accepted => return Some(()),
-                Checked::NotJson => return None,
-                Checked::Refused => out.truncate(start),
+        out.reserve(validator.size_hint());
+        let accepted = 'walk: {
+            if let Some(quick) = &validator.quick {
+                match JsonWriter::default().write_checked(quick, result, out) {
+                    Checked::Accepted => break 'walk true,
+                    Checked::NotJson => return None,
+                    Checked::Refused => out.truncate(start),
+                }
             }
-        }
-        // Written first: the writer accepts exact builtin types only, which
-        // is what validating in place needs (`raw`).
-        JsonWriter::default().write(result, out)?;
-        accepts(&validator.full, result).then_some(())
-    }
-
-    /// A capacity for the next in-place buffer.
-    pub(crate) fn size_hint(&self) -> usize {
-        self.last_written.load(Ordering::Relaxed).max(256) + 64
-    }
-
-    /// Remembers the size of a buffer written in place.
-    pub(crate) fn note_size(&self, size: usize) {
-        self.last_written.store(size, Ordering::Relaxed);
+            // Written first: the writer accepts exact builtin types only,
+            // which is what validating in place needs (`raw`).
+            JsonWriter::default().write(result, out)?;
+            accepts(&validator.full, result)
+        };
+        validator
+            .last_written
+            .store(out.len() - start, Ordering::Relaxed);
+        accepted.then_some(())
     }
 
     /// The response frame for a valid result, written straight from the
@@ -305,7 +319,7 @@ impl PyProtocol {
         id: &wirekit::envelope::Id,
         result: &Bound<'_, PyAny>,
     ) -> Option<Vec<u8>> {
-        let mut body = Vec::with_capacity(self.size_hint());
+        let mut body = Vec::with_capacity(64);
         body.push(b'{');
         if self.inner.manifest().transport.envelope == Dialect::JsonRpc2 {
             body.extend_from_slice(br#""jsonrpc":"2.0","#);
@@ -315,7 +329,6 @@ impl PyProtocol {
         body.extend_from_slice(br#","result":"#);
         self.result_in_place(method, result, &mut body)?;
         body.push(b'}');
-        self.note_size(body.len());
         // The body is compact JSON written with every control character
         // escaped, so it is one line of valid UTF-8: only the bound is left
         // to check (the encoder, on the general path, says why it refuses).
@@ -385,7 +398,6 @@ impl PyProtocol {
             inner,
             encoder,
             in_place: Mutex::new(HashMap::new()),
-            last_written: AtomicUsize::new(0),
         })
     }
 
