@@ -231,3 +231,52 @@ fn a_body_that_is_not_json_answers_parse_error_and_ends_the_session_as_the_manif
     assert!(answers[1]["id"].is_null());
     assert_eq!(run.outcome, ServeOutcome::Ended);
 }
+
+/// Answers `analyze` through the encoded fast path with the spec's result text.
+struct EncodedGuide(TableHandler);
+
+impl wirekit::serve::Handler for EncodedGuide {
+    fn implements(&self, method: &str) -> bool {
+        self.0.implements(method)
+    }
+    fn handle(
+        &mut self,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, wirekit::envelope::ErrorObject> {
+        self.0.handle(method, params)
+    }
+    fn answers_encoded(&self, method: &str) -> bool {
+        method == "analyze"
+    }
+    fn handle_encoded(
+        &mut self,
+        _method: &str,
+        _params: Option<serde_json::Value>,
+    ) -> Result<Box<serde_json::value::RawValue>, wirekit::envelope::ErrorObject> {
+        let body = ANALYZE_ANSWER
+            .strip_prefix(r#"{"id":2,"result":"#)
+            .and_then(|b| b.strip_suffix('}'))
+            .unwrap_or("");
+        serde_json::value::RawValue::from_string(body.to_owned())
+            .map_err(|e| wirekit::envelope::ErrorObject::new(-32603, e.to_string()))
+    }
+}
+
+#[test]
+fn an_encoded_answer_is_framed_with_its_exact_content_length() {
+    let gzkit = protocol();
+    let string_id =
+        r#"{"id":"a\"b","method":"analyze","params":{"file_path":"/src/mymodule/parser.py"}}"#;
+    let input = common::frame_all(&gzkit, &[INIT, ANALYZE, string_id]);
+    let mut output = Vec::new();
+    wirekit::serve::Server::new(gzkit.clone(), Default::default())
+        .serve(&mut EncodedGuide(guide()), &input[..], &mut output)
+        .expect("serves");
+    let with_string_id = ANALYZE_ANSWER.replacen(r#""id":2"#, r#""id":"a\"b""#, 1);
+    let mut expected = String::new();
+    for body in [INIT_ANSWER, ANALYZE_ANSWER, &with_string_id] {
+        expected.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    }
+    assert_eq!(String::from_utf8_lossy(&output), expected);
+}

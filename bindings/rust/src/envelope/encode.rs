@@ -73,6 +73,21 @@ pub fn encode_success_raw(id: &Id, result: &RawValue, opts: &EnvelopeOptions, ou
     out.push(b'}');
 }
 
+/// The length in bytes of what [`encode_success_raw`] writes.
+pub fn encoded_success_raw_len(id: &Id, result: &RawValue, opts: &EnvelopeOptions) -> usize {
+    let jsonrpc = if opts.dialect == Dialect::JsonRpc2 {
+        r#""jsonrpc":"2.0","#.len()
+    } else {
+        0
+    };
+    let id_len = match id {
+        Id::Number(number) => number.to_string().len(),
+        Id::String(text) => serde_json::to_string(text).map_or(0, |quoted| quoted.len()),
+    };
+    // `{` + jsonrpc + `"id":` + id + `,"result":` + result + `}`
+    1 + jsonrpc + r#""id":"#.len() + id_len + r#","result":"#.len() + result.get().len() + 1
+}
+
 /// Encodes a message in RFC 8785 (JCS) canonical form: members sorted by
 /// UTF-16 code units at every depth, no whitespace, numbers formatted as
 /// ECMAScript does (`9.0` becomes `9`, `1e21` becomes `1e+21`).

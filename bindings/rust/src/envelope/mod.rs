@@ -101,7 +101,9 @@ mod strict;
 
 pub use code::ErrorCode;
 pub use decode::{decode, decode_str, decode_value};
-pub use encode::{encode, encode_canonical, encode_into, encode_success_raw};
+pub use encode::{
+    encode, encode_canonical, encode_into, encode_success_raw, encoded_success_raw_len,
+};
 pub use error::{EnvelopeError, EnvelopeErrorKind};
 pub use id::Id;
 pub use message::{ErrorObject, Message, MessageKind, Notification, Request, Response};

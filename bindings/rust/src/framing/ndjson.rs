@@ -140,7 +140,7 @@ impl FrameDecoder for NdjsonDecoder {
             return;
         }
         let mut rest = chunk;
-        while let Some(lf) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(lf) = memchr::memchr(b'\n', rest) {
             let (piece, after) = rest.split_at(lf);
             if self.skipping {
                 self.skipping = false;
@@ -231,7 +231,7 @@ impl FrameEncoder for NdjsonEncoder {
             let detail = "body is empty; an empty line decodes as EmptyFrame";
             return refuse(FaultKind::EmptyFrame, detail.to_string());
         }
-        if let Some(at) = body.iter().position(|&b| b == b'\n' || b == b'\r') {
+        if let Some(at) = memchr::memchr2(b'\n', b'\r', body) {
             let name = if body.get(at) == Some(&b'\n') {
                 "LF"
             } else {

@@ -30,7 +30,8 @@ pub trait Handler {
     /// handler has already checked against the method's result schema
     /// ([`Protocol::validate`](crate::validate::Protocol::validate) with
     /// `Part::Result`, honouring its own warn or reject choice) and encoded
-    /// as JSON, so the serve loop never builds a `Value` of it. Called for
+    /// as compact JSON (no raw line break: the loop frames it without
+    /// scanning it), so the serve loop never builds a `Value` of it. Called for
     /// the methods [`Handler::answers_encoded`] names, except the method that
     /// declares capabilities and any method of a canonical protocol.
     fn handle_encoded(

@@ -14,7 +14,8 @@ use crate::envelope::{
     self, EnvelopeOptions, ErrorCode, ErrorObject, Id, Message, Notification, Request, Response,
 };
 use crate::framing::{
-    encoder_for, FaultKind, Frame, FrameEncoder, FrameLimits, FrameReader, FramingError, ReadError,
+    encoder_for, FaultKind, Frame, FrameEncoder, FrameLimits, FrameReader, Framing, FramingError,
+    ReadError,
 };
 use crate::protocol::{Direction, MethodKind};
 use crate::session::Session;
@@ -417,12 +418,40 @@ impl Server {
             Err(error) => return self.answer(id, method, Err(error), send),
         };
         self.session.answered(method, Ok(&Value::Null));
-        let mut body = Vec::with_capacity(result.get().len() + 48);
-        envelope::encode_success_raw(id, &result, &self.envelope, &mut body);
-        let mut frame = Vec::with_capacity(body.len() + 32);
-        self.encoder
-            .encode_into(&body, &mut frame)
-            .map_err(std::io::Error::other)?;
+        let transport = &self.protocol.manifest().transport;
+        let raw = result.get().as_bytes();
+        // The envelope around compact JSON is compact JSON: no line break to
+        // look for, only the bound to keep. One buffer, no second pass.
+        let mut frame = Vec::with_capacity(raw.len() + 96);
+        if transport.framing == Framing::ContentLength {
+            let length = envelope::encoded_success_raw_len(id, &result, &self.envelope);
+            frame.extend_from_slice(format!("Content-Length: {length}\r\n\r\n").as_bytes());
+        }
+        let start = frame.len();
+        envelope::encode_success_raw(id, &result, &self.envelope, &mut frame);
+        let length = frame.len() - start;
+        if length > transport.max_frame_bytes {
+            let error = ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "the result of `{method}` is {length} bytes, over the frame bound of {}",
+                    transport.max_frame_bytes
+                ),
+            );
+            let response = Message::Response(Response {
+                id: Some(id.clone()),
+                outcome: Err(error),
+            });
+            self.send(&response, send)?;
+            return Ok(if self.session.is_ended() {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            });
+        }
+        if transport.framing == Framing::Ndjson {
+            frame.push(b'\n');
+        }
         send(&frame)?;
         Ok(if self.session.is_ended() {
             Flow::Stop
