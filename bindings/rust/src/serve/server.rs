@@ -240,7 +240,7 @@ impl Server {
         let known = self.protocol.method(&method).filter(|spec| {
             spec.kind == MethodKind::Request && spec.direction == Direction::ClientToServer
         });
-        let Some(spec) = known.cloned() else {
+        let Some(streamed) = known.map(|spec| spec.result_stream.is_some()) else {
             return self.answer(&id, &method, Err(method_not_found(&method)), send);
         };
         if let Err(violation) = self.session.check(&method) {
@@ -268,7 +268,7 @@ impl Server {
         if !handler.implements(&method) {
             return self.answer(&id, &method, Err(method_not_found(&method)), send);
         }
-        if spec.result_stream.is_some() {
+        if streamed {
             return self.stream(handler, &id, &method, params, send);
         }
         let manifest = self.protocol.manifest();
