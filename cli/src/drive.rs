@@ -64,14 +64,7 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
             Arc::new(Protocol::compile(source).map_err(|e| e.to_string())?)
         }
     };
-    let input: Box<dyn Read> = match args.requests.as_deref() {
-        None => Box::new(std::io::stdin()),
-        Some(path) if path.as_os_str() == "-" => Box::new(std::io::stdin()),
-        Some(path) => Box::new(
-            std::fs::File::open(path)
-                .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
-        ),
-    };
+    let input = crate::input::open(args.requests.as_deref())?;
     let calls = read_calls(input)?;
     let (program, rest) = args.command.split_first().ok_or("no server command")?;
     let mut command = Command::new(program);

@@ -27,16 +27,12 @@ pub struct FramesArgs {
 
 /// Runs `wirekit frames`.
 pub fn run(args: FramesArgs) -> ExitCode {
-    let input: Box<dyn Read> = match args.file.as_deref() {
-        None => Box::new(std::io::stdin().lock()),
-        Some(path) if path.as_os_str() == "-" => Box::new(std::io::stdin().lock()),
-        Some(path) => match std::fs::File::open(path) {
-            Ok(file) => Box::new(file),
-            Err(error) => {
-                eprintln!("wirekit frames: cannot open {}: {error}", path.display());
-                return ExitCode::from(2);
-            }
-        },
+    let input = match crate::input::open(args.file.as_deref()) {
+        Ok(input) => input,
+        Err(message) => {
+            eprintln!("wirekit frames: {message}");
+            return ExitCode::from(2);
+        }
     };
     let mut limits = args.framing.default_limits();
     if let Some(max) = args.max_frame_bytes {

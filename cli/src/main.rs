@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod drive;
 mod frames;
 mod generate;
+mod input;
 mod validate;
 
 /// JSON-RPC over stdio, driven by JSON Schemas.

@@ -5,7 +5,7 @@
 //! printed with its frame index and JSON pointer. Exit status 0 when clean,
 //! 1 when anything is wrong, 2 for bad usage.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -40,16 +40,12 @@ pub fn run(args: ValidateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let input: Box<dyn Read> = match args.file.as_deref() {
-        None => Box::new(std::io::stdin().lock()),
-        Some(path) if path.as_os_str() == "-" => Box::new(std::io::stdin().lock()),
-        Some(path) => match std::fs::File::open(path) {
-            Ok(file) => Box::new(file),
-            Err(error) => {
-                eprintln!("wirekit validate: cannot open {}: {error}", path.display());
-                return ExitCode::from(2);
-            }
-        },
+    let input = match crate::input::open(args.file.as_deref()) {
+        Ok(input) => input,
+        Err(message) => {
+            eprintln!("wirekit validate: {message}");
+            return ExitCode::from(2);
+        }
     };
     let transport = &protocol.manifest().transport;
     let limits = transport

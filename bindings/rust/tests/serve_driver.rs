@@ -9,13 +9,12 @@ use serde_json::{json, Value};
 use wirekit::serve::ServeOutcome;
 use wirekit::validate::Protocol;
 
+/// The captured clean driver session (both directions, canonical NDJSON).
+const CLEAN_CAPTURE: &str = include_str!("../../../tests/sessions/agentapi-driver@1/clean.ndjson");
+
 /// The requests and results of the captured clean session, by method.
 fn captured() -> (Vec<String>, TableHandler) {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/sessions/agentapi-driver@1/clean.ndjson"
-    ))
-    .expect("capture");
+    let text = CLEAN_CAPTURE.to_owned();
     let messages: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON"))
@@ -267,11 +266,7 @@ impl wirekit::serve::Handler for Replay {
 #[test]
 fn a_driver_replaying_the_capture_writes_the_server_side_of_it_byte_for_byte() {
     let driver = driver();
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/sessions/agentapi-driver@1/clean.ndjson"
-    ))
-    .expect("capture");
+    let text = CLEAN_CAPTURE.to_owned();
     let lines: Vec<&str> = text.lines().collect();
     let messages: Vec<Value> = lines
         .iter()
@@ -302,11 +297,7 @@ fn a_driver_replaying_the_capture_writes_the_server_side_of_it_byte_for_byte() {
 #[test]
 fn queued_notifications_that_break_a_rule_are_dropped_not_sent() {
     let driver = driver();
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/sessions/agentapi-driver@1/clean.ndjson"
-    ))
-    .expect("capture");
+    let text = CLEAN_CAPTURE.to_owned();
     let messages: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON"))

@@ -276,16 +276,7 @@ impl Host {
             let message = format!("`{method}` is not a notification of {}", self.protocol.id());
             return Err(HostError::new(HostErrorKind::UnknownMethod, message));
         }
-        let issues = self
-            .protocol
-            .validate(method, Part::Params, params.as_ref());
-        if !issues.is_empty() {
-            return Err(HostError::issues(
-                HostErrorKind::InvalidParams,
-                method,
-                issues,
-            ));
-        }
+        self.check_params(method, params.as_ref())?;
         self.session
             .notify(method, params.as_ref())
             .map_err(|v| HostError::lifecycle(&v))?;
@@ -335,16 +326,7 @@ impl Host {
         self.session
             .check(method)
             .map_err(|v| HostError::lifecycle(&v))?;
-        let issues = self
-            .protocol
-            .validate(method, Part::Params, params.as_ref());
-        if !issues.is_empty() {
-            return Err(HostError::issues(
-                HostErrorKind::InvalidParams,
-                method,
-                issues,
-            ));
-        }
+        self.check_params(method, params.as_ref())?;
         let id = Id::from(self.next_id);
         self.next_id += 1;
         let request = Message::Request(Request {
@@ -358,6 +340,20 @@ impl Host {
             .unwrap_or(DEFAULT_TIMEOUT);
         self.send(method, &request)?;
         Ok((id, Instant::now() + timeout))
+    }
+
+    /// Refuses params that fail the method's schema, before anything is sent.
+    fn check_params(&self, method: &str, params: Option<&Value>) -> Result<(), HostError> {
+        let issues = self.protocol.validate(method, Part::Params, params);
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(HostError::issues(
+                HostErrorKind::InvalidParams,
+                method,
+                issues,
+            ))
+        }
     }
 
     fn send(&mut self, method: &str, message: &Message) -> Result<(), HostError> {
