@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -25,6 +26,11 @@ def load_cases(folder: str) -> list[tuple[str, dict[str, Any]]]:
     return cases
 
 
+def default_sigint() -> None:
+    """In the child, before exec: SIGINT back to its default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Peer:
     """A server process spoken to over its stdin and stdout pipes.
 
@@ -40,6 +46,10 @@ class Peer:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
+            # A test runner started in the background (as CI may be) inherits
+            # SIGINT ignored, and Python then installs no Ctrl-C handler: give
+            # the server the disposition a terminal would.
+            preexec_fn=default_sigint,
         )
         self.watchdog = threading.Timer(deadline, self.process.kill)
         self.watchdog.daemon = True
