@@ -48,11 +48,7 @@ pub fn run(args: ValidateArgs) -> ExitCode {
         }
     };
     let transport = &protocol.manifest().transport;
-    let limits = transport
-        .framing
-        .default_limits()
-        .with_max_frame_bytes(transport.max_frame_bytes);
-    let mut reader = FrameReader::new(input, transport.framing, limits);
+    let mut reader = FrameReader::new(input, transport.framing, transport.frame_limits());
     let mut checker = SessionChecker::new(Arc::clone(&protocol));
     loop {
         match reader.read_frame() {

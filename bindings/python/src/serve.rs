@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use wirekit::envelope::{ErrorCode, ErrorObject};
 use wirekit::serve::{Emit, Handler, ResultCheck, ServeOptions, ServeOutcome, Server};
-use wirekit::validate::{invalid_result, Part, Protocol as RustProtocol};
+use wirekit::validate::{invalid_result, invalid_result_warning, Part, Protocol as RustProtocol};
 
 use crate::convert::{from_python, to_python};
 use crate::validate::PyProtocol;
@@ -137,17 +137,9 @@ impl PythonHandler {
         if !issues.is_empty() {
             match self.result_check {
                 ResultCheck::Reject => return Err(invalid_result(method, Part::Result, &issues)),
+                // The line the core's serve loop logs for the same result.
                 ResultCheck::Warn => {
-                    // The line the core's serve loop logs for the same result.
-                    let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
-                    self.log(
-                        py,
-                        &format!(
-                            "warning: sending an invalid {} for `{method}` anyway: {}",
-                            Part::Result.name(),
-                            listed.join("; ")
-                        ),
-                    );
+                    self.log(py, &invalid_result_warning(method, Part::Result, &issues))
                 }
             }
         }

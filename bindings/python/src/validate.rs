@@ -222,8 +222,7 @@ impl<'de, 'py> Visitor<'de> for ResponseSeed<'_, '_, 'py> {
 
 impl PyProtocol {
     fn envelope(&self) -> EnvelopeOptions {
-        let transport = &self.inner.manifest().transport;
-        EnvelopeOptions::new(transport.envelope).with_strict(transport.strict)
+        self.inner.manifest().transport.envelope_options()
     }
 
     /// The in-place validator of `method`'s `part`, if it has one.
@@ -389,11 +388,7 @@ impl PyProtocol {
     fn new(py: Python<'_>, spec: &str) -> PyResult<Self> {
         let inner = load(py, spec)?;
         let transport = &inner.manifest().transport;
-        let limits = transport
-            .framing
-            .default_limits()
-            .with_max_frame_bytes(transport.max_frame_bytes);
-        let encoder = encoder_for(transport.framing, limits);
+        let encoder = encoder_for(transport.framing, transport.frame_limits());
         Ok(PyProtocol {
             inner,
             encoder,

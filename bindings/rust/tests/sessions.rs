@@ -30,11 +30,7 @@ type Found = BTreeSet<(usize, String, Option<String>)>;
 fn check_capture(protocol: &Arc<Protocol>, capture: &Path) -> Found {
     let bytes = std::fs::read(capture).expect("capture");
     let transport = &protocol.manifest().transport;
-    let limits = transport
-        .framing
-        .default_limits()
-        .with_max_frame_bytes(transport.max_frame_bytes);
-    let mut reader = FrameReader::new(&bytes[..], transport.framing, limits);
+    let mut reader = FrameReader::new(&bytes[..], transport.framing, transport.frame_limits());
     let mut checker = SessionChecker::new(Arc::clone(protocol));
     loop {
         match reader.read_frame() {

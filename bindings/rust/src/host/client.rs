@@ -77,10 +77,7 @@ impl Host {
                 )
             })?;
         let transport = &protocol.manifest().transport;
-        let limits = transport
-            .framing
-            .default_limits()
-            .with_max_frame_bytes(transport.max_frame_bytes);
+        let limits = transport.frame_limits();
         let (stdin, stdout, stderr) =
             match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
@@ -115,10 +112,7 @@ impl Host {
         thread::spawn(move || keep_tail(stderr, &sink));
         Ok(Host {
             session: Session::new(Arc::clone(&protocol)),
-            envelope: EnvelopeOptions {
-                dialect: transport.envelope,
-                strict: transport.strict,
-            },
+            envelope: transport.envelope_options(),
             writer: Some(FrameWriter::new(stdin, framing)),
             protocol,
             child,
@@ -142,13 +136,9 @@ impl Host {
     /// as the protocol frames them.
     pub fn with_transcript(mut self, sink: Box<dyn Write + Send>) -> Self {
         let transport = &self.protocol.manifest().transport;
-        let limits = transport
-            .framing
-            .default_limits()
-            .with_max_frame_bytes(transport.max_frame_bytes);
         self.transcript = Some(Transcript {
             sink,
-            encoder: encoder_for(transport.framing, limits),
+            encoder: encoder_for(transport.framing, transport.frame_limits()),
         });
         self
     }
@@ -357,12 +347,12 @@ impl Host {
     }
 
     fn send(&mut self, method: &str, message: &Message) -> Result<(), HostError> {
-        let body = if self.protocol.manifest().transport.canonical {
-            envelope::encode_canonical(message, &self.envelope)
-                .map_err(|e| HostError::new(HostErrorKind::Envelope, e.to_string()))?
-        } else {
-            envelope::encode(message, &self.envelope)
-        };
+        let body = self
+            .protocol
+            .manifest()
+            .transport
+            .encode(message)
+            .map_err(|e| HostError::new(HostErrorKind::Envelope, e.to_string()))?;
         let Some(writer) = self.writer.as_mut() else {
             return Err(HostError::new(
                 HostErrorKind::Exited,

@@ -41,10 +41,7 @@ impl SessionChecker {
     /// A checker for a session of `protocol`, from its start.
     pub fn new(protocol: Arc<Protocol>) -> Self {
         let transport = &protocol.manifest().transport;
-        let envelope = EnvelopeOptions {
-            dialect: transport.envelope,
-            strict: transport.strict,
-        };
+        let envelope = transport.envelope_options();
         SessionChecker {
             session: Session::new(Arc::clone(&protocol)),
             protocol,

@@ -7,8 +7,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::envelope::Dialect;
-use crate::framing::Framing;
+use crate::envelope::{self, Dialect, EnvelopeError, EnvelopeOptions, Message};
+use crate::framing::{FrameLimits, Framing};
 
 /// One protocol version's manifest.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -88,6 +88,32 @@ pub struct Transport {
     pub canonical: bool,
     /// The largest frame body, in bytes.
     pub max_frame_bytes: usize,
+}
+
+impl Transport {
+    /// The frame limits of this transport: its framing's defaults with the
+    /// protocol's frame bound.
+    pub fn frame_limits(&self) -> FrameLimits {
+        self.framing
+            .default_limits()
+            .with_max_frame_bytes(self.max_frame_bytes)
+    }
+
+    /// How envelopes are read on this transport.
+    pub fn envelope_options(&self) -> EnvelopeOptions {
+        EnvelopeOptions::new(self.envelope).with_strict(self.strict)
+    }
+
+    /// A message's body as this transport writes it: canonical (RFC 8785)
+    /// when the protocol says so, else members in their declared order.
+    pub fn encode(&self, message: &Message) -> Result<Vec<u8>, EnvelopeError> {
+        let options = self.envelope_options();
+        if self.canonical {
+            envelope::encode_canonical(message, &options)
+        } else {
+            Ok(envelope::encode(message, &options))
+        }
+    }
 }
 
 /// Where the server's capabilities are declared.

@@ -19,7 +19,7 @@ use crate::framing::{
 };
 use crate::protocol::{Direction, MethodKind};
 use crate::session::Session;
-use crate::validate::{invalid_params, invalid_result, Part, Protocol};
+use crate::validate::{invalid_params, invalid_result, invalid_result_warning, Part, Protocol};
 
 /// What to do with a result (or streamed item) that fails its schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -75,16 +75,9 @@ impl Server {
     /// A server for `protocol`, logging to stderr.
     pub fn new(protocol: Arc<Protocol>, options: ServeOptions) -> Self {
         let transport = &protocol.manifest().transport;
-        let limits = transport
-            .framing
-            .default_limits()
-            .with_max_frame_bytes(transport.max_frame_bytes);
-        let envelope = EnvelopeOptions {
-            dialect: transport.envelope,
-            strict: transport.strict,
-        };
+        let envelope = transport.envelope_options();
         Server {
-            encoder: encoder_for(transport.framing, limits),
+            encoder: encoder_for(transport.framing, transport.frame_limits()),
             session: Session::new(Arc::clone(&protocol)),
             protocol,
             envelope,
@@ -106,11 +99,7 @@ impl Server {
 
     /// The frame limits this server reads with.
     pub fn limits(&self) -> FrameLimits {
-        let transport = &self.protocol.manifest().transport;
-        transport
-            .framing
-            .default_limits()
-            .with_max_frame_bytes(transport.max_frame_bytes)
+        self.protocol.manifest().transport.frame_limits()
     }
 
     /// Serves `input` until the session ends or the input closes.
@@ -292,7 +281,7 @@ impl Server {
         if !issues.is_empty() {
             match self.options.result_check {
                 ResultCheck::Reject => outcome = Err(invalid_result(&method, part, &issues)),
-                ResultCheck::Warn => (self.logger)(&warning(&method, part, &issues)),
+                ResultCheck::Warn => (self.logger)(&invalid_result_warning(&method, part, &issues)),
             }
         }
         self.answer(&id, &method, outcome, send)
@@ -325,7 +314,9 @@ impl Server {
                             ));
                             return Ok(());
                         }
-                        ResultCheck::Warn => logger(&warning(method, Part::Item, &issues)),
+                        ResultCheck::Warn => {
+                            logger(&invalid_result_warning(method, Part::Item, &issues))
+                        }
                     }
                 }
                 buffer.clear();
@@ -490,7 +481,9 @@ impl Server {
                         (self.logger)(&format!("dropped `{method}`: {}", error.message));
                         continue;
                     }
-                    ResultCheck::Warn => (self.logger)(&warning(method, Part::Params, &issues)),
+                    ResultCheck::Warn => {
+                        (self.logger)(&invalid_result_warning(method, Part::Params, &issues))
+                    }
                 }
             }
             if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
@@ -516,27 +509,18 @@ impl Server {
         message: &Message,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let body = if self.protocol.manifest().transport.canonical {
-            envelope::encode_canonical(message, &self.envelope).map_err(std::io::Error::other)?
-        } else {
-            envelope::encode(message, &self.envelope)
-        };
+        let body = self
+            .protocol
+            .manifest()
+            .transport
+            .encode(message)
+            .map_err(std::io::Error::other)?;
         let mut frame = Vec::with_capacity(body.len() + 32);
         self.encoder
             .encode_into(&body, &mut frame)
             .map_err(std::io::Error::other)?;
         send(&frame)
     }
-}
-
-/// The warn-mode log line: every issue, not only the first few.
-fn warning(method: &str, part: Part, issues: &[crate::validate::ValidationIssue]) -> String {
-    let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
-    format!(
-        "warning: sending an invalid {} for `{method}` anyway: {}",
-        part.name(),
-        listed.join("; ")
-    )
 }
 
 fn ends_stream(framing: crate::framing::Framing, fault: &FramingError) -> bool {

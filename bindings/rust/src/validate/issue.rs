@@ -123,6 +123,17 @@ pub fn invalid_result(method: &str, part: Part, issues: &[ValidationIssue]) -> E
     describe(ErrorCode::INTERNAL_ERROR.0, &what, part, issues)
 }
 
+/// The warn-mode log line for an invalid result (or item, or error data)
+/// sent anyway: every issue, not only the first few.
+pub fn invalid_result_warning(method: &str, part: Part, issues: &[ValidationIssue]) -> String {
+    let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    format!(
+        "warning: sending an invalid {} for `{method}` anyway: {}",
+        part.name(),
+        listed.join("; ")
+    )
+}
+
 fn describe(code: i64, what: &str, part: Part, issues: &[ValidationIssue]) -> ErrorObject {
     let mut message = String::from(what);
     for (index, issue) in issues.iter().enumerate().take(3) {

@@ -17,5 +17,7 @@ mod issue;
 mod rules;
 
 pub use compiled::Protocol;
-pub use issue::{invalid_params, invalid_result, IssueKind, Part, ValidationIssue};
+pub use issue::{
+    invalid_params, invalid_result, invalid_result_warning, IssueKind, Part, ValidationIssue,
+};
 pub use rules::SESSION_RULES;
