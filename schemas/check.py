@@ -17,9 +17,9 @@ and checks, failing on the first-class problems it finds:
 4. every test vector in tests/vectors/protocols/<protocol>@<version>/ gives
    exactly the listed errors (or none), every method has vectors, and every
    valid vector of an older minor version is still valid in a newer one;
-5. every captured session in tests/sessions/<protocol>@<version>/ replays
-   through a reference model of the wirekit core with exactly the problems
-   listed in its .expect.json.
+5. every captured session in tests/sessions/<protocol>@<version>/ is paired
+   with a well-formed .expect.json, and `wirekit validate` (built from this
+   checkout) finds in it exactly the problems listed there.
 
 The last line reads "check: N passed, M failed"; the exit status is 0 only
 when nothing failed.
@@ -30,7 +30,9 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import re
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -53,7 +55,8 @@ SESSIONS = REPO / "tests" / "sessions"
 BASE = "https://wirekit.dev/schemas/"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 PARTS = ("params", "result", "item", "error_data")
-PROBLEM_KINDS = ("invalid_params", "invalid_result", "lifecycle", "unknown_id", "capability", "rule", "envelope", "framing")
+PROBLEM_KINDS = ("invalid_params", "invalid_result", "lifecycle", "unknown_id", "capability", "rule", "envelope", "framing",
+                 "unknown_method", "duplicate_id", "unanswered")
 MIN_INVALID_CASES = 3
 
 
@@ -128,26 +131,6 @@ def split_pointer(ptr: str) -> list[str]:
     if not ptr.startswith("/"):
         raise ValueError(f"not a JSON pointer: {ptr!r}")
     return [unescape(s) for s in ptr[1:].split("/")]
-
-
-_MISSING = object()
-
-
-def get_at(doc: Any, ptr: str) -> Any:
-    """The value at a JSON pointer, or _MISSING."""
-    cur = doc
-    for seg in split_pointer(ptr):
-        if isinstance(cur, dict):
-            if seg not in cur:
-                return _MISSING
-            cur = cur[seg]
-        elif isinstance(cur, list):
-            if not re.fullmatch(r"0|[1-9][0-9]*", seg) or int(seg) >= len(cur):
-                return _MISSING
-            cur = cur[int(seg)]
-        else:
-            return _MISSING
-    return cur
 
 
 def expand_wildcard(doc: Any, ptr: str) -> Iterator[tuple[str, Any]]:
@@ -733,357 +716,23 @@ def check_superset(report: Report, protocols: dict[str, Protocol], vectors: dict
 
 
 # --------------------------------------------------------------------------
-# sessions: a reference model of the core's session checks
+# sessions: replayed through the real checker (`wirekit validate --json`)
 
 
-class Frame:
-    def __init__(self, raw: bytes | None, problem: tuple[str, str | None] | None = None) -> None:
-        self.raw = raw
-        self.problem = problem
+def wirekit_validate() -> list[str]:
+    """The `wirekit` command built from this checkout (built here if needed)."""
+    subprocess.run(["cargo", "build", "-q", "-p", "wirekit-cli", "--manifest-path", str(REPO / "Cargo.toml")], check=True)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    return [str(target / "debug" / "wirekit"), "validate", "--schemas", str(SCHEMAS), "--json"]
 
 
-def split_frames(proto: Protocol, data: bytes) -> list[Frame]:
-    limit = proto.transport["max_frame_bytes"]
-    frames: list[Frame] = []
-    if proto.transport["framing"] == "ndjson":
-        lines = data.split(b"\n")
-        if lines and lines[-1] == b"":
-            lines.pop()
-        for line in lines:
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            if not line.strip():
-                if proto.transport.get("strict"):
-                    frames.append(Frame(None, ("framing", None)))
-                continue
-            if len(line) > limit:
-                frames.append(Frame(None, ("framing", None)))
-                continue
-            frames.append(Frame(line))
-        return frames
-    pos = 0
-    while pos < len(data):
-        end = data.find(b"\r\n\r\n", pos)
-        if end < 0:
-            frames.append(Frame(None, ("framing", None)))
-            break
-        length = None
-        for header in data[pos:end].split(b"\r\n"):
-            name, _, value = header.partition(b":")
-            if name.strip().lower() == b"content-length":
-                try:
-                    length = int(value.strip())
-                except ValueError:
-                    length = None
-        body_start = end + 4
-        if length is None or length < 0 or length > limit or body_start + length > len(data):
-            frames.append(Frame(None, ("framing", None)))
-            break
-        frames.append(Frame(data[body_start:body_start + length]))
-        pos = body_start + length
-    return frames
-
-
-class Session:
-    """Replays one capture and collects problems as (frame, kind, pointer)."""
-
-    ENVELOPE_MEMBERS = {"jsonrpc", "id", "method", "params", "result", "error"}
-
-    def __init__(self, proto: Protocol) -> None:
-        self.proto = proto
-        self.man = proto.manifest
-        lc = self.man.get("lifecycle") or {}
-        self.state: str | None = lc.get("initial")
-        self.terminal = set(lc.get("terminal", []))
-        self.non_terminal = [s for s in lc.get("states", {}) if s not in self.terminal]
-        self.ended = False
-        self.pending: dict[str, dict[str, Any]] = {}
-        self.capabilities: Any = None
-        self.stream: dict[str, Any] | None = None
-        self.scopes: dict[str, dict[str, Any]] = {}  # scope start method -> {params, per-rule state}
-        self.consumed: dict[int, set[str]] = {}
-        self.problems: list[tuple[int, str, str | None]] = []
-        self.strict = bool(proto.transport.get("strict"))
-        self.jsonrpc = proto.transport["envelope"] == "jsonrpc-2.0"
-
-    # -- helpers ----------------------------------------------------------
-
-    def problem(self, frame: int, kind: str, ptr: str | None) -> None:
-        self.problems.append((frame, kind, ptr))
-
-    def schema_problems(self, frame: int, kind: str, prefix: str, method: str, part: str, value: Any) -> bool:
-        ref = self.proto.part_ref(method, part)
-        found = False
-        if ref is not None:
-            for ptr, _kw in schema_errors(self.proto.validator(ref), value):
-                self.problem(frame, kind, prefix + ptr)
-                found = True
-        for ptr, _kw in self.proto.stateless_rule_errors(method, part, value):
-            self.problem(frame, kind, prefix + ptr)  # stateless rules are part of message validation
-            found = True
-        return found
-
-    def declared(self, capability: str) -> bool:
-        caps = self.capabilities
-        style = self.man["capabilities"]["style"]
-        if style == "boolean-object":
-            return isinstance(caps, dict) and caps.get(capability) is True
-        return isinstance(caps, list) and capability in caps
-
-    def allowed(self, spec: dict[str, Any]) -> bool:
-        lc = spec.get("lifecycle")
-        if lc is None or self.state is None:
-            return True
-        allowed = lc["allowed_in"]
-        return self.state in (self.non_terminal if allowed == ["*"] else allowed)
-
-    def scope_rules(self, method: str) -> list[tuple[int, dict[str, Any]]]:
-        return [(i, r) for i, r in enumerate(self.man.get("rules", [])) if r.get("method") == method and r["rule"] != "not_before"]
-
-    # -- stateful rules -----------------------------------------------------
-
-    def check_rules(self, frame: int, method: str, params: Any) -> bool:
-        """Stateful rules of a message, in manifest order; the first failure is reported."""
-        fault = self.rule_fault(method, params)
-        if fault is not None:
-            self.problem(frame, "rule", "/params" + fault)
-        return fault is None
-
-    def rule_fault(self, method: str, params: Any) -> str | None:
-        """The pointer (within params) of the first failed stateful rule, or None."""
-        for i, rule in self.scope_rules(method):
-            kind = rule["rule"]
-            if kind == "not_reused":
-                value = get_at(params, rule["at"])
-                if value is not _MISSING and json.dumps(value, sort_keys=True) in self.consumed.get(i, set()):
-                    return rule["at"]
-                continue
-            scope = self.scopes.get(rule["scope"]["start"])
-            if scope is None:
-                continue  # no open scope: the lifecycle check reports the message
-            st = scope["rules"].setdefault(i, {})
-            if kind == "increasing_sequence":
-                value = get_at(params, rule["at"])
-                if "last" in st and is_number(value) and value <= st["last"]:
-                    return rule["at"]
-            elif kind == "last_sequence_matches":
-                value = get_at(params, rule["at"])
-                observed = scope["observed"].get((rule["observed"]["method"], rule["observed"]["at"]), _MISSING)
-                if observed is _MISSING:
-                    if value is not _MISSING:
-                        return rule["at"]
-                elif value is _MISSING or value != observed:
-                    return rule["at"]
-            elif kind == "matches_scope":
-                for p in rule["at"]:
-                    if get_at(params, p) != get_at(scope["params"], p):
-                        return p
-        return None
-
-    def accept_rules(self, method: str, params: Any) -> None:
-        """Update rule state once a message was accepted."""
-        for i, rule in enumerate(self.man.get("rules", [])):
-            kind = rule["rule"]
-            if kind == "not_reused" and rule["consumed"]["method"] == method:
-                value = get_at(params, rule["consumed"]["at"])
-                if value is not _MISSING:
-                    self.consumed.setdefault(i, set()).add(json.dumps(value, sort_keys=True))
-            scope = self.scopes.get(rule.get("scope", {}).get("start", ""))
-            if scope is None:
-                continue
-            if kind == "increasing_sequence" and rule["method"] == method:
-                scope["rules"].setdefault(i, {})["last"] = get_at(params, rule["at"])
-            if kind == "last_sequence_matches" and rule["observed"]["method"] == method:
-                key = (method, rule["observed"]["at"])
-                scope["observed"][key] = get_at(params, rule["observed"]["at"])
-        for start in list(self.scopes):
-            ends = {r["scope"]["end"] for r in self.man.get("rules", []) if r.get("scope", {}).get("start") == start}
-            if method in ends:
-                del self.scopes[start]
-
-    def open_scopes(self, method: str, params: Any) -> None:
-        starts = {r["scope"]["start"] for r in self.man.get("rules", []) if "scope" in r}
-        if method in starts:
-            self.scopes[method] = {"params": params, "rules": {}, "observed": {}}
-
-    def succeed(self, method: str, params: Any, result: Any) -> None:
-        spec = self.proto.methods[method]
-        caps = self.man.get("capabilities")
-        if caps and caps["method"] == method:
-            found = get_at(result, caps["pointer"])
-            self.capabilities = {} if found is _MISSING or found is None else found  # known from now on; missing = none declared
-        self.accept_rules(method, params)
-        self.open_scopes(method, params)
-        lc = spec.get("lifecycle", {})
-        if "on_success" in lc:
-            self.state = lc["on_success"]
-        if lc.get("ends_session") or self.state in self.terminal:
-            self.ended = True
-
-    # -- frames -------------------------------------------------------------
-
-    def envelope(self, i: int, msg: Any) -> str | None:
-        """Classify a message: 'request', 'notification', 'response' or None (problem reported)."""
-        if not isinstance(msg, dict):
-            self.problem(i, "envelope", None)
-            return None
-        if self.jsonrpc and msg.get("jsonrpc") != "2.0":
-            self.problem(i, "envelope", "/jsonrpc")
-            return None
-        if self.strict:
-            extras = [k for k in msg if k not in self.ENVELOPE_MEMBERS or (k == "jsonrpc" and not self.jsonrpc)]
-            for k in extras:
-                self.problem(i, "envelope", "/" + escape(k))
-            if extras:
-                return None
-        if "method" in msg:
-            method = msg["method"]
-            if not isinstance(method, str) or method not in self.proto.methods:
-                self.problem(i, "envelope", "/method")
-                return None
-            if "result" in msg or "error" in msg:
-                self.problem(i, "envelope", None)
-                return None
-            kind = self.proto.methods[method]["kind"]
-            if kind == "request":
-                rid = msg.get("id", _MISSING)
-                if rid is _MISSING or not (isinstance(rid, str) or is_integer(rid)):
-                    self.problem(i, "envelope", "/id")
-                    return None
-                return "request"
-            if "id" in msg:
-                self.problem(i, "envelope", "/id")
-                return None
-            return "notification"
-        if "id" not in msg or (("result" in msg) == ("error" in msg)):
-            self.problem(i, "envelope", None)
-            return None
-        err = msg.get("error")
-        if err is not None:
-            if not isinstance(err, dict) or not is_integer(err.get("code")) or not isinstance(err.get("message"), str):
-                self.problem(i, "envelope", "/error")
-                return None
-            if self.strict:
-                extras = [k for k in err if k not in ("code", "message", "data")]
-                for k in extras:
-                    self.problem(i, "envelope", "/error/" + escape(k))
-                if extras:
-                    return None
-        return "response"
-
-    def request_or_notification(self, i: int, msg: dict[str, Any], kind: str) -> None:
-        method = msg["method"]
-        spec = self.proto.methods[method]
-        if self.ended:
-            self.problem(i, "lifecycle", "/method")
-            return
-        ok = True
-        if kind == "notification" and not self.allowed(spec):
-            self.presume_pending_success(spec)
-        if not self.allowed(spec):
-            self.problem(i, "lifecycle", "/method")
-            ok = False
-        elif "capability" in spec and self.capabilities is not None and not self.declared(spec["capability"]):
-            self.problem(i, "capability", "/method")
-            ok = False
-        params = msg.get("params", _MISSING)
-        valid = True
-        if params is _MISSING or params is None:
-            if params is None and self.strict:
-                self.problem(i, "envelope", "/params")
-                valid = False
-            elif not spec.get("params_optional"):
-                self.problem(i, "invalid_params", "/params")
-                valid = False
-            params = None
-        elif self.schema_problems(i, "invalid_params", "/params", method, "params", params):
-            valid = False
-        if ok and valid:
-            valid = self.check_rules(i, method, params)
-        if kind == "request":
-            self.pending[json.dumps(msg["id"])] = {"method": method, "params": params, "ok": ok and valid, "frame": i}
-            if "result_stream" in spec and ok and valid:
-                self.stream = {"id": json.dumps(msg["id"]), "method": method, "items": 0}
-        elif ok and valid:
-            self.accept_rules(method, params)
-            lc = spec.get("lifecycle", {})
-            if "on_success" in lc:
-                self.state = lc["on_success"]
-
-    def presume_pending_success(self, spec: dict[str, Any]) -> None:
-        """A notification that only a pending request's success allows: the
-        capture's two pipes interleave loosely, so presume that success (once)."""
-        allowed = spec.get("lifecycle", {}).get("allowed_in", [])
-        waiting = sorted((req["frame"], key) for key, req in self.pending.items() if req["ok"] and not req.get("presumed"))
-        for _frame, key in waiting:
-            req = self.pending[key]
-            target = self.proto.methods[req["method"]].get("lifecycle", {}).get("on_success")
-            if target is not None and (allowed == ["*"] or target in allowed):
-                req["presumed"] = True
-                self.succeed(req["method"], req["params"], None)
-                return
-
-    def response(self, i: int, msg: dict[str, Any]) -> None:
-        key = json.dumps(msg["id"])
-        req = self.pending.pop(key, None)
-        if req is None:
-            self.problem(i, "unknown_id", "/id")
-            return
-        method = req["method"]
-        if "result" in msg:
-            if self.schema_problems(i, "invalid_result", "/result", method, "result", msg["result"]):
-                pass
-            if req["ok"] and not req.get("presumed"):
-                self.succeed(method, req["params"], msg["result"])
-            return
-        err = msg["error"]
-        if req.get("presumed"):  # its success was presumed: the state moved on a refusal
-            self.problem(i, "lifecycle", "/error")
-        if "error_data" in self.man:
-            data = err.get("data")
-            for ptr, _kw in schema_errors(self.proto.validator(self.man["error_data"]), data):
-                self.problem(i, "invalid_result", "/error/data" + ptr)
-        for e in self.man.get("errors", []):
-            if e["code"] == err["code"] and e.get("ends_session"):
-                self.ended = True
-
-    def item(self, i: int, msg: Any) -> None:
-        assert self.stream is not None
-        self.stream["items"] += 1
-        self.schema_problems(i, "invalid_result", "", self.stream["method"], "item", msg)
-
-    def run(self, data: bytes) -> list[tuple[int, str, str | None]]:
-        i = -1
-        for frame in split_frames(self.proto, data):
-            if frame.problem:  # a fault is not a frame: it is reported at the next frame's index
-                self.problem(i + 1, *frame.problem)
-                continue
-            i += 1
-            try:
-                assert frame.raw is not None
-                msg = loads_strict(frame.raw) if self.strict else json.loads(frame.raw)
-            except (ValueError, UnicodeDecodeError):
-                self.problem(i, "framing", None)
-                continue
-            if self.stream is not None:
-                is_answer = isinstance(msg, dict) and ("result" in msg or "error" in msg) and json.dumps(msg.get("id")) == self.stream["id"]
-                if not is_answer or self.stream["items"]:
-                    self.item(i, msg)
-                    continue
-                self.stream = None
-            kind = self.envelope(i, msg)
-            if kind in ("request", "notification"):
-                self.request_or_notification(i, msg, kind)
-            elif kind == "response":
-                if self.ended and json.dumps(msg["id"]) not in self.pending:
-                    self.problem(i, "lifecycle", "/id")
-                    continue
-                self.response(i, msg)
-        if self.stream is not None and self.stream["items"]:
-            req = self.pending.pop(self.stream["id"], None)
-            if req is not None and req["ok"]:
-                self.succeed(req["method"], req["params"], None)
-        return self.problems
+def replay(command: list[str], key: str, capture: Path) -> list[tuple[int, str, str | None]]:
+    """The (frame, kind, pointer) problems `wirekit validate` finds in a capture."""
+    done = subprocess.run(command + ["--protocol", key, str(capture)], capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(done.stderr.strip() or f"exit status {done.returncode}")
+    problems = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return [(p["frame"], p["kind"], p["pointer"]) for p in problems]
 
 
 def check_sessions(report: Report, protocols: dict[str, Protocol]) -> None:
@@ -1091,6 +740,7 @@ def check_sessions(report: Report, protocols: dict[str, Protocol]) -> None:
         report.fail(str(SESSIONS.relative_to(REPO)), "missing")
         return
     covered = set()
+    command = wirekit_validate()
     for d in sorted(p for p in SESSIONS.iterdir() if p.is_dir()):
         proto = protocols.get(d.name)
         if not report.check(proto is not None, f"sessions {d.name}", "no such protocol@version in schemas/"):
@@ -1123,7 +773,7 @@ def check_sessions(report: Report, protocols: dict[str, Protocol]) -> None:
             if not report.check(shape_ok, f"{exp_path.relative_to(REPO)} shape", f"needs protocol {proto.key!r} and problems [{{frame, kind, pointer}}]"):
                 continue
             try:
-                got = Session(proto).run(cap.read_bytes())
+                got = replay(command, proto.key, cap)
             except Exception as exc:  # noqa: BLE001
                 report.fail(what, f"cannot replay ({short(exc)})")
                 continue
