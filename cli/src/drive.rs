@@ -54,7 +54,7 @@ pub fn run(args: DriveArgs) -> ExitCode {
 
 fn drive(args: &DriveArgs) -> Result<bool, String> {
     let protocol = match &args.schemas {
-        None => Protocol::embedded(&args.protocol).map_err(|e| e.to_string())?,
+        None => wirekit_protocols::protocol(&args.protocol).map_err(|e| e.to_string())?,
         Some(dir) => {
             let registry = Registry::from_dir(dir).map_err(|e| e.to_string())?;
             let source = registry

@@ -92,7 +92,7 @@ pub fn run(args: ValidateArgs) -> ExitCode {
 
 fn load(args: &ValidateArgs) -> Result<Arc<Protocol>, ProtocolError> {
     match &args.schemas {
-        None => Protocol::embedded(&args.protocol),
+        None => wirekit_protocols::protocol(&args.protocol),
         Some(dir) => {
             let registry = Registry::from_dir(dir)?;
             Ok(Arc::new(Protocol::compile(

@@ -4,7 +4,8 @@
 //! never drift from them:
 //!
 //! * [`Target::Rust`]: typify types plus method enums, a typed server trait
-//!   with a dispatcher, and typed client calls (`bindings/rust/src/generated`);
+//!   with a dispatcher, and typed client calls, with the schemas embedded
+//!   (`bindings/rust-protocols/src/generated`, crate `wirekit-protocols`);
 //! * [`Target::Python`]: `TypedDict`s, `Literal` aliases and constants
 //!   (`bindings/python/python/wirekit/protocols`);
 //! * [`Target::TypeScript`]: interfaces, literal unions, a method map and
@@ -187,7 +188,10 @@ pub fn generate_for(
         }
         if with_index {
             let index = match target {
-                Target::Rust => Some(rust::index(protocols)),
+                Target::Rust => {
+                    out.push(rust::embedded_schemas(protocols).map_err(|e| e.for_target(target))?);
+                    Some(rust::index(protocols))
+                }
                 Target::Python => Some(python::index(protocols)),
                 Target::TypeScript => Some(typescript::index(protocols)),
                 Target::Docs => Some(docs::index(protocols)),

@@ -1,4 +1,6 @@
-//! The Rust target: one module a protocol under `bindings/rust/src/generated`,
+//! The Rust target: one module a protocol under
+//! `bindings/rust-protocols/src/generated` (crate `wirekit-protocols`), plus
+//! the protocols' files embedded there (`schemas.rs`),
 //! with the typify types (`types`), method-name constants and enums, a typed
 //! server trait plus its [`Handler`](wirekit::serve::Handler) adapter, and a
 //! typed client over a small `Transport` trait.
@@ -15,7 +17,7 @@ use crate::text::{json_string, rust_doc};
 use crate::{header, GeneratedFile};
 
 /// Where the Rust modules go.
-pub const DIR: &str = "bindings/rust/src/generated";
+pub const DIR: &str = "bindings/rust-protocols/src/generated";
 
 /// Rust's strict and reserved keywords (a method named one gets a `_` suffix).
 const RUST_KEYWORDS: &[&str] = &[
@@ -126,8 +128,8 @@ fn method(
     })
 }
 
-/// The module text for `p`, with glue paths rooted at `root` (`crate` inside
-/// the wirekit crate, `::wirekit` elsewhere).
+/// The module text for `p`, with glue paths rooted at `root` (`::wirekit`,
+/// the runtime crate, unless it is renamed).
 pub fn module(p: &Protocol, root: &str) -> Result<String> {
     let types = rust_types::generate(p)?;
     let mut methods = Vec::new();
@@ -262,7 +264,7 @@ fn space_items(text: &str) -> String {
 pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     Ok(vec![GeneratedFile {
         path: PathBuf::from(format!("{DIR}/{}.rs", p.module)),
-        contents: module(p, "crate")?,
+        contents: module(p, "::wirekit")?,
     }])
 }
 
@@ -283,4 +285,65 @@ pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
         path: PathBuf::from(format!("{DIR}/mod.rs")),
         contents: format!("{}\n{text}", header("//")),
     })
+}
+
+/// `generated/schemas.rs`: every protocol's manifest and schema files as
+/// `(path below schemas/, JSON text)`, so the crate carries its protocols
+/// (`cargo package` takes nothing from outside the crate's folder).
+pub fn embedded_schemas(protocols: &[Protocol]) -> Result<GeneratedFile> {
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for p in protocols {
+        let origin = format!("{}/{}", p.name, p.version);
+        entries.push((
+            format!("{origin}/{}", wirekit::protocol::MANIFEST_FILE),
+            pretty_json(&p.manifest)?,
+        ));
+        for file in &p.files {
+            entries.push((format!("{origin}/{}", file.name), pretty_json(&file.json)?));
+        }
+    }
+    entries.sort();
+    let mut text = format!(
+        "{}\n//! The manifest and schema files of every protocol of `schemas/`, by path\n\
+         //! below it, as JSON text.\n\n\
+         /// `(path below schemas/, JSON text)` of every embedded file.\n\
+         pub(crate) static FILES: &[(&str, &str)] = &[\n",
+        header("//")
+    );
+    for (path, json) in &entries {
+        let hashes = raw_string_hashes(json);
+        text.push_str(&format!(
+            "    (\n        {},\n        r{hashes}\"{json}\n\"{hashes},\n    ),\n",
+            json_string(path)
+        ));
+    }
+    text.push_str("];\n");
+    syn::parse_file(&text).map_err(|e| {
+        Error::new(
+            ErrorKind::Format,
+            format!("generated schemas.rs does not parse: {e}"),
+        )
+    })?;
+    Ok(GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/schemas.rs")),
+        contents: text,
+    })
+}
+
+fn pretty_json(value: &serde_json::Value) -> Result<String> {
+    serde_json::to_string_pretty(value).map_err(|e| {
+        Error::new(
+            ErrorKind::Format,
+            format!("cannot write a schema as JSON: {e}"),
+        )
+    })
+}
+
+/// Enough `#`s that `text` cannot end the raw string literal early.
+fn raw_string_hashes(text: &str) -> String {
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    hashes
 }

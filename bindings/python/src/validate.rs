@@ -14,7 +14,6 @@ use serde_json::{json, Map};
 use wirekit::envelope::{self, Dialect, EnvelopeOptions, Message, Response};
 use wirekit::framing::{encoder_for, FrameEncoder};
 use wirekit::protocol::bundle::{localize_ref, DRAFT_2020_12};
-use wirekit::protocol::Registry;
 use wirekit::validate::{IssueKind, Part, Protocol as RustProtocol, ValidationIssue};
 
 use crate::check::Check;
@@ -99,7 +98,7 @@ pub fn parse_part(name: &str) -> PyResult<Part> {
 /// Every embedded protocol version, as `name@version`.
 #[pyfunction]
 pub fn embedded_protocols(py: Python<'_>) -> PyResult<Vec<String>> {
-    match Registry::embedded() {
+    match wirekit_protocols::registry() {
         Ok(registry) => Ok(registry.iter().map(|source| source.id()).collect()),
         Err(error) => Err(protocol_error(py, &error)),
     }
@@ -107,7 +106,7 @@ pub fn embedded_protocols(py: Python<'_>) -> PyResult<Vec<String>> {
 
 /// Loads an embedded protocol, compiled once per process.
 pub fn load(py: Python<'_>, spec: &str) -> PyResult<Arc<RustProtocol>> {
-    py.detach(|| RustProtocol::embedded(spec))
+    py.detach(|| wirekit_protocols::protocol(spec))
         .map_err(|error| protocol_error(py, &error))
 }
 

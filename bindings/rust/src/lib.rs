@@ -1,4 +1,4 @@
-#![doc = include_str!("../../../README.md")]
+#![doc = include_str!("../README.md")]
 //!
 //! ## Modules
 //!
@@ -16,10 +16,10 @@
 
 pub mod envelope;
 pub mod framing;
-pub mod generated;
 pub mod host;
 pub mod monitor;
 pub mod protocol;
 pub mod serve;
 pub mod session;
+pub mod typed;
 pub mod validate;

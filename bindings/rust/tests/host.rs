@@ -18,7 +18,7 @@ fn python(script: &str) -> Command {
 }
 
 fn gaze() -> std::sync::Arc<Protocol> {
-    Protocol::embedded("gaze-analyzer@1.0.0").expect("embedded")
+    wirekit_protocols::protocol("gaze-analyzer@1.0.0").expect("embedded")
 }
 
 #[test]
@@ -128,9 +128,9 @@ for line in sys.stdin:
 
 #[test]
 fn the_generated_typed_client_drives_a_subprocess_through_the_host() {
-    use wirekit::generated::gaze_analyzer_v1_0_0::types::{ComplexityParams, InitializeParams};
-    use wirekit::generated::gaze_analyzer_v1_0_0::GazeAnalyzerClient;
-    use wirekit::generated::CallError;
+    use wirekit::typed::CallError;
+    use wirekit_protocols::gaze_analyzer_v1_0_0::types::{ComplexityParams, InitializeParams};
+    use wirekit_protocols::gaze_analyzer_v1_0_0::GazeAnalyzerClient;
 
     let host = Host::spawn(gaze(), &mut python(SPEC_MINIMAL_ANALYZER)).expect("spawns");
     let mut client = GazeAnalyzerClient(host);
@@ -146,7 +146,7 @@ fn the_generated_typed_client_drives_a_subprocess_through_the_host() {
         .expect("complexity")
         .functions
         .is_empty());
-    let discover: wirekit::generated::gaze_analyzer_v1_0_0::types::DiscoverParams =
+    let discover: wirekit_protocols::gaze_analyzer_v1_0_0::types::DiscoverParams =
         serde_json::from_value(json!({"root_path": "/p"})).expect("params");
     let refused = client.discover(&discover);
     assert!(

@@ -40,7 +40,7 @@ fn captured() -> (Vec<String>, TableHandler) {
 }
 
 fn driver() -> std::sync::Arc<Protocol> {
-    Protocol::embedded("agentapi-driver").expect("driver is embedded")
+    wirekit_protocols::protocol("agentapi-driver").expect("driver is embedded")
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn analyzer(overrides: Value) -> TableHandler {
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/p"}}"#;
 
 fn gaze() -> std::sync::Arc<Protocol> {
-    Protocol::embedded("gaze-analyzer").expect("gaze is embedded")
+    wirekit_protocols::protocol("gaze-analyzer").expect("gaze is embedded")
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn analyze_stream_sends_bare_items_then_ends() {
 
 #[test]
 fn version_1_0_0_still_serves_the_1_0_0_messages() {
-    let gaze = Protocol::embedded("gaze-analyzer@1.0.0").expect("1.0.0");
+    let gaze = wirekit_protocols::protocol("gaze-analyzer@1.0.0").expect("1.0.0");
     let mut handler = analyzer(json!({"discover": false, "test_mapping": false, "classify_signals": false}))
         .returning("initialize", json!({"capabilities": {}, "protocol_version": "1.0.0", "analyzer_name": "a", "language": "go"}));
     let run = serve(

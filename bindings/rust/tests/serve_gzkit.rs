@@ -32,7 +32,7 @@ fn guide() -> TableHandler {
 }
 
 fn protocol() -> std::sync::Arc<Protocol> {
-    Protocol::embedded("gzkit-authoring-guide").expect("gzkit is embedded")
+    wirekit_protocols::protocol("gzkit-authoring-guide").expect("gzkit is embedded")
 }
 
 #[test]

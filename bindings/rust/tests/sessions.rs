@@ -60,7 +60,8 @@ fn every_captured_session_gives_exactly_its_expected_problems() {
             .and_then(|n| n.to_str())
             .expect("name")
             .to_owned();
-        let protocol = Protocol::embedded(&id).expect("protocol of the folder is embedded");
+        let protocol =
+            wirekit_protocols::protocol(&id).expect("protocol of the folder is embedded");
         for expect in sorted_entries(&dir)
             .into_iter()
             .filter(|p| p.to_string_lossy().ends_with(".expect.json"))

@@ -3,7 +3,14 @@
 //! `cargo test` fails when a golden stops compiling or starts warning.
 //!
 //! A new fixture needs one line here.
+//!
+//! It also runs the Rust example of the repository's README as a doc test
+//! (this crate is not published, so it may read a file outside its folder).
 #![deny(warnings)]
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct RepositoryReadme;
 
 #[rustfmt::skip]
 #[path = "../../tests/golden/basics/expected.rs"]

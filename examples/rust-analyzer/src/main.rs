@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use wirekit::envelope::ErrorObject;
-use wirekit::generated::gaze_analyzer_v1_0_0::types::*;
-use wirekit::generated::gaze_analyzer_v1_0_0::{GazeAnalyzerHandler, GazeAnalyzerServer};
+use wirekit_protocols::gaze_analyzer_v1_0_0::types::*;
+use wirekit_protocols::gaze_analyzer_v1_0_0::{GazeAnalyzerHandler, GazeAnalyzerServer};
 
 /// One function found in a source file.
 struct Found {
@@ -114,7 +114,7 @@ impl GazeAnalyzerServer for RustAnalyzer {
                 classify_signals: false,
             },
             language: "rust".into(),
-            protocol_version: wirekit::generated::gaze_analyzer_v1_0_0::VERSION.into(),
+            protocol_version: wirekit_protocols::gaze_analyzer_v1_0_0::VERSION.into(),
         })
     }
 
@@ -170,7 +170,7 @@ impl GazeAnalyzerServer for RustAnalyzer {
 }
 
 fn main() -> std::process::ExitCode {
-    let Ok(protocol) = wirekit::validate::Protocol::embedded("gaze-analyzer@1.0.0") else {
+    let Ok(protocol) = wirekit_protocols::protocol("gaze-analyzer@1.0.0") else {
         eprintln!("gaze-analyzer 1.0.0 is not embedded in this wirekit");
         return std::process::ExitCode::FAILURE;
     };

@@ -1,7 +1,7 @@
 //! Driving a server subprocess: [`Host`] spawns it, checks every call
 //! before sending (lifecycle, capability, params) and every result after,
 //! and kills a server that does not answer within the method's timeout.
-//! It is also the [`Transport`](crate::generated::Transport) of the generated
+//! It is also the [`Transport`](crate::typed::Transport) of the generated
 //! typed clients.
 
 mod client;

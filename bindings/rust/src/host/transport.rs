@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::client::Host;
 use super::error::{HostError, HostErrorKind};
-use crate::generated::{CallError, Transport};
+use crate::typed::{CallError, Transport};
 
 impl Transport for Host {
     fn request(&mut self, method: &str, params: Option<Value>) -> Result<Value, CallError> {

@@ -1,8 +1,8 @@
 //! Protocols described as data: a manifest (`protocol.json`) and JSON
 //! Schema files per version, laid out as `schemas/<protocol>/<version>/`.
 //!
-//! [`Registry`] finds them (in a folder, or embedded in the crate at build
-//! time); [`ProtocolSource`] holds one version's files and their bundle;
+//! [`Registry`] finds them (in a folder, or in files embedded in a program:
+//! the `wirekit-protocols` crate embeds the shipped ones); [`ProtocolSource`] holds one version's files and their bundle;
 //! [`crate::validate::Protocol`] compiles a source into validators.
 
 pub mod bundle;

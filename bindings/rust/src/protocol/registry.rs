@@ -1,10 +1,10 @@
 //! Finding protocols: a folder laid out as `schemas/<protocol>/<version>/`,
-//! or the copy of `schemas/` embedded in the crate at build time.
+//! or the same files as `(path, text)` pairs embedded in a program (the
+//! `wirekit-protocols` crate embeds this repository's `schemas/` that way).
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -144,13 +144,42 @@ impl Registry {
         Ok(registry)
     }
 
-    /// The protocols of this repository's `schemas/`, embedded at build time.
-    pub fn embedded() -> Result<&'static Registry, ProtocolError> {
-        static EMBEDDED: OnceLock<Result<Registry, ProtocolError>> = OnceLock::new();
-        EMBEDDED
-            .get_or_init(load_embedded)
-            .as_ref()
-            .map_err(Clone::clone)
+    /// Loads protocols from `(path, text)` pairs, each path relative to a
+    /// `schemas/` folder (`<protocol>/<version>/<file>.json`); files at other
+    /// depths are ignored, and a manifest that lists its schema files keeps
+    /// only those. This is how a program embeds protocols with
+    /// `include_str!`, without the files at run time.
+    pub fn from_files<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, ProtocolError> {
+        let mut grouped: BTreeMap<String, (Option<Value>, SchemaFiles)> = BTreeMap::new();
+        for (path, text) in files {
+            let Some((origin, name)) = path.rsplit_once('/') else {
+                continue;
+            };
+            if origin.split('/').count() != 2 {
+                continue;
+            }
+            let value: Value = serde_json::from_str(text).map_err(|error| {
+                ProtocolError::new(ProtocolErrorKind::NotJson, path, "", error.to_string())
+            })?;
+            let entry = grouped.entry(origin.to_owned()).or_default();
+            if name == MANIFEST_FILE {
+                entry.0 = Some(value);
+            } else {
+                entry.1.insert(name.to_owned(), value);
+            }
+        }
+        let mut registry = Registry::default();
+        for (origin, (manifest, mut files)) in grouped {
+            let Some(manifest) = manifest else { continue };
+            if let Some(listed) = manifest.get("schemas").and_then(Value::as_array) {
+                let listed: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
+                files.retain(|name, _| listed.contains(&name.as_str()));
+            }
+            registry.insert(ProtocolSource::new(&origin, manifest, files)?)?;
+        }
+        Ok(registry)
     }
 
     /// Adds a protocol version; its folder names must match its manifest.
@@ -241,34 +270,6 @@ pub fn compare_versions(a: &str, b: &str) -> Ordering {
     }
 }
 
-fn load_embedded() -> Result<Registry, ProtocolError> {
-    let mut grouped: BTreeMap<String, (Option<Value>, SchemaFiles)> = BTreeMap::new();
-    for (path, text) in EMBEDDED_FILES {
-        let Some((origin, name)) = path.rsplit_once('/') else {
-            continue;
-        };
-        let value: Value = serde_json::from_str(text).map_err(|error| {
-            ProtocolError::new(ProtocolErrorKind::NotJson, *path, "", error.to_string())
-        })?;
-        let entry = grouped.entry(origin.to_owned()).or_default();
-        if name == MANIFEST_FILE {
-            entry.0 = Some(value);
-        } else {
-            entry.1.insert(name.to_owned(), value);
-        }
-    }
-    let mut registry = Registry::default();
-    for (origin, (manifest, mut files)) in grouped {
-        let Some(manifest) = manifest else { continue };
-        if let Some(listed) = manifest.get("schemas").and_then(Value::as_array) {
-            let listed: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
-            files.retain(|name, _| listed.contains(&name.as_str()));
-        }
-        registry.insert(ProtocolSource::new(&origin, manifest, files)?)?;
-    }
-    Ok(registry)
-}
-
 fn read_json(path: &Path, shown: &str) -> Result<Value, ProtocolError> {
     let text = std::fs::read_to_string(path)
         .map_err(|error| ProtocolError::new(ProtocolErrorKind::Io, shown, "", error.to_string()))?;
@@ -310,5 +311,3 @@ fn json_files(dir: &Path, _origin: &str) -> Result<Vec<String>, ProtocolError> {
         .map(|(name, _)| name)
         .collect())
 }
-
-include!(concat!(env!("OUT_DIR"), "/embedded_schemas.rs"));

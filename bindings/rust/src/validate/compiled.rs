@@ -2,7 +2,6 @@
 //! result and stream item, and the protocol's semantic rules, built once.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::Validator;
@@ -12,7 +11,7 @@ use super::issue::{IssueKind, Part, ValidationIssue};
 use super::rules::MessageRule;
 use crate::protocol::{
     bundle::localize_ref, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind, ProtocolSource,
-    Registry, SchemaRef,
+    SchemaRef,
 };
 
 #[derive(Debug)]
@@ -118,21 +117,6 @@ impl Protocol {
             error_data,
             rules,
         })
-    }
-
-    /// Loads and compiles a protocol embedded in the crate (`name` for its
-    /// newest version, `name@version` for one), once per process.
-    pub fn embedded(spec: &str) -> Result<Arc<Protocol>, ProtocolError> {
-        static CACHE: OnceLock<Mutex<HashMap<String, Arc<Protocol>>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(Default::default);
-        if let Some(found) = cache.lock().ok().and_then(|map| map.get(spec).cloned()) {
-            return Ok(found);
-        }
-        let protocol = Arc::new(Protocol::compile(Registry::embedded()?.get(spec)?.clone())?);
-        if let Ok(mut map) = cache.lock() {
-            map.insert(spec.to_owned(), Arc::clone(&protocol));
-        }
-        Ok(protocol)
     }
 
     /// The manifest.

@@ -5,7 +5,7 @@
 //! use wirekit::validate::{Part, Protocol};
 //! use serde_json::json;
 //!
-//! let gzkit = Protocol::embedded("gzkit-authoring-guide").unwrap();
+//! let gzkit = wirekit_protocols::protocol("gzkit-authoring-guide").unwrap();
 //! let issues = gzkit.validate("analyze", Part::Params, Some(&json!({})));
 //! assert_eq!(issues[0].instance_path, "/file_path");
 //! assert_eq!(issues[0].keyword(), "required");

@@ -408,19 +408,16 @@ impl<S: RpcServer> ::wirekit::serve::Handler for RpcHandler<S> {
     ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
         match method {
             methods::INITIALIZE => {
-                let params = ::wirekit::generated::decode_params(method, params)?;
-                ::wirekit::generated::encode_result(method, self.0.initialize(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.initialize(params)?)
             }
             methods::ASYNC => {
-                let params = ::wirekit::generated::decode_params(method, params)?;
-                ::wirekit::generated::encode_result(method, self.0.async_(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.async_(params)?)
             }
             methods::SHUTDOWN => {
-                let params = ::wirekit::generated::decode_optional_params(
-                    method,
-                    params,
-                )?;
-                ::wirekit::generated::encode_result(method, self.0.shutdown(params)?)
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.shutdown(params)?)
             }
             _ => Err(::wirekit::serve::method_not_found(method)),
         }
@@ -435,8 +432,8 @@ impl<S: RpcServer> ::wirekit::serve::Handler for RpcHandler<S> {
     ) -> Result<(), ::wirekit::envelope::ErrorObject> {
         match method {
             methods::WORK_STREAM => {
-                let params = ::wirekit::generated::decode_params(method, params)?;
-                let mut typed = |item: types::WorkResult| ::wirekit::generated::emit_item(
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                let mut typed = |item: types::WorkResult| ::wirekit::typed::emit_item(
                     &mut *emit,
                     item,
                 );
@@ -450,7 +447,7 @@ impl<S: RpcServer> ::wirekit::serve::Handler for RpcHandler<S> {
     fn notify(&mut self, method: &str, params: Option<serde_json::Value>) {
         match method {
             methods::CANCEL => {
-                if let Ok(params) = ::wirekit::generated::decode_params(method, params) {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
                     self.0.cancel(params);
                 }
             }
@@ -459,22 +456,22 @@ impl<S: RpcServer> ::wirekit::serve::Handler for RpcHandler<S> {
     }
 }
 
-/// Typed calls of the protocol over any [`Transport`](::wirekit::generated::Transport).
+/// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct RpcClient<T>(pub T);
 
-impl<T: ::wirekit::generated::Transport> RpcClient<T> {
+impl<T: ::wirekit::typed::Transport> RpcClient<T> {
     /// Say hello; answers the capabilities.
     ///
     /// Timeout: 1000 ms.
     pub fn initialize(
         &mut self,
         params: &types::InitializeParams,
-    ) -> Result<types::InitializeResult, ::wirekit::generated::CallError> {
+    ) -> Result<types::InitializeResult, ::wirekit::typed::CallError> {
         let method = methods::INITIALIZE;
-        let params = ::wirekit::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        ::wirekit::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// A method named after a Rust keyword, optional behind `async`.
@@ -483,11 +480,11 @@ impl<T: ::wirekit::generated::Transport> RpcClient<T> {
     pub fn async_(
         &mut self,
         params: &types::WorkParams,
-    ) -> Result<types::WorkResult, ::wirekit::generated::CallError> {
+    ) -> Result<types::WorkResult, ::wirekit::typed::CallError> {
         let method = methods::ASYNC;
-        let params = ::wirekit::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        ::wirekit::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Work, streaming one item at a time.
@@ -495,15 +492,15 @@ impl<T: ::wirekit::generated::Transport> RpcClient<T> {
         &mut self,
         params: &types::WorkParams,
         on_item: &mut dyn FnMut(types::WorkResult),
-    ) -> Result<(), ::wirekit::generated::CallError> {
+    ) -> Result<(), ::wirekit::typed::CallError> {
         let method = methods::WORK_STREAM;
-        let params = ::wirekit::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         self.0
             .request_stream(
                 method,
                 params,
                 &mut |item| {
-                    on_item(::wirekit::generated::decode_result(method, item)?);
+                    on_item(::wirekit::typed::decode_result(method, item)?);
                     Ok(())
                 },
             )
@@ -513,20 +510,20 @@ impl<T: ::wirekit::generated::Transport> RpcClient<T> {
     pub fn shutdown(
         &mut self,
         params: Option<&types::ShutdownParams>,
-    ) -> Result<types::ShutdownResult, ::wirekit::generated::CallError> {
+    ) -> Result<types::ShutdownResult, ::wirekit::typed::CallError> {
         let method = methods::SHUTDOWN;
-        let params = ::wirekit::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        ::wirekit::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Cancel the current work.
     pub fn cancel(
         &mut self,
         params: &types::CancelParams,
-    ) -> Result<(), ::wirekit::generated::CallError> {
+    ) -> Result<(), ::wirekit::typed::CallError> {
         let method = methods::CANCEL;
-        let params = ::wirekit::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         self.0.notify(method, params)
     }
 }
@@ -551,7 +548,7 @@ pub fn dispatch_server_message(
 ) -> Option<Result<serde_json::Value, ::wirekit::envelope::ErrorObject>> {
     match method {
         methods::PROGRESS => {
-            if let Ok(params) = ::wirekit::generated::decode_params(method, params) {
+            if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
                 events.progress(params);
             }
             None

@@ -702,19 +702,19 @@ pub trait GzkitAuthoringGuideServer {
     fn initialize(
         &mut self,
         params: types::InitializeParams,
-    ) -> Result<types::InitializeResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::InitializeResult, ::wirekit::envelope::ErrorObject>;
 
     /// Analyzes a source file and returns authoring hints. Requires a completed initialize handshake (before it: METHOD_NOT_FOUND, -32601). Returns INVALID_PARAMS (-32602) when file_path is absent. If the file cannot be read, the server returns an empty hints list rather than an error.
     fn analyze(
         &mut self,
         params: types::AnalyzeParams,
-    ) -> Result<types::AnalyzeResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::AnalyzeResult, ::wirekit::envelope::ErrorObject>;
 
     /// Signals the server to flush any pending state and exit cleanly. The server sends a response before exiting and does not return errors for shutdown; received before initialize, it exits cleanly with an empty result.
     fn shutdown(
         &mut self,
         params: types::ShutdownParams,
-    ) -> Result<types::ShutdownResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
 }
 
 /// Serves a [`GzkitAuthoringGuideServer`] through the wirekit serve loop: decodes
@@ -723,7 +723,7 @@ pub trait GzkitAuthoringGuideServer {
 #[derive(Debug, Default)]
 pub struct GzkitAuthoringGuideHandler<S>(pub S);
 
-impl<S: GzkitAuthoringGuideServer> crate::serve::Handler
+impl<S: GzkitAuthoringGuideServer> ::wirekit::serve::Handler
 for GzkitAuthoringGuideHandler<S> {
     fn implements(&self, method: &str) -> bool {
         Method::from_name(method).is_some()
@@ -734,21 +734,21 @@ for GzkitAuthoringGuideHandler<S> {
         &mut self,
         method: &str,
         params: Option<serde_json::Value>,
-    ) -> Result<serde_json::Value, crate::envelope::ErrorObject> {
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
         match method {
             methods::INITIALIZE => {
-                let params = crate::generated::decode_params(method, params)?;
-                crate::generated::encode_result(method, self.0.initialize(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.initialize(params)?)
             }
             methods::ANALYZE => {
-                let params = crate::generated::decode_params(method, params)?;
-                crate::generated::encode_result(method, self.0.analyze(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.analyze(params)?)
             }
             methods::SHUTDOWN => {
-                let params = crate::generated::decode_params(method, params)?;
-                crate::generated::encode_result(method, self.0.shutdown(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.shutdown(params)?)
             }
-            _ => Err(crate::serve::method_not_found(method)),
+            _ => Err(::wirekit::serve::method_not_found(method)),
         }
     }
 
@@ -757,10 +757,10 @@ for GzkitAuthoringGuideHandler<S> {
         &mut self,
         method: &str,
         params: Option<serde_json::Value>,
-        emit: &mut crate::serve::Emit<'_>,
-    ) -> Result<(), crate::envelope::ErrorObject> {
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
         match method {
-            _ => Err(crate::serve::method_not_found(method)),
+            _ => Err(::wirekit::serve::method_not_found(method)),
         }
     }
 
@@ -772,41 +772,41 @@ for GzkitAuthoringGuideHandler<S> {
     }
 }
 
-/// Typed calls of the protocol over any [`Transport`](crate::generated::Transport).
+/// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct GzkitAuthoringGuideClient<T>(pub T);
 
-impl<T: crate::generated::Transport> GzkitAuthoringGuideClient<T> {
+impl<T: ::wirekit::typed::Transport> GzkitAuthoringGuideClient<T> {
     /// Establishes the session and negotiates version compatibility. Must be the first request sent; the server rejects subsequent initialize calls on the same session. Returns VERSION_MISMATCH (-32099) and exits when the client's major version differs from the server's, INVALID_PARAMS (-32602) when clientVersion is absent or does not match the pattern.
     pub fn initialize(
         &mut self,
         params: &types::InitializeParams,
-    ) -> Result<types::InitializeResult, crate::generated::CallError> {
+    ) -> Result<types::InitializeResult, ::wirekit::typed::CallError> {
         let method = methods::INITIALIZE;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Analyzes a source file and returns authoring hints. Requires a completed initialize handshake (before it: METHOD_NOT_FOUND, -32601). Returns INVALID_PARAMS (-32602) when file_path is absent. If the file cannot be read, the server returns an empty hints list rather than an error.
     pub fn analyze(
         &mut self,
         params: &types::AnalyzeParams,
-    ) -> Result<types::AnalyzeResult, crate::generated::CallError> {
+    ) -> Result<types::AnalyzeResult, ::wirekit::typed::CallError> {
         let method = methods::ANALYZE;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Signals the server to flush any pending state and exit cleanly. The server sends a response before exiting and does not return errors for shutdown; received before initialize, it exits cleanly with an empty result.
     pub fn shutdown(
         &mut self,
         params: &types::ShutdownParams,
-    ) -> Result<types::ShutdownResult, crate::generated::CallError> {
+    ) -> Result<types::ShutdownResult, ::wirekit::typed::CallError> {
         let method = methods::SHUTDOWN;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 }

@@ -1868,43 +1868,43 @@ pub trait AgentapiDriverServer {
     fn driver_hello(
         &mut self,
         params: types::HelloParams,
-    ) -> Result<types::HelloResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::HelloResult, ::wirekit::envelope::ErrorObject>;
 
     /// Pins the approved plan and the permission subset offered to the driver; the driver answers the subset it accepts. Advances HELLO to PREPARED after Core and the driver agree on the exact plan and permission subset.
     fn driver_prepare(
         &mut self,
         params: types::PrepareParams,
-    ) -> Result<types::PrepareResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::PrepareResult, ::wirekit::envelope::ErrorObject>;
 
     /// Returns the driver's capabilities. A query only: it does not change state. Allowed after hello and once prepared, not while invoking (reference Machine.CheckCapabilities).
     fn driver_capabilities(
         &mut self,
         params: Option<types::CapabilitiesParams>,
-    ) -> Result<types::CapabilitiesResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::CapabilitiesResult, ::wirekit::envelope::ErrorObject>;
 
     /// Starts one invocation and binds sequence and terminal validation to its invocation and attempt IDs. Advances PREPARED to INVOKING. A completed invocation ID cannot be reused in the same driver session.
     fn driver_invoke(
         &mut self,
         params: types::InvokeParams,
-    ) -> Result<types::InvokeResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::InvokeResult, ::wirekit::envelope::ErrorObject>;
 
     /// Asks the driver to begin cancellation of the active invocation within a relative deadline. Deliberately stays in INVOKING: the acknowledgement is not termination; only driver.completed ends the invocation. The invocation_id must be the active invocation's.
     fn driver_cancel(
         &mut self,
         params: types::CancelParams,
-    ) -> Result<types::CancelResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::CancelResult, ::wirekit::envelope::ErrorObject>;
 
     /// Clears driver-owned prepared session data. It cannot run while an invocation is active and does not relax invocation-ID uniqueness.
     fn driver_reset(
         &mut self,
         params: Option<types::ResetParams>,
-    ) -> Result<types::ResetResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::ResetResult, ::wirekit::envelope::ErrorObject>;
 
     /// Advances PREPARED to the terminal SHUTDOWN state.
     fn driver_shutdown(
         &mut self,
         params: Option<types::ShutdownParams>,
-    ) -> Result<types::ShutdownResult, crate::envelope::ErrorObject>;
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
 }
 
 /// Serves a [`AgentapiDriverServer`] through the wirekit serve loop: decodes
@@ -1913,7 +1913,7 @@ pub trait AgentapiDriverServer {
 #[derive(Debug, Default)]
 pub struct AgentapiDriverHandler<S>(pub S);
 
-impl<S: AgentapiDriverServer> crate::serve::Handler for AgentapiDriverHandler<S> {
+impl<S: AgentapiDriverServer> ::wirekit::serve::Handler for AgentapiDriverHandler<S> {
     fn implements(&self, method: &str) -> bool {
         Method::from_name(method).is_some()
     }
@@ -1923,40 +1923,40 @@ impl<S: AgentapiDriverServer> crate::serve::Handler for AgentapiDriverHandler<S>
         &mut self,
         method: &str,
         params: Option<serde_json::Value>,
-    ) -> Result<serde_json::Value, crate::envelope::ErrorObject> {
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
         match method {
             methods::DRIVER_HELLO => {
-                let params = crate::generated::decode_params(method, params)?;
-                crate::generated::encode_result(method, self.0.driver_hello(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.driver_hello(params)?)
             }
             methods::DRIVER_PREPARE => {
-                let params = crate::generated::decode_params(method, params)?;
-                crate::generated::encode_result(method, self.0.driver_prepare(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.driver_prepare(params)?)
             }
             methods::DRIVER_CAPABILITIES => {
-                let params = crate::generated::decode_optional_params(method, params)?;
-                crate::generated::encode_result(
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
                     method,
                     self.0.driver_capabilities(params)?,
                 )
             }
             methods::DRIVER_INVOKE => {
-                let params = crate::generated::decode_params(method, params)?;
-                crate::generated::encode_result(method, self.0.driver_invoke(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.driver_invoke(params)?)
             }
             methods::DRIVER_CANCEL => {
-                let params = crate::generated::decode_params(method, params)?;
-                crate::generated::encode_result(method, self.0.driver_cancel(params)?)
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.driver_cancel(params)?)
             }
             methods::DRIVER_RESET => {
-                let params = crate::generated::decode_optional_params(method, params)?;
-                crate::generated::encode_result(method, self.0.driver_reset(params)?)
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.driver_reset(params)?)
             }
             methods::DRIVER_SHUTDOWN => {
-                let params = crate::generated::decode_optional_params(method, params)?;
-                crate::generated::encode_result(method, self.0.driver_shutdown(params)?)
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.driver_shutdown(params)?)
             }
-            _ => Err(crate::serve::method_not_found(method)),
+            _ => Err(::wirekit::serve::method_not_found(method)),
         }
     }
 
@@ -1965,10 +1965,10 @@ impl<S: AgentapiDriverServer> crate::serve::Handler for AgentapiDriverHandler<S>
         &mut self,
         method: &str,
         params: Option<serde_json::Value>,
-        emit: &mut crate::serve::Emit<'_>,
-    ) -> Result<(), crate::envelope::ErrorObject> {
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
         match method {
-            _ => Err(crate::serve::method_not_found(method)),
+            _ => Err(::wirekit::serve::method_not_found(method)),
         }
     }
 
@@ -1980,86 +1980,86 @@ impl<S: AgentapiDriverServer> crate::serve::Handler for AgentapiDriverHandler<S>
     }
 }
 
-/// Typed calls of the protocol over any [`Transport`](crate::generated::Transport).
+/// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct AgentapiDriverClient<T>(pub T);
 
-impl<T: crate::generated::Transport> AgentapiDriverClient<T> {
+impl<T: ::wirekit::typed::Transport> AgentapiDriverClient<T> {
     /// Handshake. Core offers its supported Driver API range; the driver answers its own range, identity, capabilities and requested permissions. Advances NEW to HELLO.
     pub fn driver_hello(
         &mut self,
         params: &types::HelloParams,
-    ) -> Result<types::HelloResult, crate::generated::CallError> {
+    ) -> Result<types::HelloResult, ::wirekit::typed::CallError> {
         let method = methods::DRIVER_HELLO;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Pins the approved plan and the permission subset offered to the driver; the driver answers the subset it accepts. Advances HELLO to PREPARED after Core and the driver agree on the exact plan and permission subset.
     pub fn driver_prepare(
         &mut self,
         params: &types::PrepareParams,
-    ) -> Result<types::PrepareResult, crate::generated::CallError> {
+    ) -> Result<types::PrepareResult, ::wirekit::typed::CallError> {
         let method = methods::DRIVER_PREPARE;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Returns the driver's capabilities. A query only: it does not change state. Allowed after hello and once prepared, not while invoking (reference Machine.CheckCapabilities).
     pub fn driver_capabilities(
         &mut self,
         params: Option<&types::CapabilitiesParams>,
-    ) -> Result<types::CapabilitiesResult, crate::generated::CallError> {
+    ) -> Result<types::CapabilitiesResult, ::wirekit::typed::CallError> {
         let method = methods::DRIVER_CAPABILITIES;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Starts one invocation and binds sequence and terminal validation to its invocation and attempt IDs. Advances PREPARED to INVOKING. A completed invocation ID cannot be reused in the same driver session.
     pub fn driver_invoke(
         &mut self,
         params: &types::InvokeParams,
-    ) -> Result<types::InvokeResult, crate::generated::CallError> {
+    ) -> Result<types::InvokeResult, ::wirekit::typed::CallError> {
         let method = methods::DRIVER_INVOKE;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Asks the driver to begin cancellation of the active invocation within a relative deadline. Deliberately stays in INVOKING: the acknowledgement is not termination; only driver.completed ends the invocation. The invocation_id must be the active invocation's.
     pub fn driver_cancel(
         &mut self,
         params: &types::CancelParams,
-    ) -> Result<types::CancelResult, crate::generated::CallError> {
+    ) -> Result<types::CancelResult, ::wirekit::typed::CallError> {
         let method = methods::DRIVER_CANCEL;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Clears driver-owned prepared session data. It cannot run while an invocation is active and does not relax invocation-ID uniqueness.
     pub fn driver_reset(
         &mut self,
         params: Option<&types::ResetParams>,
-    ) -> Result<types::ResetResult, crate::generated::CallError> {
+    ) -> Result<types::ResetResult, ::wirekit::typed::CallError> {
         let method = methods::DRIVER_RESET;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 
     /// Advances PREPARED to the terminal SHUTDOWN state.
     pub fn driver_shutdown(
         &mut self,
         params: Option<&types::ShutdownParams>,
-    ) -> Result<types::ShutdownResult, crate::generated::CallError> {
+    ) -> Result<types::ShutdownResult, ::wirekit::typed::CallError> {
         let method = methods::DRIVER_SHUTDOWN;
-        let params = crate::generated::encode_params(method, params)?;
+        let params = ::wirekit::typed::encode_params(method, params)?;
         let result = self.0.request(method, params)?;
-        crate::generated::decode_result(method, result)
+        ::wirekit::typed::decode_result(method, result)
     }
 }
 
@@ -2085,21 +2085,21 @@ pub fn dispatch_server_message(
     method: &str,
     params: Option<serde_json::Value>,
     is_request: bool,
-) -> Option<Result<serde_json::Value, crate::envelope::ErrorObject>> {
+) -> Option<Result<serde_json::Value, ::wirekit::envelope::ErrorObject>> {
     match method {
         methods::DRIVER_OBSERVATION => {
-            if let Ok(params) = crate::generated::decode_params(method, params) {
+            if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
                 events.driver_observation(params);
             }
             None
         }
         methods::DRIVER_COMPLETED => {
-            if let Ok(params) = crate::generated::decode_params(method, params) {
+            if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
                 events.driver_completed(params);
             }
             None
         }
-        _ if is_request => Some(Err(crate::serve::method_not_found(method))),
+        _ if is_request => Some(Err(::wirekit::serve::method_not_found(method))),
         _ => None,
     }
 }

@@ -2,19 +2,18 @@
 //! trait: its typed answers come out as the spec's worked examples, byte
 //! for byte (fields in schema order, `9.0` kept).
 
-mod common;
-
 use serde_json::json;
 use wirekit::envelope::ErrorObject;
-use wirekit::generated::gzkit_authoring_guide::types::{
+use wirekit::framing::encoder_for;
+use wirekit::serve::{ServeOptions, Server};
+use wirekit::validate::Protocol;
+use wirekit_protocols::gzkit_authoring_guide::types::{
     AnalyzeParams, AnalyzeResult, InitializeParams, InitializeResult, ShutdownParams,
     ShutdownResult,
 };
-use wirekit::generated::gzkit_authoring_guide::{
+use wirekit_protocols::gzkit_authoring_guide::{
     GzkitAuthoringGuideHandler, GzkitAuthoringGuideServer,
 };
-use wirekit::serve::{ServeOptions, Server};
-use wirekit::validate::Protocol;
 
 struct Guide;
 
@@ -42,8 +41,8 @@ impl GzkitAuthoringGuideServer for Guide {
 
 #[test]
 fn typed_answers_are_the_worked_examples_byte_for_byte() {
-    let gzkit = Protocol::embedded("gzkit-authoring-guide").expect("embedded");
-    let input = common::frame_all(
+    let gzkit = wirekit_protocols::protocol("gzkit-authoring-guide").expect("embedded");
+    let input = frame_all(
         &gzkit,
         &[
             r#"{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}"#,
@@ -65,4 +64,16 @@ fn typed_answers_are_the_worked_examples_byte_for_byte() {
         r#"{"id":2,"result":{"hints":[{"metric":"radon_cc","precedence_band":"approaching","crossing_value":9.0,"archetype":"arrowhead","doctrinal_frame_headline":"Nesting depth approaching warn threshold","recommended_move":"Flatten nested conditions using early returns","file_path":"/src/mymodule/parser.py","start_line":42,"end_line":78}]}}"#,
     );
     assert_eq!(String::from_utf8_lossy(&output), expected);
+}
+
+fn frame_all(protocol: &Protocol, bodies: &[&str]) -> Vec<u8> {
+    let transport = &protocol.manifest().transport;
+    let encoder = encoder_for(transport.framing, transport.framing.default_limits());
+    let mut out = Vec::new();
+    for body in bodies {
+        encoder
+            .encode_into(body.as_bytes(), &mut out)
+            .expect("frames");
+    }
+    out
 }

@@ -1,0 +1,15 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## Modules
+//!
+//! One module a protocol version (re-exported from `generated`, written by
+//! `wirekit generate`): the message `types` (typify), method-name constants
+//! and enums, a `…Server` trait with its `…Handler` adapter for
+//! [`wirekit::serve`], and a `…Client` of typed calls over any
+//! [`wirekit::typed::Transport`] (the [`wirekit::host::Host`] is one).
+
+mod embedded;
+mod generated;
+
+pub use embedded::{protocol, registry};
+pub use generated::*;
