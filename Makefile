@@ -46,6 +46,7 @@ $(VENV)/bin/mypy:
 
 generate:
 	$(CARGO) run -q -p wirekit-cli -- generate
+	cd bindings/typescript && npm ci --no-audit --no-fund --loglevel=error && node scripts/generate-validators.mjs
 
 check-generated:
 	$(CARGO) run -q -p wirekit-cli -- generate --check

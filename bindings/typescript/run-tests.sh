@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The TypeScript suite: install (npm ci), type-check (strict), build, then
+# The TypeScript suite: install (npm ci), check that the ajv validators are
+# generated from the current schemas, type-check (strict), build, then
 # node's built-in test runner over the compiled tests. Exits non-zero on any
 # failure; its last lines are node's test summary.
 set -euo pipefail
@@ -7,6 +8,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 
 echo "== npm ci"
 npm ci --no-audit --no-fund --loglevel=error
+
+echo "== validators drift check"
+node scripts/generate-validators.mjs --check
 
 echo "== tsc --strict --noEmit ($(npx tsc --version))"
 npx tsc -p . --strict --noEmit

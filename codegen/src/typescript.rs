@@ -1,5 +1,9 @@
 //! The TypeScript target: one module of interfaces, literal unions, a
-//! method map and constants a protocol, checked with `tsc --strict --noEmit`.
+//! method map and constants a protocol, checked with `tsc --strict --noEmit`;
+//! beside it the protocol's runtime descriptor and the bundled schema its
+//! standalone validators are generated from ([`descriptor`]).
+
+mod descriptor;
 
 use std::path::PathBuf;
 
@@ -58,6 +62,8 @@ struct ModuleTemplate {
 struct IndexTemplate {
     header: String,
     modules: Vec<String>,
+    /// Exported name and module of each protocol's descriptor.
+    descriptors: Vec<(String, String)>,
 }
 
 /// A TypeScript type expression for `ty`.
@@ -238,19 +244,29 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             })
             .collect(),
     };
-    Ok(vec![GeneratedFile {
+    let mut files = vec![GeneratedFile {
         path: PathBuf::from(format!("{DIR}/{}.ts", p.module)),
         contents: crate::finish(t.render()?),
-    }])
+    }];
+    files.extend(descriptor::generate(p)?);
+    Ok(files)
 }
 
 /// `index.ts` re-exporting every protocol module as a namespace.
 pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
     let mut modules: Vec<String> = protocols.iter().map(|p| p.module.clone()).collect();
     modules.sort();
+    let mut descriptors = Vec::new();
+    for p in protocols {
+        if descriptor::manifest(p)?.is_some() {
+            descriptors.push((descriptor::export_name(p), p.module.clone()));
+        }
+    }
+    descriptors.sort();
     let t = IndexTemplate {
         header: header("//"),
         modules,
+        descriptors,
     };
     Ok(GeneratedFile {
         path: PathBuf::from(format!("{DIR}/index.ts")),

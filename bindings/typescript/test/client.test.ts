@@ -17,6 +17,7 @@ import {
   ClientError,
   ProtocolError,
   RpcError,
+  LifecycleError,
   ServerExitedError,
   spawnServer,
   TimeoutError,
@@ -26,7 +27,7 @@ import { decodeMessage, encodeMessage } from "../src/runtime/envelope.js";
 import { encoderFor } from "../src/runtime/framing.js";
 import type { JsonObject } from "../src/runtime/json.js";
 import type { ProtocolDescriptor } from "../src/runtime/protocol.js";
-import { agentapiDriver, gazeAnalyzerV1_0_0, gzkitAuthoringGuide } from "../src/runtime/protocols.js";
+import { agentapiDriver, gazeAnalyzerV1_0_0, gzkitAuthoringGuide } from "../src/index.js";
 import type { Transport, TransportEnd } from "../src/runtime/transport.js";
 import { loadVectors, repoRoot } from "./support.js";
 
@@ -98,14 +99,14 @@ describe("client against misbehaving servers", () => {
     const wedged = { ...gazeAnalyzerV1_0_0, methods: { ...gazeAnalyzerV1_0_0.methods, initialize: { kind: "request", direction: "client-to-server", timeoutMs: 300 } } } as typeof gazeAnalyzerV1_0_0;
     const client = spawnServer("python3", ["-c", "import sys\nfor line in sys.stdin:\n    pass\n"], wedged);
     const started = Date.now();
-    const other = client.request("analyze", { root_path: "/x" }, { timeoutMs: 60000 });
+    const other = client.request("shutdown", undefined, { timeoutMs: 60000 });
     const error = await rejection(client.request("initialize", { root_path: "/x" }));
     assert.ok(error instanceof TimeoutError, String(error));
     assert.equal(error.timeoutMs, 300, "the method's own timeout applies");
     assert.ok(Date.now() - started < 5000);
     const otherError = await rejection(other);
     assert.ok(otherError instanceof ClientError && !(otherError instanceof TimeoutError));
-    assert.equal(otherError.method, "analyze");
+    assert.equal(otherError.method, "shutdown");
     const end = await client.ended;
     assert.equal(end.signal, "SIGKILL");
     assert.ok(client.exit !== undefined);
@@ -113,7 +114,7 @@ describe("client against misbehaving servers", () => {
 
   it("a per-request timeout overrides the method's", async () => {
     const client = spawnServer("python3", ["-c", "import sys\nfor line in sys.stdin:\n    pass\n"], gazeAnalyzerV1_0_0);
-    const error = await rejection(client.request("analyze", { root_path: "/x" }, { timeoutMs: 150 }));
+    const error = await rejection(client.request("initialize", { root_path: "/x" }, { timeoutMs: 150 }));
     assert.ok(error instanceof TimeoutError);
     assert.equal(error.timeoutMs, 150);
     await client.ended;
@@ -253,7 +254,9 @@ describe("client with the gzkit worked examples (Content-Length, bare)", () => {
     assert.ok(answer?.message !== undefined);
     assert.equal(encodeMessage(answer.message, "bare"), bodyOf(mismatchAnswer));
     assert.equal((await client.ended).code, 0);
-    assert.ok((await rejection(client.request("analyze", { file_path: "/x" }))) instanceof ServerExitedError);
+    const after = await rejection(client.request("analyze", { file_path: "/x" }));
+    assert.ok(after instanceof LifecycleError && after.reason === "session-ended", String(after));
+    assert.match(after.message, /VERSION_MISMATCH \(-32099\), which ends the session/);
   });
 });
 
@@ -290,7 +293,7 @@ class FakeTransport implements Transport {
 }
 
 describe("client in memory (agentapi driver: strict, canonical)", () => {
-  it("writes canonical frames, delivers typed notifications, refuses server requests", async () => {
+  it("writes canonical frames, keeps the lifecycle, delivers typed notifications, refuses server requests", async () => {
     const transport = new FakeTransport();
     const notes: string[] = [];
     const problems: string[] = [];
@@ -301,33 +304,70 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
       },
       onProtocolError: (e) => problems.push(e.message),
     });
-    const answer = client.request("driver.capabilities");
-    assert.deepEqual(transport.written, ['{"id":1,"jsonrpc":"2.0","method":"driver.capabilities"}\n']);
+    // The clean capture's own frames, in order.
+    const capture = readFileSync(join(repoRoot(), "tests", "sessions", "agentapi-driver@1", "clean.ndjson"), "utf8").split("\n");
+    const line = (index: number): string => `${capture[index] ?? ""}\n`;
+    const early = await rejection(client.request("driver.capabilities"));
+    assert.ok(early instanceof LifecycleError && early.reason === "wrong-state" && early.state === "NEW", String(early));
+    assert.deepEqual(transport.written, [], "refused before hello: nothing sent");
+    const hello = client.request("driver.hello", { core_version_range: { minimum: "1.0.0", maximum: "1.0.0" } });
+    assert.equal(transport.written[0], line(0), "canonical (RFC 8785) bytes, as the capture has them");
+    transport.serverSends(line(1));
+    assert.equal((await hello).identity.name, "openai-python");
+    assert.equal(client.state, "HELLO");
+    const prepare = client.request("driver.prepare", {
+      approved_permissions: ["target-only-network"],
+      capability_token: "ephemeral-test-token",
+      resolved_plan_digest: "sha256:64879f7d6b960a01909762d911a32d4582c20010c5641ee90278b644a9e3b525",
+    });
+    transport.serverSends(line(5));
+    await prepare;
+    const invoke = client.request("driver.invoke", {
+      attempt_id: "018f0000-0000-7000-8000-000000000002",
+      ephemeral_exact_input_handle: { kind: "pipe", value: "invocation-scoped-handle" },
+      invocation_id: "018f0000-0000-7000-8000-000000000001",
+      operation: "responses.create",
+    });
+    assert.equal(transport.written[2], line(6));
+    transport.serverSends(line(7));
+    await invoke;
+    assert.equal(client.state, "INVOKING");
+    const cancel = client.request("driver.cancel", {
+      deadline_millis: 5000,
+      invocation_id: "018f0000-0000-7000-8000-000000000001",
+      reason: "user requested cancellation",
+    });
+    transport.serverSends(line(8));
     transport.serverSends('{"jsonrpc":"2.0","method":"driver.observation","params":{"invocation_id":"i","attempt_id":"a","sequence":7}}\n');
     transport.serverSends('{"jsonrpc":"2.0","id":99,"method":"host.ping"}\n');
-    transport.serverSends('{"jsonrpc":"2.0","id":5,"result":{}}\n');
-    transport.serverSends('{"jsonrpc":"2.0","id":1,"result":{"capabilities":{}},"x":1}\n');
-    const refused = await rejection(answer);
+    transport.serverSends('{"jsonrpc":"2.0","id":55,"result":{}}\n');
+    transport.serverSends('{"jsonrpc":"2.0","id":4,"result":{"acknowledged":true},"x":1}\n');
+    const refused = await rejection(cancel);
     assert.ok(refused instanceof ProtocolError && refused.reason?.kind === "UnknownMember", "strict decoding refuses unknown members");
-    assert.deepEqual(notes, ["driver.observation 7"]);
-    assert.equal(transport.written[1], '{"error":{"code":-32601,"message":"Method not found: host.ping"},"id":99,"jsonrpc":"2.0"}\n');
-    assert.equal(problems.length, 3, problems.join("\n"));
-    assert.match(problems[0] ?? "", /request "host.ping"/);
-    assert.match(problems[1] ?? "", /id 5 answers no pending request/);
-    assert.match(problems[2] ?? "", /unknown member "x"/);
-    const decoded = decodeMessage(transport.written[0]?.trim() ?? "", { dialect: "jsonrpc-2.0", strict: true });
-    assert.equal(decoded.kind, "request");
+    assert.deepEqual(notes, ["driver.observation 0"]);
+    assert.equal(transport.written[4], '{"error":{"code":-32601,"message":"Method not found: host.ping"},"id":99,"jsonrpc":"2.0"}\n');
+    assert.equal(problems.length, 4, problems.join("\n"));
+    assert.match(problems[0] ?? "", /notification params for "driver.observation" fails the schema: \/params\/kind: required member is missing;.* \/params\/invocation_id must match pattern/);
+    assert.match(problems[1] ?? "", /request "host.ping"/);
+    assert.match(problems[2] ?? "", /id 55 answers no pending request/);
+    assert.match(problems[3] ?? "", /unknown member "x"/);
+    transport.serverSends(line(13));
+    assert.equal(client.state, "PREPARED", "driver.completed leads back to PREPARED");
     const closing = client.close();
-    assert.equal(transport.written[2], '{"id":2,"jsonrpc":"2.0","method":"driver.shutdown"}\n', "close() sends the shutdown request");
-    transport.serverSends('{"jsonrpc":"2.0","id":2,"result":{}}\n');
+    assert.equal(transport.written[5], '{"id":5,"jsonrpc":"2.0","method":"driver.shutdown"}\n', "close() sends the shutdown request");
+    transport.serverSends('{"jsonrpc":"2.0","id":5,"result":{}}\n');
     assert.equal((await closing).code, 0);
+    assert.equal(client.state, "SHUTDOWN");
   });
 
   it("type-checks params and results against the generated method map", async () => {
     const transport = new FakeTransport();
     const client = new Client(transport, gzkitAuthoringGuide);
+    const init = client.request("initialize", { clientVersion: "1.0" });
+    transport.serverSends(frame('{"id":1,"result":{"version":"1.0","capabilities":["analyze"]}}'));
+    await init;
     const pending = client.request("analyze", { file_path: "/x" });
-    transport.serverSends(frame('{"id":1,"result":{"hints":[]}}'));
+    transport.serverSends(frame('{"id":2,"result":{"hints":[]}}'));
     const result: AnalyzeResult = await pending;
     assert.deepEqual(result.hints, []);
     const compileOnly = (): void => {
@@ -349,20 +389,3 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
 function frame(body: string): string {
   return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
-
-describe("protocol descriptors", () => {
-  it("agree with the manifests in schemas/", async () => {
-    const { protocolFromManifest } = await import("../src/runtime/protocol.js");
-    const { gazeAnalyzerV1_1_0 } = await import("../src/runtime/protocols.js");
-    const cases: [string, unknown][] = [
-      ["gzkit-authoring-guide/1.0", gzkitAuthoringGuide],
-      ["gaze-analyzer/1.0.0", gazeAnalyzerV1_0_0],
-      ["gaze-analyzer/1.1.0", gazeAnalyzerV1_1_0],
-      ["agentapi-driver/1", agentapiDriver],
-    ];
-    for (const [path, descriptor] of cases) {
-      const manifest = JSON.parse(readFileSync(join(repoRoot(), "schemas", path, "protocol.json"), "utf8")) as JsonObject;
-      assert.deepEqual({ ...(descriptor as object) }, protocolFromManifest(manifest), path);
-    }
-  });
-});

@@ -21,6 +21,15 @@
  * ({@link CapabilityError}, nothing is sent) until the server has declared
  * their capability in its answer to the declaring method (e.g. `initialize`).
  *
+ * The client keeps the session's lifecycle as the descriptor states it (the
+ * Rust host's rules): a method sent in a state that does not allow it, or
+ * after the session ended (a terminal state, an answered shutdown, an
+ * error the protocol says ends the session such as gzkit's -32099), is
+ * refused locally with a {@link LifecycleError}; params that fail their
+ * schema are refused with an {@link InvalidParamsError}. What the server
+ * sends is checked against the schemas too: a result, error data, a
+ * streamed item or a notification that fails is a {@link SchemaError}.
+ *
  * @module
  */
 
@@ -35,8 +44,9 @@ import {
   type Request,
 } from "./envelope.js";
 import { decoderFor, encoderFor, type FrameDecoder, type FrameEncoder, FramingError } from "./framing.js";
-import type { JsonValue } from "./json.js";
-import type { NotificationMap, ProtocolDescriptor, RequestMap } from "./protocol.js";
+import { JsonSyntaxError, parseJson, type JsonValue } from "./json.js";
+import type { MethodInfo, NotificationMap, ProtocolDescriptor, RequestMap } from "./protocol.js";
+import { describeIssues, validate, type MessagePart, type SchemaIssue } from "./validation.js";
 import { ChildProcessTransport, type ChildProcessOptions, type Transport, type TransportEnd } from "./transport.js";
 
 /** The params type of method `M` in map `R`. */
@@ -186,9 +196,67 @@ export class ProtocolError extends ClientError {
   }
 }
 
+/** What the server sent fails the protocol's schema: a result, error data, a streamed item or a notification's params. */
+export class SchemaError extends ProtocolError {
+  /** Which part of the message failed. */
+  readonly part: MessagePart;
+  /** How it fails (pointers into the message). */
+  readonly issues: readonly SchemaIssue[];
+  /** For invalid error data: the error answer itself. */
+  readonly answer: RpcError | undefined;
+
+  /** `part` of the server's message about `method` fails with `issues`. */
+  constructor(method: string, part: MessagePart, issues: readonly SchemaIssue[], answer?: RpcError) {
+    const what = part === "error-data" ? "error data" : part === "params" ? "notification params" : part === "item" ? "streamed item" : "result";
+    super(`the server's ${what} for "${method}" fails the schema: ${describeIssues(issues)}`, undefined, method);
+    this.name = "SchemaError";
+    this.part = part;
+    this.issues = issues;
+    this.answer = answer;
+  }
+}
+
+/** The params of a call fail their schema; nothing was sent. */
+export class InvalidParamsError extends ClientError {
+  /** How they fail (pointers start at `/params`). */
+  readonly issues: readonly SchemaIssue[];
+
+  /** `method`'s params fail with `issues`. */
+  constructor(method: string, issues: readonly SchemaIssue[]) {
+    super(`"${method}" was not sent: its params fail the schema: ${describeIssues(issues)}`, method);
+    this.name = "InvalidParamsError";
+    this.issues = issues;
+  }
+}
+
+/** A method the lifecycle does not allow now (wrong state, or the session is over); nothing was sent. */
+export class LifecycleError extends ClientError {
+  /** The session's state when the method was refused. */
+  readonly state: string;
+  /** `wrong-state`: the state does not allow the method; `session-ended`: nothing may be sent any more. */
+  readonly reason: "wrong-state" | "session-ended";
+
+  /** `method` refused in `state`. */
+  constructor(method: string, state: string, reason: "wrong-state" | "session-ended", why: string) {
+    super(`"${method}" was not sent: ${why}`, method);
+    this.name = "LifecycleError";
+    this.state = state;
+    this.reason = reason;
+  }
+}
+
 interface Pending {
   method: string;
   resolve: (result: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** A streamed answer being read: bare items until the server closes its output. */
+interface Streaming {
+  method: string;
+  items: JsonValue[];
+  resolve: (items: JsonValue[]) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
 }
@@ -233,6 +301,10 @@ export class Client<
   private failure: ClientError | undefined;
   private endInfo: TransportEnd | undefined;
   private shutdownAnswered = false;
+  private sessionState: string;
+  private sessionEnd: string | undefined;
+  private endFailure: ClientError | undefined;
+  private streaming: Streaming | undefined;
 
   /** A client speaking `protocol` over `transport`. */
   constructor(transport: Transport, protocol: ProtocolDescriptor<R, N, SN>, options: ClientOptions<SN> = {}) {
@@ -240,6 +312,7 @@ export class Client<
     this.protocol = protocol;
     this.options = options;
     this.nextId = options.firstId ?? 1;
+    this.sessionState = protocol.lifecycle?.initial ?? "";
     const limits = { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192 };
     this.decoder = decoderFor(protocol.framing, limits);
     this.encoder = encoderFor(protocol.framing, limits);
@@ -252,6 +325,7 @@ export class Client<
       this.decoder.finish();
       this.drainFrames();
       this.endInfo = end;
+      this.streamEnded();
       this.fail(new ServerExitedError(end), (method) => new ServerExitedError(end, method));
       ended(end);
     });
@@ -272,6 +346,16 @@ export class Client<
     return this.endInfo;
   }
 
+  /** The session's lifecycle state (`""` when the protocol has none). */
+  get state(): string {
+    return this.sessionState;
+  }
+
+  /** Why the session is over (a terminal state, a session-ending error, the server gone), or undefined while it goes on. */
+  get sessionEnded(): string | undefined {
+    return this.sessionEnd;
+  }
+
   /** How many requests await their answer. */
   get pendingCount(): number {
     return this.pending.size;
@@ -290,24 +374,123 @@ export class Client<
 
   /** Sends notification `method` (no answer). Throws a {@link ClientError} when the session is over. */
   notify<M extends keyof N & string>(method: M, ...args: undefined extends ParamsOf<N, M> ? [params?: ParamsOf<N, M>] : [params: ParamsOf<N, M>]): void {
-    if (this.failure !== undefined) throw this.failure;
     const params = args[0] as JsonValue | undefined;
+    const refused = this.refusal(method, params);
+    if (refused !== undefined) throw refused;
+    if (this.failure !== undefined) throw this.failure;
     this.send(params === undefined ? { kind: "notification", method } : { kind: "notification", method, params });
+    this.moved(method);
+  }
+
+  /**
+   * Sends request `method` whose answer is a stream (`result_stream`): bare
+   * items, one a frame, until the server closes its output, which ends the
+   * session. Resolves with the items, each checked against the item schema;
+   * rejects with {@link RpcError} when the server answers an error instead,
+   * {@link SchemaError} at the first invalid item, and like {@link request}
+   * otherwise.
+   */
+  requestStream<M extends keyof R & string>(method: M, ...args: ParamsArgs<ParamsOf<R, M>>): Promise<JsonValue[]> {
+    const [params, options] = args as [JsonValue | undefined, RequestOptions | undefined];
+    return new Promise((resolve, reject) => {
+      const info = this.protocol.methods[method];
+      if (info?.stream !== true) {
+        reject(new ClientError(`"${method}" answers with a response, not a stream; use request()`, method));
+        return;
+      }
+      const refused = this.refusal(method, params) ?? this.failure;
+      if (refused !== undefined) {
+        reject(refused);
+        return;
+      }
+      if (this.pending.size > 0 || this.streaming !== undefined) {
+        reject(new ClientError(`"${method}" streams its answer; it cannot share the connection with requests still pending`, method));
+        return;
+      }
+      const id = this.nextId++;
+      const message: Request = { kind: "request", id, method };
+      if (params !== undefined) message.params = params;
+      try {
+        this.send(message);
+      } catch (error) {
+        reject(error instanceof Error ? error : new ClientError(String(error), method));
+        return;
+      }
+      const timeoutMs = options?.timeoutMs ?? info.timeoutMs ?? this.options.defaultTimeoutMs ?? 30000;
+      const streaming: Streaming = { method, items: [], resolve, reject, timer: undefined };
+      if (timeoutMs > 0) {
+        streaming.timer = setTimeout(() => {
+          if (this.streaming !== streaming) return;
+          this.streaming = undefined;
+          reject(new TimeoutError(method, timeoutMs));
+          this.endSession(`"${method}" timed out`);
+          this.transport.kill();
+        }, timeoutMs);
+      }
+      this.streaming = streaming;
+    });
+  }
+
+  /** Why `method` with `params` may not be sent now (lifecycle, capability, params schema), or undefined when it may. */
+  private refusal(method: string, params: JsonValue | undefined): ClientError | undefined {
+    const info = this.protocol.methods[method];
+    if (this.sessionEnd !== undefined) {
+      return this.endFailure ?? new LifecycleError(method, this.sessionState, "session-ended", `the session has ended (${this.sessionEnd})`);
+    }
+    if (info === undefined) return undefined;
+    const allowed = info.lifecycle?.allowedIn ?? [];
+    if (allowed.length > 0 && !allowed.includes("*") && !allowed.includes(this.sessionState)) {
+      const why = `it is not allowed in state "${this.sessionState}" (only in ${allowed.map((s) => `"${s}"`).join(" or ")})`;
+      return new LifecycleError(method, this.sessionState, "wrong-state", why);
+    }
+    if (info.capability !== undefined && !this.hasCapability(info.capability)) {
+      return new CapabilityError(method, info.capability);
+    }
+    return this.paramsIssues(method, info, params);
+  }
+
+  private paramsIssues(method: string, info: MethodInfo, params: JsonValue | undefined): InvalidParamsError | undefined {
+    const validator = info.params === undefined ? undefined : this.protocol.validators?.[info.params];
+    if (validator === undefined) return undefined;
+    if (params === undefined) {
+      if (info.paramsOptional === true) return undefined;
+      return new InvalidParamsError(method, [{ pointer: "/params", keyword: "required", message: `"${method}" requires params` }]);
+    }
+    const issues = validate(validator, params, "params");
+    return issues.length === 0 ? undefined : new InvalidParamsError(method, issues);
+  }
+
+  /** Ends the session: every later call is refused locally, with `failure` when the server is gone, else a {@link LifecycleError} saying `why`. */
+  private endSession(why: string, failure?: ClientError): void {
+    if (this.sessionEnd !== undefined) return;
+    this.sessionEnd = why;
+    this.endFailure = failure;
+  }
+
+  /** A notification or a successful answer moves the state where the method leads; a terminal state ends the session. */
+  private moved(method: string): void {
+    const lifecycle = this.protocol.methods[method]?.lifecycle;
+    if (lifecycle?.onSuccess !== undefined) this.sessionState = lifecycle.onSuccess;
+    if (lifecycle?.endsSession === true) this.endSession(`"${method}" ends it`);
+    if (this.protocol.lifecycle?.terminal.includes(this.sessionState) === true) {
+      this.endSession(`the state "${this.sessionState}" is terminal`);
+    }
   }
 
   private call(method: string, params: JsonValue | undefined, options: RequestOptions | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      if (this.failure !== undefined) {
-        reject(this.failure);
-        return;
-      }
       const info = this.protocol.methods[method];
       if (info?.stream === true) {
-        reject(new ClientError(`"${method}" answers with a stream, not a response; request() cannot serve it`, method));
+        reject(new ClientError(`"${method}" answers with a stream, not a response; use requestStream()`, method));
         return;
       }
-      if (info?.capability !== undefined && !this.hasCapability(info.capability)) {
-        reject(new CapabilityError(method, info.capability));
+      const refused = this.refusal(method, params) ?? this.failure;
+      if (refused !== undefined) {
+        reject(refused);
+        return;
+      }
+      if (this.streaming !== undefined) {
+        reject(new ClientError(`"${method}" cannot be sent while "${this.streaming.method}" streams its answer`, method));
         return;
       }
       const id = this.nextId++;
@@ -334,6 +517,7 @@ export class Client<
     this.pending.delete(idKey(id));
     const error = new TimeoutError(method, timeoutMs);
     pending.reject(error);
+    this.endSession(`"${method}" timed out`);
     this.fail(
       new ClientError(`the server was killed after "${method}" timed out`),
       (other) => new ClientError(`the server was killed after "${method}" timed out`, other),
@@ -344,6 +528,7 @@ export class Client<
   /** Ends the session: rejects every pending request with `each(method)` and refuses later ones with `error`. */
   private fail(error: ClientError, each: (method: string) => ClientError): void {
     this.failure ??= error;
+    this.endSession(error.message, error);
     for (const [key, pending] of this.pending) {
       clearTimeout(pending.timer);
       this.pending.delete(key);
@@ -381,8 +566,63 @@ export class Client<
         }
         continue;
       }
-      this.handle(item.body);
+      if (this.streaming !== undefined) this.streamed(this.streaming, item.body);
+      else this.handle(item.body);
     }
+  }
+
+  /** One frame of a streamed answer: an item, or an error answer instead of the stream. */
+  private streamed(streaming: Streaming, body: string): void {
+    let value: JsonValue;
+    try {
+      value = parseJson(body).value;
+    } catch (error) {
+      if (!(error instanceof JsonSyntaxError)) throw error;
+      this.options.onTrace?.({ direction: "receive", body });
+      this.stopStream(streaming, new ProtocolError(`a streamed item of "${streaming.method}" is not JSON: ${error.message}`, undefined, streaming.method));
+      return;
+    }
+    try {
+      const message = decodeMessage(body, { dialect: this.protocol.dialect, strict: this.protocol.strict });
+      if (message.kind === "error_response") {
+        this.options.onTrace?.({ direction: "receive", body, message });
+        const answer = new RpcError(streaming.method, message.error.code, message.error.message, message.error.data);
+        this.errorAnswered(streaming.method, message.error.code);
+        this.stopStream(streaming, this.errorDataIssue(streaming.method, answer) ?? answer);
+        return;
+      }
+    } catch (error) {
+      if (!(error instanceof EnvelopeError)) throw error;
+    }
+    this.options.onTrace?.({ direction: "receive", body });
+    const info = this.protocol.methods[streaming.method];
+    const validator = info?.item === undefined ? undefined : this.protocol.validators?.[info.item];
+    const issues = validator === undefined ? [] : validate(validator, value, "item");
+    if (issues.length > 0) {
+      this.stopStream(streaming, new SchemaError(streaming.method, "item", issues));
+      return;
+    }
+    streaming.items.push(value);
+  }
+
+  /** Rejects the stream with `error` and ends the session (the server's output cannot be trusted any more). */
+  private stopStream(streaming: Streaming, error: Error): void {
+    clearTimeout(streaming.timer);
+    this.streaming = undefined;
+    streaming.reject(error);
+    this.endSession(`the stream of "${streaming.method}" failed`);
+    this.transport.kill();
+  }
+
+  /** The server closed its output: a stream being read is complete. */
+  private streamEnded(): void {
+    const streaming = this.streaming;
+    if (streaming === undefined) return;
+    clearTimeout(streaming.timer);
+    this.streaming = undefined;
+    this.moved(streaming.method);
+    this.endSession(`"${streaming.method}" streamed its answer and the server closed its output`);
+    streaming.resolve(streaming.items);
   }
 
   private handle(body: string): void {
@@ -412,21 +652,39 @@ export class Client<
         this.settle(message.id, pending);
         if (message.kind === "error_response") {
           const e = message.error;
-          pending.reject(new RpcError(pending.method, e.code, e.message, e.data));
+          const answer = new RpcError(pending.method, e.code, e.message, e.data);
+          this.errorAnswered(pending.method, e.code);
+          pending.reject(this.errorDataIssue(pending.method, answer) ?? answer);
           return;
         }
         this.answered(pending.method, message.result);
-        pending.resolve(message.result);
+        const info = this.protocol.methods[pending.method];
+        const validator = info?.result === undefined ? undefined : this.protocol.validators?.[info.result];
+        const issues = validator === undefined ? [] : validate(validator, message.result, "result");
+        if (issues.length > 0) pending.reject(new SchemaError(pending.method, "result", issues));
+        else pending.resolve(message.result);
         return;
       }
       case "notification": {
         const info = this.protocol.methods[message.method];
-        if (info?.kind === "notification" && info.direction === "server-to-client") {
-          const notification = { method: message.method, params: message.params };
-          this.options.onNotification?.(notification as NotificationOf<SN>);
-        } else {
+        if (info?.kind !== "notification" || info.direction !== "server-to-client") {
           this.report(new ProtocolError(`the server sent the undeclared notification "${message.method}"`));
+          return;
         }
+        const validator = info.params === undefined ? undefined : this.protocol.validators?.[info.params];
+        const issues = validator === undefined || message.params === undefined ? [] : validate(validator, message.params, "params");
+        if (issues.length > 0) {
+          this.report(new SchemaError(message.method, "params", issues));
+          return;
+        }
+        const allowed = info.lifecycle?.allowedIn ?? [];
+        if (allowed.length > 0 && !allowed.includes("*") && !allowed.includes(this.sessionState)) {
+          this.report(new ProtocolError(`the server sent "${message.method}" in state "${this.sessionState}" (allowed only in ${allowed.join(" or ")})`));
+          return;
+        }
+        this.moved(message.method);
+        const notification = { method: message.method, params: message.params };
+        this.options.onNotification?.(notification as NotificationOf<SN>);
         return;
       }
       case "request":
@@ -445,7 +703,22 @@ export class Client<
     this.pending.delete(idKey(id));
   }
 
-  /** Notes what a successful answer tells about the session: capabilities, shutdown. */
+  /** An error answer the protocol says ends the session ends it. */
+  private errorAnswered(method: string, code: number): void {
+    const fatal = this.protocol.errors?.find((e) => e.code === code && e.endsSession === true);
+    if (fatal !== undefined) this.endSession(`"${method}" was answered ${fatal.name} (${fatal.code}), which ends the session`);
+  }
+
+  /** A {@link SchemaError} when the error answer's data fails the protocol's error data schema. */
+  private errorDataIssue(method: string, answer: RpcError): SchemaError | undefined {
+    const type = this.protocol.errorData;
+    const validator = type === undefined ? undefined : this.protocol.validators?.[type];
+    if (validator === undefined || answer.data === undefined) return undefined;
+    const issues = validate(validator, answer.data, "error-data");
+    return issues.length === 0 ? undefined : new SchemaError(method, "error-data", issues, answer);
+  }
+
+  /** Notes what a successful answer tells about the session: capabilities, state, shutdown. */
   private answered(method: string, result: JsonValue): void {
     const declaration = this.protocol.capabilities;
     if (declaration !== undefined && method === declaration.method) {
@@ -459,6 +732,7 @@ export class Client<
       this.declared = names;
     }
     if (method === this.protocol.shutdown) this.shutdownAnswered = true;
+    this.moved(method);
   }
 
   /**
@@ -469,11 +743,12 @@ export class Client<
    */
   async close(): Promise<TransportEnd> {
     const shutdown = this.protocol.shutdown;
-    if (shutdown !== undefined && !this.shutdownAnswered && this.failure === undefined) {
+    if (shutdown !== undefined && !this.shutdownAnswered && this.failure === undefined && this.sessionEnd === undefined) {
       const params = this.protocol.methods[shutdown]?.paramsOptional === true ? undefined : {};
       await this.call(shutdown, params, undefined).catch(() => undefined);
     }
     this.failure ??= new ClientError("the client was closed");
+    this.endSession("the client was closed");
     this.transport.endInput();
     const grace = setTimeout(() => this.transport.kill(), this.options.exitGraceMs ?? 5000);
     const end = await this.ended;

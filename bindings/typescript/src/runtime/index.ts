@@ -9,6 +9,7 @@ export * from "./framing.js";
 export * from "./json.js";
 export * from "./envelope.js";
 export * from "./protocol.js";
-export * from "./protocols.js";
+export * from "./validation.js";
+export * from "./folder.js";
 export * from "./transport.js";
 export * from "./client.js";

@@ -4,14 +4,18 @@
  * gates which optional method, how to shut down), typed by the method maps
  * that `wirekit generate` writes.
  *
- * Ready-made descriptors for the wirekit protocols are in `protocols.ts`;
- * {@link protocolFromManifest} builds one from any `protocol.json` manifest.
+ * The descriptors of the wirekit protocols are generated from their
+ * manifests by `wirekit generate` (`src/descriptors/`, exported by the
+ * package as `gzkitAuthoringGuide`, `agentapiDriver`, ...);
+ * `loadProtocol` (`folder.ts`) builds one at run time from a folder holding
+ * a `protocol.json` manifest and its schema files.
  *
  * @module
  */
 
 import type { Dialect } from "./envelope.js";
 import type { Framing } from "./framing.js";
+import type { SchemaValidator } from "./validation.js";
 
 /** A map of requests, as generated: method name to `{ params; result }`. */
 export type RequestMap<R> = { [M in keyof R]: { params: unknown; result: unknown } };
@@ -29,6 +33,16 @@ export interface CapabilityDeclaration {
   readonly style: "boolean-object" | "string-array";
 }
 
+/** Where in the lifecycle a method may come and where its success leads. */
+export interface MethodLifecycle {
+  /** The states the method may be sent in; empty or `["*"]`: any. */
+  readonly allowedIn: readonly string[];
+  /** The state a successful answer (or the notification itself) moves the session to. */
+  readonly onSuccess?: string;
+  /** Whether the session is over once the method is answered. */
+  readonly endsSession?: boolean;
+}
+
 /** What the runtime knows of one method. */
 export interface MethodInfo {
   /** A request (answered) or a notification. */
@@ -41,8 +55,34 @@ export interface MethodInfo {
   readonly capability?: string;
   /** Whether params may be omitted. */
   readonly paramsOptional?: boolean;
-  /** Whether the answer is a stream rather than a JSON-RPC response (not served by `Client.request`). */
+  /** Whether the answer is a stream rather than a JSON-RPC response (served by `Client.requestStream`). */
   readonly stream?: boolean;
+  /** The schema type of the params (a key of the descriptor's `validators`). */
+  readonly params?: string;
+  /** The schema type of the result. */
+  readonly result?: string;
+  /** The schema type of each streamed item. */
+  readonly item?: string;
+  /** Where in the lifecycle the method may come. */
+  readonly lifecycle?: MethodLifecycle;
+}
+
+/** The session state machine. */
+export interface LifecycleInfo {
+  /** The state a session starts in. */
+  readonly initial: string;
+  /** States after which nothing more may be sent. */
+  readonly terminal: readonly string[];
+}
+
+/** One of the protocol's own error codes. */
+export interface ProtocolErrorCode {
+  /** The JSON-RPC code. */
+  readonly code: number;
+  /** Its symbolic name (`VERSION_MISMATCH`). */
+  readonly name: string;
+  /** Whether the server ends the session after answering it. */
+  readonly endsSession?: boolean;
 }
 
 /**
@@ -75,86 +115,184 @@ export interface ProtocolDescriptor<
   readonly methods: Readonly<Record<string, MethodInfo>>;
   /** The request that ends the session cleanly (sent by `Client.close`). */
   readonly shutdown?: string;
+  /** The session state machine, when the protocol has one. */
+  readonly lifecycle?: LifecycleInfo;
+  /** The protocol's own error codes. */
+  readonly errors?: readonly ProtocolErrorCode[];
+  /** The schema type of `error.data`, when the protocol defines one. */
+  readonly errorData?: string;
+  /** The validator of each schema type the methods and `errorData` name. */
+  readonly validators?: Readonly<Record<string, SchemaValidator>>;
   /** Phantom member carrying the method map types; never present at run time. */
   readonly __types?: { requests: R; notifications: N; serverNotifications: SN };
 }
 
-/** A manifest that does not describe a protocol the runtime can use. */
+/** A protocol folder that the runtime refuses: which file, where in it (RFC 6901), and why. */
 export class ManifestError extends Error {
-  /** Built by {@link protocolFromManifest}. */
-  constructor(message: string) {
-    super(message);
+  /** The file at fault, relative to the folder (`protocol.json`, `gaze.schema.json`). */
+  readonly file: string;
+  /** JSON pointer to the fault within that file (`""`: the file as a whole). */
+  readonly pointer: string;
+  /** What is wrong, without the location. */
+  readonly detail: string;
+
+  /** A fault in `file` at `pointer`. */
+  constructor(file: string, pointer: string, detail: string) {
+    super(`${file}${pointer === "" ? "" : ` at ${pointer}`}: ${detail}`);
     this.name = "ManifestError";
+    this.file = file;
+    this.pointer = pointer;
+    this.detail = detail;
   }
 }
 
-function field(object: unknown, key: string): unknown {
-  return typeof object === "object" && object !== null ? (object as Record<string, unknown>)[key] : undefined;
+/** RFC 6901 escaping of one reference token. */
+export function escapeToken(token: string): string {
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-function text(object: unknown, key: string, where: string): string {
-  const value = field(object, key);
-  if (typeof value !== "string") throw new ManifestError(`${where}.${key} must be a string`);
-  return value;
+type Obj = Record<string, unknown>;
+
+function obj(value: unknown): Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+function strs(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** The schema type a manifest `{"$ref": "file#/$defs/Name"}` names: `Name`, else the reference as written. */
+export function schemaTypeOf(schema: unknown): string | undefined {
+  const ref = obj(schema)["$ref"];
+  if (typeof ref !== "string") return undefined;
+  const match = /#\/\$defs\/([^/]+)$/.exec(ref);
+  return match?.[1] === undefined ? ref : match[1].replace(/~1/g, "/").replace(/~0/g, "~");
 }
 
 /**
- * A descriptor from a parsed `protocol.json` manifest (the format of
- * `schemas/wirekit-protocol.schema.json`). Supply the generated method maps
- * as type arguments; they are not checked against the manifest.
+ * Cross-checks the meta-schema cannot make (the core's consistency rules):
+ * every state named exists, the capability method exists, the version
+ * negotiation names a method and an error of the protocol.
+ */
+export function checkConsistency(manifest: unknown, file = "protocol.json"): void {
+  const m = obj(manifest);
+  const lifecycle = m["lifecycle"] === undefined ? undefined : obj(m["lifecycle"]);
+  const states = obj(lifecycle?.["states"]);
+  const fail = (pointer: string, detail: string): never => {
+    throw new ManifestError(file, pointer, detail);
+  };
+  const known = (state: unknown): boolean => typeof state === "string" && Object.prototype.hasOwnProperty.call(states, state);
+  if (lifecycle !== undefined) {
+    if (!known(lifecycle["initial"])) fail("/lifecycle/initial", `unknown state \`${String(lifecycle["initial"])}\``);
+    strs(lifecycle["terminal"]).forEach((state, i) => {
+      if (!known(state)) fail(`/lifecycle/terminal/${i}`, `unknown state \`${state}\``);
+    });
+  }
+  const methods = obj(m["methods"]);
+  for (const [name, spec] of Object.entries(methods)) {
+    const at = `/methods/${escapeToken(name)}`;
+    const life = obj(spec)["lifecycle"];
+    if (life !== undefined) {
+      if (lifecycle === undefined) fail(`${at}/lifecycle`, "the manifest has no `lifecycle` to refer to");
+      strs(obj(life)["allowed_in"]).forEach((state, i) => {
+        if (state !== "*" && !known(state)) fail(`${at}/lifecycle/allowed_in/${i}`, `unknown state \`${state}\``);
+      });
+      const next = obj(life)["on_success"];
+      if (next !== undefined && !known(next)) fail(`${at}/lifecycle/on_success`, `unknown state \`${String(next)}\``);
+    }
+    if (obj(spec)["capability"] !== undefined && m["capabilities"] === undefined) {
+      fail(`${at}/capability`, "a gated method needs the manifest's `capabilities`");
+    }
+  }
+  const caps = m["capabilities"];
+  if (caps !== undefined && !Object.prototype.hasOwnProperty.call(methods, String(obj(caps)["method"]))) {
+    fail("/capabilities/method", `unknown method \`${String(obj(caps)["method"])}\``);
+  }
+  const negotiation = m["version_negotiation"];
+  if (negotiation !== undefined) {
+    const n = obj(negotiation);
+    if (!Object.prototype.hasOwnProperty.call(methods, String(n["method"]))) {
+      fail("/version_negotiation/method", `unknown method \`${String(n["method"])}\``);
+    }
+    const errors = Array.isArray(m["errors"]) ? (m["errors"] as unknown[]) : [];
+    if (!errors.some((e) => obj(e)["name"] === n["error"])) fail("/version_negotiation/error", `unknown error \`${String(n["error"])}\``);
+  }
+}
+
+/**
+ * A descriptor from a `protocol.json` manifest that passed the meta-schema
+ * (`schemas/wirekit-protocol.schema.json`) and {@link checkConsistency}, with
+ * the validators of its schema types. {@link loadProtocol} does all three;
+ * the generated descriptors are the same, written by `wirekit generate`.
  */
 export function protocolFromManifest<
   R extends RequestMap<R> = Record<string, { params: unknown; result: unknown }>,
   N extends NotificationMap<N> = Record<string, { params: unknown }>,
   SN extends NotificationMap<SN> = Record<string, { params: unknown }>,
->(manifest: unknown): ProtocolDescriptor<R, N, SN> {
-  const transport = field(manifest, "transport");
-  const framing = text(transport, "framing", "transport");
-  if (framing !== "ndjson" && framing !== "content-length") throw new ManifestError(`unknown framing ${framing}`);
-  const dialect = text(transport, "envelope", "transport");
-  if (dialect !== "jsonrpc-2.0" && dialect !== "bare") throw new ManifestError(`unknown envelope ${dialect}`);
-  const maxFrameBytes = field(transport, "max_frame_bytes");
-  if (typeof maxFrameBytes !== "number") throw new ManifestError("transport.max_frame_bytes must be a number");
+>(manifest: unknown, validators?: Readonly<Record<string, SchemaValidator>>): ProtocolDescriptor<R, N, SN> {
+  type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+  const m = obj(manifest);
+  const transport = obj(m["transport"]);
   const methods: Record<string, MethodInfo> = {};
   let shutdown: string | undefined;
-  const listed = field(manifest, "methods");
-  if (typeof listed !== "object" || listed === null) throw new ManifestError("methods must be an object");
-  for (const [name, spec] of Object.entries(listed)) {
-    const kind = text(spec, "kind", `methods.${name}`);
-    const direction = text(spec, "direction", `methods.${name}`);
-    if (kind !== "request" && kind !== "notification") throw new ManifestError(`methods.${name}: unknown kind ${kind}`);
-    if (direction !== "client-to-server" && direction !== "server-to-client") {
-      throw new ManifestError(`methods.${name}: unknown direction ${direction}`);
-    }
-    const info: { -readonly [K in keyof MethodInfo]: MethodInfo[K] } = { kind, direction };
-    const timeout = field(spec, "timeout_ms");
-    if (typeof timeout === "number") info.timeoutMs = timeout;
-    const capability = field(spec, "capability");
-    if (typeof capability === "string") info.capability = capability;
-    if (field(spec, "params_optional") === true) info.paramsOptional = true;
-    const stream = field(spec, "result_stream") !== undefined;
+  for (const [name, raw] of Object.entries(obj(m["methods"]))) {
+    const spec = obj(raw);
+    const info: Mutable<MethodInfo> = {
+      kind: spec["kind"] === "notification" ? "notification" : "request",
+      direction: spec["direction"] === "server-to-client" ? "server-to-client" : "client-to-server",
+    };
+    if (typeof spec["timeout_ms"] === "number") info.timeoutMs = spec["timeout_ms"];
+    if (typeof spec["capability"] === "string") info.capability = spec["capability"];
+    if (spec["params_optional"] === true) info.paramsOptional = true;
+    const stream = spec["result_stream"] !== undefined;
     if (stream) info.stream = true;
-    if (field(field(spec, "lifecycle"), "ends_session") === true && !stream && kind === "request") shutdown = name;
+    const params = schemaTypeOf(spec["params"]);
+    if (params !== undefined) info.params = params;
+    const result = schemaTypeOf(spec["result"]);
+    if (result !== undefined) info.result = result;
+    const item = schemaTypeOf(spec["result_stream"]);
+    if (item !== undefined) info.item = item;
+    if (spec["lifecycle"] !== undefined) {
+      const l = obj(spec["lifecycle"]);
+      const life: Mutable<MethodLifecycle> = { allowedIn: strs(l["allowed_in"]) };
+      if (typeof l["on_success"] === "string") life.onSuccess = l["on_success"];
+      if (l["ends_session"] === true) life.endsSession = true;
+      info.lifecycle = life;
+      if (life.endsSession === true && !stream && info.kind === "request") shutdown ??= name;
+    }
     methods[name] = info;
   }
-  const out: {
-    -readonly [K in keyof ProtocolDescriptor<R, N, SN>]: ProtocolDescriptor<R, N, SN>[K];
-  } = {
-    name: text(manifest, "protocol", "manifest"),
-    version: text(manifest, "version", "manifest"),
-    framing,
-    dialect,
-    strict: field(transport, "strict") === true,
-    canonical: field(transport, "canonical") === true,
-    maxFrameBytes,
+  const out: Mutable<ProtocolDescriptor<R, N, SN>> = {
+    name: String(m["protocol"]),
+    version: String(m["version"]),
+    framing: transport["framing"] === "content-length" ? "content-length" : "ndjson",
+    dialect: transport["envelope"] === "bare" ? "bare" : "jsonrpc-2.0",
+    strict: transport["strict"] === true,
+    canonical: transport["canonical"] === true,
+    maxFrameBytes: Number(transport["max_frame_bytes"]),
     methods,
   };
-  const caps = field(manifest, "capabilities");
-  if (caps !== undefined) {
-    const style = text(caps, "style", "capabilities");
-    if (style !== "boolean-object" && style !== "string-array") throw new ManifestError(`unknown capability style ${style}`);
-    out.capabilities = { method: text(caps, "method", "capabilities"), pointer: text(caps, "pointer", "capabilities"), style };
+  if (m["capabilities"] !== undefined) {
+    const c = obj(m["capabilities"]);
+    out.capabilities = {
+      method: String(c["method"]),
+      pointer: String(c["pointer"]),
+      style: c["style"] === "string-array" ? "string-array" : "boolean-object",
+    };
   }
   if (shutdown !== undefined) out.shutdown = shutdown;
+  if (m["lifecycle"] !== undefined) {
+    const l = obj(m["lifecycle"]);
+    out.lifecycle = { initial: String(l["initial"]), terminal: strs(l["terminal"]) };
+  }
+  out.errors = (Array.isArray(m["errors"]) ? (m["errors"] as unknown[]) : []).map((raw) => {
+    const e = obj(raw);
+    const code: Mutable<ProtocolErrorCode> = { code: Number(e["code"]), name: String(e["name"]) };
+    if (e["ends_session"] === true) code.endsSession = true;
+    return code;
+  });
+  const errorData = schemaTypeOf(m["error_data"]);
+  if (errorData !== undefined) out.errorData = errorData;
+  if (validators !== undefined) out.validators = validators;
   return out;
 }

@@ -1,0 +1,153 @@
+/**
+ * Protocol descriptors: the generated ones (from the core's manifest model,
+ * by `wirekit generate`) and the ones loaded from a folder at run time agree
+ * for every protocol in schemas/, and a broken folder is refused with the
+ * file and the JSON pointer at fault.
+ */
+
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+
+import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
+import { loadProtocol } from "../src/runtime/folder.js";
+import { ManifestError, type ProtocolDescriptor } from "../src/runtime/protocol.js";
+import { validate, type SchemaValidator } from "../src/runtime/validation.js";
+import { repoRoot } from "./support.js";
+
+const GENERATED: [string, ProtocolDescriptor<never, never, never>][] = [
+  ["gzkit-authoring-guide/1.0", gzkitAuthoringGuide as never],
+  ["gaze-analyzer/1.0.0", gazeAnalyzerV1_0_0 as never],
+  ["gaze-analyzer/1.1.0", gazeAnalyzerV1_1_0 as never],
+  ["agentapi-driver/1", agentapiDriver as never],
+];
+
+type Obj = Record<string, unknown>;
+
+/** Every worked example of a manifest, as [method, part, value]. */
+function examples(manifest: Obj): [string, "params" | "result" | "item", unknown][] {
+  const out: [string, "params" | "result" | "item", unknown][] = [];
+  for (const [method, spec] of Object.entries(manifest["methods"] as Obj)) {
+    for (const example of ((spec as Obj)["examples"] as Obj[] | undefined) ?? []) {
+      if (example["params"] !== undefined) out.push([method, "params", example["params"]]);
+      if (example["result"] !== undefined) out.push([method, "result", example["result"]]);
+      for (const item of (example["items"] as unknown[] | undefined) ?? []) out.push([method, "item", item]);
+    }
+  }
+  return out;
+}
+
+describe("generated descriptors and folders loaded at run time", () => {
+  for (const [path, generated] of GENERATED) {
+    it(`${path}: the folder gives the generated descriptor, and both validators accept the manifest's examples`, () => {
+      const dir = join(repoRoot(), "schemas", path);
+      const loaded = loadProtocol(dir);
+      const { validators: genValidators, ...genRest } = generated;
+      const { validators: loadedValidators, ...loadedRest } = loaded;
+      assert.deepEqual(loadedRest, genRest);
+      assert.deepEqual(Object.keys(loadedValidators ?? {}).sort(), Object.keys(genValidators ?? {}).sort());
+      const manifest = JSON.parse(readFileSync(join(dir, "protocol.json"), "utf8")) as Obj;
+      const cases = examples(manifest);
+      assert.ok(cases.length > 0);
+      for (const [method, part, value] of cases) {
+        const type = generated.methods[method]?.[part];
+        assert.ok(type !== undefined, `${method} has a ${part} type`);
+        for (const validators of [genValidators, loadedValidators]) {
+          const validator: SchemaValidator | undefined = validators?.[type];
+          assert.ok(validator !== undefined);
+          assert.deepEqual(validate(validator, value, part), [], `${method} ${part} example`);
+        }
+      }
+    });
+  }
+
+  it("both report the same pointers for the same invalid value", () => {
+    const loaded = loadProtocol(join(repoRoot(), "schemas", "gzkit-authoring-guide", "1.0"));
+    const bad = { hints: [{ start_line: "1" }] };
+    const fromGenerated = validate(gzkitAuthoringGuide.validators?.["AnalyzeResult"] ?? assert.fail(), bad, "result");
+    const fromLoaded = validate(loaded.validators?.["AnalyzeResult"] ?? assert.fail(), bad, "result");
+    assert.deepEqual(fromLoaded, fromGenerated);
+    assert.ok(fromGenerated.some((i) => i.pointer === "/result/hints/0/start_line" && i.keyword === "type"), JSON.stringify(fromGenerated));
+  });
+});
+
+describe("a broken protocol folder is refused with the file and pointer at fault", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "wirekit-folder-"));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+  let count = 0;
+
+  /** A copy of gaze-analyzer 1.0.0 with `edit` applied to its manifest (or another file), then loaded. */
+  function refusal(edit: (files: { manifest: Obj; write: (name: string, text: string) => void }) => void): ManifestError {
+    const dir = join(scratch, `case-${count++}`);
+    cpSync(join(repoRoot(), "schemas", "gaze-analyzer", "1.0.0"), dir, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(dir, "protocol.json"), "utf8")) as Obj;
+    const write = (name: string, text: string): void => writeFileSync(join(dir, name), text);
+    edit({ manifest, write });
+    if (!("__written" in manifest)) writeFileSync(join(dir, "protocol.json"), JSON.stringify(manifest));
+    try {
+      loadProtocol(dir);
+    } catch (error) {
+      assert.ok(error instanceof ManifestError, String(error));
+      return error;
+    }
+    return assert.fail("the folder loaded");
+  }
+
+  const methods = (m: Obj): Record<string, Obj> => m["methods"] as Record<string, Obj>;
+
+  it("a manifest that is not JSON", () => {
+    const error = refusal(({ manifest, write }) => {
+      manifest["__written"] = true;
+      write("protocol.json", '{"protocol": "gaze-analyzer",');
+    });
+    assert.equal(error.file, "protocol.json");
+    assert.match(error.message, /not valid JSON/);
+  });
+
+  it("a manifest the meta-schema refuses: the missing member's pointer", () => {
+    const error = refusal(({ manifest }) => delete manifest["transport"]);
+    assert.deepEqual([error.file, error.pointer, error.detail], ["protocol.json", "/transport", "required member is missing"]);
+  });
+
+  it("a wrong value deep in the manifest", () => {
+    const error = refusal(({ manifest }) => {
+      (methods(manifest)["analyze"] as Obj)["kind"] = "call";
+    });
+    assert.equal(error.file, "protocol.json");
+    assert.equal(error.pointer, "/methods/analyze/kind");
+  });
+
+  it("a lifecycle state that does not exist (the core's consistency rule)", () => {
+    const error = refusal(({ manifest }) => {
+      ((methods(manifest)["analyze"] as Obj)["lifecycle"] as Obj)["allowed_in"] = ["ready", "busy"];
+    });
+    assert.deepEqual([error.file, error.pointer, error.detail], ["protocol.json", "/methods/analyze/lifecycle/allowed_in/1", "unknown state `busy`"]);
+  });
+
+  it("a schema file listed but absent", () => {
+    const error = refusal(({ manifest }) => {
+      manifest["schemas"] = ["gaze.schema.json", "extra.schema.json"];
+    });
+    assert.deepEqual([error.file, error.pointer], ["protocol.json", "/schemas/1"]);
+  });
+
+  it("a schema file that is not a Draft 2020-12 schema", () => {
+    const error = refusal(({ write }) => {
+      const schema = JSON.parse(readFileSync(join(repoRoot(), "schemas", "gaze-analyzer", "1.0.0", "gaze.schema.json"), "utf8")) as Obj;
+      ((schema["$defs"] as Obj)["AnalyzeParams"] as Obj)["type"] = 5;
+      write("gaze.schema.json", JSON.stringify(schema));
+    });
+    assert.equal(error.file, "gaze.schema.json");
+    assert.equal(error.pointer, "/$defs/AnalyzeParams/type");
+  });
+
+  it("a $ref to a type no schema defines", () => {
+    const error = refusal(({ manifest }) => {
+      (methods(manifest)["complexity"] as Obj)["result"] = { $ref: "gaze.schema.json#/$defs/NoSuchType" };
+    });
+    assert.deepEqual([error.file, error.pointer], ["protocol.json", "/methods/complexity/result/$ref"]);
+    assert.match(error.detail, /NoSuchType/);
+  });
+});

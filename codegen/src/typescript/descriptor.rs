@@ -1,0 +1,289 @@
+//! The TypeScript descriptor of a protocol: what the runtime's client needs
+//! at run time (transport, methods with their schema types, lifecycle,
+//! capabilities, errors), written from the core's manifest model
+//! ([`wirekit::protocol::Manifest`]) so no TypeScript code restates a
+//! manifest by hand; and the bundled schema from which the standalone
+//! validators the descriptor imports are generated
+//! (`bindings/typescript/scripts/generate-validators.mjs`, ajv).
+
+use std::path::PathBuf;
+
+use askama::Template;
+use serde_json::{json, Map, Value};
+use wirekit::protocol::{Direction, Manifest, MethodKind, MethodSpec};
+
+use super::DIR;
+use crate::error::{Error, ErrorKind};
+use crate::naming::{self, ts_key};
+use crate::protocol::Protocol;
+use crate::text::{jsdoc, json_string};
+use crate::{header, GeneratedFile, Result};
+
+/// Where the bundled schemas the validator generator reads go.
+pub const SCHEMA_DIR: &str = "bindings/typescript/validators";
+
+#[derive(Template)]
+#[template(path = "typescript/descriptor.ts.jinja", escape = "none")]
+struct DescriptorTemplate {
+    header: String,
+    doc: String,
+    module: String,
+    map_name: String,
+    body: String,
+}
+
+/// The exported name of a protocol's descriptor (`gzkitAuthoringGuide`).
+/// Words of the module name joined in camel case, with `_` kept between
+/// two digits (`gaze_analyzer_v1_0_0` is `gazeAnalyzerV1_0_0`).
+pub fn export_name(p: &Protocol) -> String {
+    let mut out = String::new();
+    for (index, word) in p.module.split('_').filter(|w| !w.is_empty()).enumerate() {
+        let digit_join = out.ends_with(|c: char| c.is_ascii_digit())
+            && word.starts_with(|c: char| c.is_ascii_digit());
+        if digit_join {
+            out.push('_');
+        }
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            if index == 0 {
+                out.extend(first.to_lowercase());
+            } else {
+                out.extend(first.to_uppercase());
+            }
+            out.extend(chars);
+        }
+    }
+    out
+}
+
+/// The core's typed view of `p`'s manifest; `None` for a bare schema set
+/// (no transport), which gets types only.
+pub fn manifest(p: &Protocol) -> Result<Option<Manifest>> {
+    if p.manifest.get("transport").is_none() {
+        return Ok(None);
+    }
+    serde_json::from_value(p.manifest.clone())
+        .map(Some)
+        .map_err(|e| {
+            Error::new(ErrorKind::Manifest, format!("not a wirekit manifest: {e}"))
+                .in_file(&p.manifest_path)
+        })
+}
+
+fn strings(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| json_string(s)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// `{ key: value, ... }` on one line, members in the given order.
+fn object(members: &[(String, String)]) -> String {
+    let inner: Vec<String> = members.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!("{{ {} }}", inner.join(", "))
+}
+
+fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
+    let types = p.methods.iter().find(|m| m.name == name);
+    let mut m: Vec<(String, String)> = vec![
+        (
+            "kind".into(),
+            json_string(match spec.kind {
+                MethodKind::Request => "request",
+                MethodKind::Notification => "notification",
+            }),
+        ),
+        (
+            "direction".into(),
+            json_string(match spec.direction {
+                Direction::ClientToServer => "client-to-server",
+                Direction::ServerToClient => "server-to-client",
+            }),
+        ),
+    ];
+    if let Some(ms) = spec.timeout_ms {
+        m.push(("timeoutMs".into(), ms.to_string()));
+    }
+    if let Some(c) = &spec.capability {
+        m.push(("capability".into(), json_string(c)));
+    }
+    if spec.params_optional {
+        m.push(("paramsOptional".into(), "true".into()));
+    }
+    if spec.result_stream.is_some() {
+        m.push(("stream".into(), "true".into()));
+    }
+    if let Some(t) = types {
+        for (key, ty) in [
+            ("params", &t.params),
+            ("result", &t.result),
+            ("item", &t.result_stream),
+        ] {
+            if let Some(ty) = ty {
+                m.push((key.into(), json_string(ty)));
+            }
+        }
+    }
+    if let Some(l) = &spec.lifecycle {
+        let mut life: Vec<(String, String)> = vec![("allowedIn".into(), strings(&l.allowed_in))];
+        if let Some(next) = &l.on_success {
+            life.push(("onSuccess".into(), json_string(next)));
+        }
+        if l.ends_session {
+            life.push(("endsSession".into(), "true".into()));
+        }
+        m.push(("lifecycle".into(), object(&life)));
+    }
+    object(&m)
+}
+
+/// The descriptor's object literal (members at two spaces).
+fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
+    let t = &manifest.transport;
+    let mut lines: Vec<String> = vec![
+        format!("name: {},", json_string(&manifest.protocol)),
+        format!("version: {},", json_string(&manifest.version)),
+        format!("framing: {},", json_string(&t.framing.to_string())),
+        format!("dialect: {},", json_string(&t.envelope.to_string())),
+        format!("strict: {},", t.strict),
+        format!("canonical: {},", t.canonical),
+        format!("maxFrameBytes: {},", t.max_frame_bytes),
+    ];
+    if let Some(c) = &manifest.capabilities {
+        let style = serde_json::to_value(c.style)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        lines.push(format!(
+            "capabilities: {},",
+            object(&[
+                ("method".into(), json_string(&c.method)),
+                ("pointer".into(), json_string(&c.pointer)),
+                ("style".into(), json_string(&style)),
+            ])
+        ));
+    }
+    lines.push("methods: {".into());
+    for (name, spec) in &manifest.methods {
+        lines.push(format!(
+            "  {}: {},",
+            ts_key(name),
+            method_info(p, name, spec)
+        ));
+    }
+    lines.push("},".into());
+    // The request that ends the session cleanly: answered, not streamed.
+    let shutdown = manifest.methods.iter().find(|(_, s)| {
+        s.kind == MethodKind::Request
+            && s.result_stream.is_none()
+            && s.lifecycle.as_ref().is_some_and(|l| l.ends_session)
+    });
+    if let Some((name, _)) = shutdown {
+        lines.push(format!("shutdown: {},", json_string(name)));
+    }
+    if let Some(l) = &manifest.lifecycle {
+        lines.push(format!(
+            "lifecycle: {},",
+            object(&[
+                ("initial".into(), json_string(&l.initial)),
+                ("terminal".into(), strings(&l.terminal)),
+            ])
+        ));
+    }
+    lines.push("errors: [".into());
+    for e in &manifest.errors {
+        let mut members = vec![
+            ("code".into(), e.code.to_string()),
+            ("name".into(), json_string(&e.name)),
+        ];
+        if e.ends_session {
+            members.push(("endsSession".into(), "true".into()));
+        }
+        lines.push(format!("  {},", object(&members)));
+    }
+    lines.push("],".into());
+    if let Some(r) = &manifest.error_data {
+        let name = p
+            .bundle
+            .resolve(&p.files, None, &r.reference)
+            .map_err(|e| e.in_file(&p.manifest_path).at("/error_data/$ref"))?;
+        lines.push(format!("errorData: {},", json_string(&name)));
+    }
+    lines.push("validators,".into());
+    Ok(lines
+        .iter()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// The schema types the descriptor names, in first-use order: every
+/// validator the runtime needs.
+fn entry_types(p: &Protocol, manifest: &Manifest) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for m in &p.methods {
+        for ty in [&m.params, &m.result, &m.result_stream]
+            .into_iter()
+            .flatten()
+        {
+            if !out.contains(ty) {
+                out.push(ty.clone());
+            }
+        }
+    }
+    if let Some(r) = &manifest.error_data {
+        let name = p
+            .bundle
+            .resolve(&p.files, None, &r.reference)
+            .map_err(|e| e.in_file(&p.manifest_path).at("/error_data/$ref"))?;
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
+/// `src/descriptors/<module>.ts` and `validators/<module>.schema.json` for
+/// protocol `p`; nothing for a schema set without a transport.
+pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
+    let Some(manifest) = manifest(p)? else {
+        return Ok(Vec::new());
+    };
+    let doc = format!(
+        "The `{}` protocol, version {}, as the TypeScript runtime uses it: transport, methods with their schema types, lifecycle, capabilities and errors, from `schemas/{}/{}/protocol.json`, with its standalone validators.",
+        manifest.protocol, manifest.version, manifest.protocol, manifest.version
+    );
+    let t = DescriptorTemplate {
+        header: header("//"),
+        doc: jsdoc(Some(&doc), &[], ""),
+        module: p.module.clone(),
+        map_name: naming::pascal(&p.name),
+        body: body(p, &manifest)?,
+    };
+    let mut schema = Map::new();
+    schema.insert("$comment".into(), Value::String(header("").trim().into()));
+    schema.insert(
+        "$schema".into(),
+        Value::String(wirekit::protocol::bundle::DRAFT_2020_12.into()),
+    );
+    schema.insert(
+        "$id".into(),
+        Value::String(format!(
+            "urn:wirekit:{}@{}",
+            manifest.protocol, manifest.version
+        )),
+    );
+    schema.insert("x-entries".into(), json!(entry_types(p, &manifest)?));
+    schema.insert("$defs".into(), Value::Object(p.bundle.defs.clone()));
+    let mut schema_text = serde_json::to_string_pretty(&Value::Object(schema))
+        .map_err(|e| Error::new(ErrorKind::Json, e.to_string()))?;
+    schema_text.push('\n');
+    Ok(vec![
+        GeneratedFile {
+            path: PathBuf::from(format!("{DIR}/descriptors/{}.ts", p.module)),
+            contents: crate::finish(t.render()?),
+        },
+        GeneratedFile {
+            path: PathBuf::from(format!("{SCHEMA_DIR}/{}.schema.json", p.module)),
+            contents: schema_text,
+        },
+    ])
+}
