@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen generate check-generated goldens bench fuzz-build
+.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen test-install-rust generate check-generated goldens bench fuzz-build
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
@@ -19,13 +19,18 @@ demo:
 
 ## Every test: Rust (fmt, clippy, tests, generated-file drift), schemas, Python, TypeScript,
 ## and the generated goldens type-checked in their languages.
-test: test-rust test-schemas test-python test-typescript test-codegen
+test: test-rust test-schemas test-python test-typescript test-codegen test-install-rust
 	@echo "make test: every suite passed"
 
 test-rust:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
+
+# Install path Rust: every publishable crate packaged and compiled from its package,
+# and `cargo install --path cli` run (fast after test-rust: it reuses its build).
+test-install-rust:
+	bash tests/install/rust-crates.sh
 
 test-schemas:
 	$(PYTHON) schemas/check.py

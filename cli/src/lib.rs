@@ -1,0 +1,81 @@
+//! The `wirekit` command: inspect captured frames, validate captured
+//! sessions against a protocol, drive a server, and generate bindings from
+//! `schemas/`.
+//!
+//! The command is a library too ([`run`]), so other front ends (the Python
+//! package's `wirekit` script) run the very same command.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod drive;
+mod frames;
+mod generate;
+mod input;
+mod validate;
+
+/// JSON-RPC over stdio, driven by JSON Schemas.
+#[derive(Debug, Parser)]
+#[command(name = "wirekit", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Split a captured byte stream into frames and print one JSON object a frame.
+    Frames(frames::FramesArgs),
+    /// Check a captured session (both directions, in order) against a protocol.
+    Validate(validate::ValidateArgs),
+    /// Start a server and drive it with checked calls from a requests file, as its host.
+    Drive(drive::DriveArgs),
+    /// Regenerate the Rust, Python and TypeScript bindings and the docs from `schemas/`.
+    Generate(generate::GenerateArgs),
+}
+
+/// Runs the command with `args` (the first is the program name, as in
+/// `std::env::args_os()`) and returns its exit status: 0 success, 1 a
+/// problem found (a fault, a drifted file, a failed check), 2 a usage or I/O
+/// error.
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    status(run_command(args))
+}
+
+fn run_command<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help and version on stdout with exit 0; usage errors exit 2.
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match cli.command {
+        Command::Frames(args) => frames::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Drive(args) => drive::run(args),
+        Command::Generate(args) => generate::run(args),
+    }
+}
+
+/// The number behind an [`ExitCode`] (the subcommands return 0, 1 or 2).
+fn status(code: ExitCode) -> u8 {
+    (0..=u8::MAX)
+        .find(|n| ExitCode::from(*n) == code)
+        .unwrap_or(1)
+}
