@@ -360,6 +360,32 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     assert.equal(client.state, "SHUTDOWN");
   });
 
+  it("a strict protocol's line with a bare CR is a BareCarriageReturn fault; the session goes on", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    const client = new Client(transport, agentapiDriver, { onProtocolError: (e) => problems.push(e) });
+    const hello = client.request("driver.hello", { core_version_range: { minimum: "1.0.0", maximum: "1.0.0" } });
+    transport.serverSends('{"id":"e",\r"jsonrpc":"2.0","method":"driver.reset"}\n');
+    transport.serverSends('{"id":1,"jsonrpc":"2.0","result":{}}\r\r\n');
+    assert.deepEqual(problems.map((p) => p.reason?.kind), ["BareCarriageReturn", "BareCarriageReturn"]);
+    assert.equal(client.pendingCount, 1, "the request still waits for a well-framed answer");
+    const capture = readFileSync(join(repoRoot(), "tests", "sessions", "agentapi-driver@1", "clean.ndjson"), "utf8").split("\n");
+    transport.serverSends(`${capture[1] ?? ""}\r\n`);
+    assert.equal((await hello).identity.name, "openai-python", "CRLF still ends a strict line");
+    transport.exit();
+  });
+
+  it("a lenient protocol keeps a CR inside a line as line bytes", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    const client = new Client(transport, gazeAnalyzerV1_0_0, { onProtocolError: (e) => problems.push(e) });
+    const init = client.request("initialize", { root_path: "/p" });
+    transport.serverSends('{"jsonrpc":"2.0",\r"id":1,"result":{"capabilities":{"discover":false,"test_mapping":false,"classify_signals":false},"protocol_version":"1.0.0","analyzer_name":"a","language":"python"}}\r\r\n');
+    assert.equal((await init).analyzer_name, "a");
+    assert.deepEqual(problems, []);
+    transport.exit();
+  });
+
   it("type-checks params and results against the generated method map", async () => {
     const transport = new FakeTransport();
     const client = new Client(transport, gzkitAuthoringGuide);

@@ -24,6 +24,7 @@ function limitsOf(c: JsonObject, framing: Framing): FrameLimits {
   return {
     maxFrameBytes: typeof frame === "number" ? frame : base.maxFrameBytes,
     maxHeaderBytes: typeof header === "number" ? header : base.maxHeaderBytes,
+    strictLineEndings: c["strict_line_endings"] === true,
   };
 }
 

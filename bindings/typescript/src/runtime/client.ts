@@ -313,7 +313,7 @@ export class Client<
     this.options = options;
     this.nextId = options.firstId ?? 1;
     this.sessionState = protocol.lifecycle?.initial ?? "";
-    const limits = { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192 };
+    const limits = { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192, strictLineEndings: protocol.strict };
     this.decoder = decoderFor(protocol.framing, limits);
     this.encoder = encoderFor(protocol.framing, limits);
     let ended: (end: TransportEnd) => void = () => undefined;

@@ -39,7 +39,8 @@ export type FaultKind =
   | "BodyNotUtf8"
   | "TruncatedFrame"
   | "EmptyFrame"
-  | "EmbeddedNewline";
+  | "EmbeddedNewline"
+  | "BareCarriageReturn";
 
 /** Every fault kind, in the Rust core's declaration order. */
 export const FAULT_KINDS: readonly FaultKind[] = [
@@ -53,6 +54,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "TruncatedFrame",
   "EmptyFrame",
   "EmbeddedNewline",
+  "BareCarriageReturn",
 ];
 
 /** The size bounds of one framing. */
@@ -61,6 +63,14 @@ export interface FrameLimits {
   readonly maxFrameBytes: number;
   /** Largest `Content-Length` header section in bytes, its terminating blank line included. NDJSON ignores it. */
   readonly maxHeaderBytes: number;
+  /**
+   * NDJSON only: strict line endings, as a strict protocol reads them ("one
+   * NDJSON line"). A line ends with LF or CRLF and holds no other CR: a bare
+   * CR anywhere in it (`\r\r\n` included, or a final line ending in CR
+   * without LF) is a `BareCarriageReturn` fault. Lenient (absent or false):
+   * such CRs stay line bytes.
+   */
+  readonly strictLineEndings?: boolean;
 }
 
 /** The `Content-Length` frame bound: 16 MiB. */
@@ -552,10 +562,12 @@ export class NdjsonDecoder implements FrameDecoder {
     this.lastByte = piece[piece.length - 1] as number;
   }
 
-  private endLine(piece: Uint8Array): void {
+  private endLine(piece: Uint8Array, withLf: boolean): void {
     const total = this.lineLen + piece.length;
     const last = piece.length > 0 ? (piece[piece.length - 1] as number) : this.lastByte;
-    const endsInCr = last === CR;
+    const strict = this.limits.strictLineEndings === true;
+    // Strict: only a CR before the LF is a line ending.
+    const endsInCr = last === CR && (withLf || !strict);
     const length = total - (endsInCr ? 1 : 0);
     if (length > this.limits.maxFrameBytes) {
       this.refuseLine(`line of ${length} bytes exceeds the frame bound of ${this.limits.maxFrameBytes} bytes`);
@@ -566,6 +578,11 @@ export class NdjsonDecoder implements FrameDecoder {
     chunks.push(piece);
     this.clearLine();
     const bytes = concat(chunks, total).subarray(0, length);
+    const bareCr = strict ? bytes.indexOf(CR) : -1;
+    if (bareCr >= 0) {
+      this.fault("BareCarriageReturn", `bare CR at line byte ${bareCr}; a line holds one JSON value and ends with LF or CRLF`);
+      return;
+    }
     if (bytes.length === 0) {
       this.fault(
         "EmptyFrame",
@@ -593,7 +610,7 @@ export class NdjsonDecoder implements FrameDecoder {
       const lf = chunk.indexOf(LF, at);
       if (lf < 0) break;
       if (this.skipping) this.skipping = false;
-      else this.endLine(chunk.subarray(at, lf));
+      else this.endLine(chunk.subarray(at, lf), true);
       this.offset += lf - at + 1;
       this.lineStart = this.offset;
       at = lf + 1;
@@ -608,7 +625,7 @@ export class NdjsonDecoder implements FrameDecoder {
     if (this.finished) return;
     this.finished = true;
     if (this.skipping) this.skipping = false;
-    else if (this.lineLen > 0) this.endLine(new Uint8Array(0));
+    else if (this.lineLen > 0) this.endLine(new Uint8Array(0), false);
   }
 
   next(): DecodeResult | undefined {
