@@ -1,7 +1,10 @@
 //! `wirekit drive`: be the host. Start a server, send it the calls of a
 //! requests file (one `{"method": ..., "params": ...}` a line), each checked
 //! before it is sent and its result after, with the method's timeout; print
-//! one JSON line a call; optionally record both directions as a capture
+//! one JSON line a call and one a notification from the server, in arrival
+//! order (a call whose method declares a `lifecycle.completion`, such as
+//! `driver.invoke`, is followed until that notification arrives before a
+//! call the state refuses is sent); optionally record both directions as a capture
 //! for `wirekit validate`.
 //!
 //! Exit status 0 when every call succeeded, 1 when one failed, 2 for bad usage.
@@ -90,6 +93,9 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         } else {
             host.call(&method, params)
         };
+        // Notifications that came before the answer (while a completion
+        // was awaited, or before the response) go first: arrival order.
+        all_ok &= print_received(&mut out, &mut host)?;
         let (line, fatal) = match outcome {
             Ok(result) => (json!({"method": method, "result": result}), false),
             Err(error) => {
@@ -102,22 +108,55 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
             }
         };
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
-        for notification in host.take_notifications() {
-            writeln!(
-                out,
-                "{}",
-                json!({"notification": notification.method, "params": notification.params})
-            )
-            .map_err(|e| e.to_string())?;
-        }
         if fatal {
             break;
         }
     }
+    // What the last answer started runs to its completion.
+    if let Err(error) = host.await_completion() {
+        all_ok = false;
+        print_received(&mut out, &mut host)?;
+        let awaited = host
+            .session()
+            .awaiting()
+            .unwrap_or("a completion")
+            .to_owned();
+        writeln!(
+            out,
+            "{}",
+            json!({"awaiting": awaited, "error": describe(&error)})
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    all_ok &= print_received(&mut out, &mut host)?;
     let status = host
         .close(Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
     eprintln!("wirekit drive: the server exited with {status}");
+    Ok(all_ok)
+}
+
+/// Prints the notifications received so far, one JSON line each (a refused
+/// one with its error); false when one was refused.
+fn print_received(out: &mut impl Write, host: &mut Host) -> Result<bool, String> {
+    let mut all_ok = true;
+    for received in host.take_received() {
+        let line = match received {
+            Ok(notification) => {
+                json!({"notification": notification.method, "params": notification.params})
+            }
+            Err(error) => {
+                all_ok = false;
+                let refused = error.refused_notification();
+                json!({
+                    "notification": refused.map(|n| n.method.clone()),
+                    "params": refused.and_then(|n| n.params.clone()),
+                    "error": describe(&error),
+                })
+            }
+        };
+        writeln!(out, "{line}").map_err(|e| e.to_string())?;
+    }
     Ok(all_ok)
 }
 

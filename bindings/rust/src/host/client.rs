@@ -22,7 +22,7 @@ use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request}
 use crate::framing::{
     encoder_for, Frame, FrameEncoder, FrameReader, FrameWriter, FramingError, ReadError,
 };
-use crate::protocol::MethodKind;
+use crate::protocol::{Direction, MethodKind};
 use crate::session::Session;
 use crate::validate::{Part, Protocol};
 
@@ -48,7 +48,7 @@ pub struct Host {
     writer: Option<FrameWriter<ChildStdin>>,
     incoming: Receiver<Incoming>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
-    notifications: VecDeque<Notification>,
+    notifications: VecDeque<Result<Notification, HostError>>,
     dropped_notifications: u64,
     next_id: i64,
     timeout_override: Option<Duration>,
@@ -155,6 +155,10 @@ impl Host {
         }
     }
 
+    pub(super) fn timeout_override(&self) -> Option<Duration> {
+        self.timeout_override
+    }
+
     /// The session as the host sees it (state, declared capabilities).
     pub fn session(&self) -> &Session {
         &self.session
@@ -166,14 +170,31 @@ impl Host {
         self.dropped_notifications
     }
 
-    /// Notifications the server sent so far (the last [`NOTIFICATIONS_KEPT`]),
-    /// in order; taking them empties the list.
+    /// Notifications the server sent so far that passed their checks (the
+    /// last [`NOTIFICATIONS_KEPT`]), in order; taking them empties the list
+    /// (refused ones included: [`Host::take_received`] keeps those).
     pub fn take_notifications(&mut self) -> Vec<Notification> {
+        std::mem::take(&mut self.notifications)
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect()
+    }
+
+    /// Every notification received so far, in order: the ones that passed
+    /// their checks, and an [`HostErrorKind::InvalidNotification`] for each
+    /// one refused (params against its schema, the session's state and
+    /// rules); taking them empties the list.
+    pub fn take_received(&mut self) -> Vec<Result<Notification, HostError>> {
         std::mem::take(&mut self.notifications).into()
+    }
+
+    pub(super) fn pop_received(&mut self) -> Option<Result<Notification, HostError>> {
+        self.notifications.pop_front()
     }
 
     /// Calls `method` and waits for its result.
     pub fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, HostError> {
+        self.await_completion_before(method)?;
         let (id, deadline) = self.send_request(method, params)?;
         loop {
             let message = match self.next_frame(method, deadline)? {
@@ -317,6 +338,9 @@ impl Host {
             .check(method)
             .map_err(|v| HostError::lifecycle(&v))?;
         self.check_params(method, params.as_ref())?;
+        self.session
+            .check_rules(method, params.as_ref())
+            .map_err(|v| HostError::lifecycle(&v))?;
         let id = Id::from(self.next_id);
         self.next_id += 1;
         let request = Message::Request(Request {
@@ -370,7 +394,7 @@ impl Host {
         }
     }
 
-    fn next_frame(
+    pub(super) fn next_frame(
         &mut self,
         method: &str,
         deadline: Instant,
@@ -398,7 +422,7 @@ impl Host {
         }
     }
 
-    fn decode(&self, frame: &Frame) -> Result<Message, HostError> {
+    pub(super) fn decode(&self, frame: &Frame) -> Result<Message, HostError> {
         envelope::decode(frame.body().as_bytes(), &self.envelope).map_err(|e| {
             HostError::new(
                 HostErrorKind::Envelope,
@@ -407,27 +431,55 @@ impl Host {
         })
     }
 
-    fn on_notification(&mut self, notification: Notification) {
-        let issues = self.protocol.validate(
-            &notification.method,
-            Part::Params,
-            notification.params.as_ref(),
-        );
-        if issues.is_empty()
-            && self
-                .session
-                .notify(&notification.method, notification.params.as_ref())
-                .is_ok()
-        {
-            if self.notifications.len() == NOTIFICATIONS_KEPT {
-                self.notifications.pop_front();
-                self.dropped_notifications += 1;
-            }
-            self.notifications.push_back(notification);
+    /// Checks a notification from the server (a server-to-client
+    /// notification of the protocol, its params' schema, the session's
+    /// state and rules) and queues it, or the reason it was refused.
+    pub(super) fn on_notification(&mut self, notification: Notification) {
+        let checked = self.check_notification(notification);
+        if self.notifications.len() == NOTIFICATIONS_KEPT {
+            self.notifications.pop_front();
+            self.dropped_notifications += 1;
         }
+        self.notifications.push_back(checked);
     }
 
-    fn kill_for_timeout(&mut self, method: &str, deadline: Instant) -> HostError {
+    fn check_notification(
+        &mut self,
+        notification: Notification,
+    ) -> Result<Notification, HostError> {
+        let method = notification.method.as_str();
+        let known = self.protocol.method(method).is_some_and(|spec| {
+            spec.kind == MethodKind::Notification && spec.direction == Direction::ServerToClient
+        });
+        if !known {
+            return Err(HostError::notification(
+                &notification,
+                format!(
+                    "`{method}` is not a server notification of {}",
+                    self.protocol.id()
+                ),
+                Vec::new(),
+            ));
+        }
+        let issues = self
+            .protocol
+            .validate(method, Part::Params, notification.params.as_ref());
+        if !issues.is_empty() {
+            let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
+            let message = format!("invalid params for `{method}`: {}", listed.join("; "));
+            return Err(HostError::notification(&notification, message, issues));
+        }
+        if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
+            let mut message = format!("`{method}` refused: {}", violation.answer().message);
+            if let Some(pointer) = violation.pointer() {
+                message.push_str(&format!(" (at {pointer})"));
+            }
+            return Err(HostError::notification(&notification, message, Vec::new()));
+        }
+        Ok(notification)
+    }
+
+    pub(super) fn kill_for_timeout(&mut self, method: &str, deadline: Instant) -> HostError {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let limit = self.timeout_override.unwrap_or_else(|| {
@@ -439,7 +491,7 @@ impl Host {
         HostError::timeout(method, limit).with_stderr(self.stderr_tail())
     }
 
-    fn died(&mut self, kind: HostErrorKind, message: String) -> HostError {
+    pub(super) fn died(&mut self, kind: HostErrorKind, message: String) -> HostError {
         // Give the stderr reader a moment to collect the last words.
         let _ = self.child.try_wait();
         thread::sleep(Duration::from_millis(20));

@@ -33,6 +33,10 @@ pub enum HostErrorKind {
     Lifecycle,
     /// The protocol does not define the method as a request.
     UnknownMethod,
+    /// A notification from the server was refused: not one of the
+    /// protocol's server notifications, invalid params, or against the
+    /// session's state or rules (`increasing_sequence`, `matches_scope`, ...).
+    InvalidNotification,
 }
 
 #[derive(Debug)]
@@ -42,6 +46,7 @@ struct Inner {
     remote: Option<ErrorObject>,
     issues: Vec<ValidationIssue>,
     stderr: String,
+    refused: Option<crate::envelope::Notification>,
 }
 
 /// An error of a host call: its kind, a sentence, and what goes with it
@@ -58,6 +63,7 @@ impl HostError {
             remote: None,
             issues: Vec::new(),
             stderr: String::new(),
+            refused: None,
         }))
     }
 
@@ -83,6 +89,22 @@ impl HostError {
         );
         host.0.issues = issues;
         host
+    }
+
+    pub(crate) fn notification(
+        notification: &crate::envelope::Notification,
+        message: String,
+        issues: Vec<ValidationIssue>,
+    ) -> Self {
+        let mut host = HostError::new(HostErrorKind::InvalidNotification, message);
+        host.0.issues = issues;
+        host.0.refused = Some(notification.clone());
+        host
+    }
+
+    /// The notification that was refused (InvalidNotification).
+    pub fn refused_notification(&self) -> Option<&crate::envelope::Notification> {
+        self.0.refused.as_ref()
     }
 
     pub(crate) fn lifecycle(violation: &Violation) -> Self {

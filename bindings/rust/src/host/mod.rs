@@ -6,7 +6,9 @@
 
 mod client;
 mod error;
+mod follow;
 mod transport;
 
 pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
 pub use error::{HostError, HostErrorKind};
+pub use follow::Notifications;

@@ -241,6 +241,11 @@ pub struct MethodLifecycle {
     /// Whether the session ends once the method is answered.
     #[serde(default)]
     pub ends_session: bool,
+    /// The server-to-client notification that ends what a successful
+    /// answer started (`driver.invoke` is ended by `driver.completed`): a
+    /// host follows the server's notifications until it arrives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion: Option<String>,
     /// This method's own answer to a violation, over the protocol's.
     #[serde(default)]
     pub violation: Option<ViolationSpec>,

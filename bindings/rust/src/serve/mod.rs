@@ -2,7 +2,9 @@
 //! everything else (framing, envelope, lifecycle, validation both ways).
 
 mod handler;
+mod outbox;
 mod server;
 
 pub use handler::{method_not_found, Emit, Handler};
+pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};
 pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};

@@ -460,6 +460,20 @@ impl Server {
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         for notification in handler.take_notifications() {
+            self.send_notification(notification, send)?;
+        }
+        Ok(())
+    }
+
+    /// Sends one notification of the server's, checked first: an unknown
+    /// one, or one the session refuses, is dropped with a log line; one
+    /// whose params fail the schema is dropped or sent with a warning.
+    pub(super) fn send_notification(
+        &mut self,
+        notification: Notification,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        {
             let method = notification.method.as_str();
             let known = self.protocol.method(method).is_some_and(|spec| {
                 spec.kind == MethodKind::Notification && spec.direction == Direction::ServerToClient
@@ -469,7 +483,7 @@ impl Server {
                     "dropped `{method}`: not a server notification of {}",
                     self.protocol.id()
                 ));
-                continue;
+                return Ok(());
             }
             let issues = self
                 .protocol
@@ -479,7 +493,7 @@ impl Server {
                     ResultCheck::Reject => {
                         let error = invalid_result(method, Part::Params, &issues);
                         (self.logger)(&format!("dropped `{method}`: {}", error.message));
-                        continue;
+                        return Ok(());
                     }
                     ResultCheck::Warn => {
                         (self.logger)(&invalid_result_warning(method, Part::Params, &issues))
@@ -488,11 +502,10 @@ impl Server {
             }
             if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
                 (self.logger)(&format!("dropped `{method}`: {violation}"));
-                continue;
+                return Ok(());
             }
-            self.send(&Message::Notification(notification), send)?;
         }
-        Ok(())
+        self.send(&Message::Notification(notification), send)
     }
 
     /// Whether the protocol ends the session after answering `code`.

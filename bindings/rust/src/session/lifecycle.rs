@@ -22,6 +22,7 @@ pub struct Session {
     capabilities: Option<BTreeSet<String>>,
     ended: bool,
     rules: ScopeRules,
+    awaiting: Option<String>,
 }
 
 impl Session {
@@ -40,6 +41,7 @@ impl Session {
             capabilities: None,
             ended: false,
             rules,
+            awaiting: None,
         }
     }
 
@@ -56,6 +58,13 @@ impl Session {
     /// Whether the session is over: a terminal state, or a fatal answer.
     pub fn is_ended(&self) -> bool {
         self.ended
+    }
+
+    /// The notification that ends what the last successful answer started
+    /// (the manifest's `lifecycle.completion`), until it arrives: a host
+    /// follows the server's notifications while this is set.
+    pub fn awaiting(&self) -> Option<&str> {
+        self.awaiting.as_deref()
     }
 
     /// The capabilities the server declared true, once it has declared them.
@@ -108,6 +117,14 @@ impl Session {
     /// rules (scopes, sequences, ids not reused).
     pub fn admit(&mut self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
         self.negotiate(method, params)?;
+        self.rules
+            .check(method, params)
+            .map_err(|fault| self.rule_violation(fault))
+    }
+
+    /// The protocol's stateful rules alone (scopes, sequences, ids not
+    /// reused), for a request the sending peer checks before it sends.
+    pub fn check_rules(&mut self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
         self.rules
             .check(method, params)
             .map_err(|fault| self.rule_violation(fault))
@@ -188,6 +205,9 @@ impl Session {
                 }
                 self.rules.opened(method);
                 if let Some(lifecycle) = &spec.lifecycle {
+                    if let Some(completion) = &lifecycle.completion {
+                        self.awaiting = Some(completion.clone());
+                    }
                     if let Some(next) = &lifecycle.on_success {
                         self.state = next.clone();
                     }
@@ -219,6 +239,9 @@ impl Session {
             .check(method, params)
             .map_err(|fault| self.rule_violation(fault))?;
         self.rules.record(method, params);
+        if self.awaiting.as_deref() == Some(method) {
+            self.awaiting = None;
+        }
         if let Some(next) = self
             .protocol
             .method(method)

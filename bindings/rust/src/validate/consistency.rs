@@ -60,6 +60,18 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 ));
             }
         }
+        if let Some(completion) = &lifecycle.completion {
+            let notifies = manifest.methods.get(completion).is_some_and(|spec| {
+                spec.kind == crate::protocol::MethodKind::Notification
+                    && spec.direction == crate::protocol::Direction::ServerToClient
+            });
+            if method.kind != crate::protocol::MethodKind::Request || !notifies {
+                return Err(fail(
+                    format!("{at}/lifecycle/completion"),
+                    format!("`{completion}` must be a server-to-client notification completing a request"),
+                ));
+            }
+        }
         if method.capability.is_some() && manifest.capabilities.is_none() {
             return Err(fail(
                 format!("{at}/capability"),
