@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wirekit::envelope::{ErrorObject, Notification};
 use wirekit::serve::{outbox, Handler, Outbox, ServeOptions, Server};
-use wirekit::validate::Protocol;
 
 mod sha256 {
     //! FIPS 180-4 SHA-256, enough for the driver's digests.
@@ -275,7 +274,7 @@ impl Handler for Driver {
 }
 
 fn main() -> std::process::ExitCode {
-    let protocol = match Protocol::embedded("agentapi-driver") {
+    let protocol = match wirekit_protocols::protocol("agentapi-driver") {
         Ok(protocol) => protocol,
         Err(error) => {
             eprintln!("rust_driver: {error}");

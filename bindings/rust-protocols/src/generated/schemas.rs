@@ -950,7 +950,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "PREPARED"
         ],
-        "on_success": "INVOKING"
+        "on_success": "INVOKING",
+        "completion": "driver.completed"
       },
       "examples": [
         {
