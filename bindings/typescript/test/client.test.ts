@@ -17,7 +17,9 @@ import {
   ClientError,
   ProtocolError,
   RpcError,
+  InvalidParamsError,
   LifecycleError,
+  SchemaError,
   ServerExitedError,
   spawnServer,
   TimeoutError,
@@ -25,9 +27,9 @@ import {
 } from "../src/runtime/client.js";
 import { decodeMessage, encodeMessage } from "../src/runtime/envelope.js";
 import { encoderFor } from "../src/runtime/framing.js";
-import type { JsonObject } from "../src/runtime/json.js";
+import { numberText } from "../src/runtime/json.js";
 import type { ProtocolDescriptor } from "../src/runtime/protocol.js";
-import { agentapiDriver, gazeAnalyzerV1_0_0, gzkitAuthoringGuide } from "../src/index.js";
+import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
 import type { Transport, TransportEnd } from "../src/runtime/transport.js";
 import { loadVectors, repoRoot } from "./support.js";
 
@@ -384,6 +386,73 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     assert.equal((await init).analyzer_name, "a");
     assert.deepEqual(problems, []);
     transport.exit();
+  });
+
+  it("after gzkit's -32099 version mismatch nothing more is sent, even while the server stays up", async () => {
+    const transport = new FakeTransport();
+    const client = new Client(transport, gzkitAuthoringGuide);
+    const early = await rejection(client.request("analyze", { file_path: "/x" }));
+    assert.ok(early instanceof LifecycleError && early.reason === "wrong-state", String(early));
+    assert.match(early.message, /not allowed in state "uninitialized" \(only in "ready"\)/);
+    const init = client.request("initialize", { clientVersion: "2.0" });
+    transport.serverSends(frame('{"id":1,"error":{"code":-32099,"message":"VERSION_MISMATCH: client major version 2 is incompatible with server major version 1"}}'));
+    const mismatch = await rejection(init);
+    assert.ok(mismatch instanceof RpcError && mismatch.code === -32099);
+    const sent = transport.written.length;
+    const after = await rejection(client.request("analyze", { file_path: "/x" }));
+    assert.ok(after instanceof LifecycleError && after.reason === "session-ended", String(after));
+    const again = await rejection(client.request("initialize", { clientVersion: "1.0" }));
+    assert.ok(again instanceof LifecycleError);
+    assert.equal(client.sessionEnded, '"initialize" was answered VERSION_MISMATCH (-32099), which ends the session');
+    await client.close();
+    assert.equal(transport.written.length, sent, "neither analyze, initialize nor close's shutdown was sent");
+  });
+
+  it("refuses params that fail their schema before sending, and rejects results and error data that fail theirs", async () => {
+    const transport = new FakeTransport();
+    const client = new Client(transport, agentapiDriver);
+    const bad = await rejection(client.request("driver.hello", { core_version_range: { minimum: "1.0.0" } } as never));
+    assert.ok(bad instanceof InvalidParamsError, String(bad));
+    assert.deepEqual(bad.issues.map((i) => i.pointer), ["/params/core_version_range/maximum"]);
+    assert.deepEqual(transport.written, []);
+    const hello = client.request("driver.hello", { core_version_range: { minimum: "1.0.0", maximum: "1.0.0" } });
+    transport.serverSends('{"id":1,"jsonrpc":"2.0","result":{"capabilities":{}}}\n');
+    const invalid = await rejection(hello);
+    assert.ok(invalid instanceof SchemaError && invalid.part === "result", String(invalid));
+    assert.ok(invalid.issues.some((i) => i.pointer === "/result/identity" && i.keyword === "required"), JSON.stringify(invalid.issues));
+    assert.equal(client.state, "HELLO", "the state moves on the answer, as the Rust host's does");
+    const prepare = client.request("driver.prepare", {
+      approved_permissions: [],
+      capability_token: "t",
+      resolved_plan_digest: "sha256:64879f7d6b960a01909762d911a32d4582c20010c5641ee90278b644a9e3b525",
+    });
+    transport.serverSends('{"error":{"code":-32602,"data":{"class":"no-such-class"},"message":"bad"},"id":2,"jsonrpc":"2.0"}\n');
+    const data = await rejection(prepare);
+    assert.ok(data instanceof SchemaError && data.part === "error-data", String(data));
+    assert.equal(data.answer?.code, -32602);
+    assert.equal(data.issues[0]?.pointer, "/error/data/class");
+    transport.exit();
+  });
+
+  it("reads a streamed answer's items, checked against the item schema, until the server closes its output", async () => {
+    const transport = new FakeTransport();
+    const client = new Client(transport, gazeAnalyzerV1_1_0);
+    const init = client.request("initialize", { root_path: "/p" });
+    transport.serverSends(
+      '{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"discover":false,"test_mapping":false,"classify_signals":false,"streaming":true,"doc_coverage":false},"protocol_version":"1.1.0","analyzer_name":"a","language":"python"}}\n',
+    );
+    await init;
+    const refused = await rejection(client.request("analyze/stream" as never, { root_path: "/p" } as never));
+    assert.match(refused.message, /use requestStream/);
+    const items = client.requestStream("analyze/stream", { root_path: "/p" });
+    transport.serverSends('{"name":"add","package":"m","file":"m/ops.py","line":1,"side_effects":[]}\n');
+    transport.serverSends('{"name":"mul","package":"m","file":"m/ops.py","line":9.0,"side_effects":[]}\n');
+    transport.exit();
+    const got = await items;
+    assert.deepEqual(got.map((i) => (i as { name: string }).name), ["add", "mul"]);
+    assert.equal(numberText(got[1] as object, "line"), "9.0", "items keep their numbers as written");
+    assert.equal(client.state, "closed");
+    assert.ok((await rejection(client.request("analyze", { root_path: "/p" }))) instanceof ClientError);
   });
 
   it("type-checks params and results against the generated method map", async () => {

@@ -247,6 +247,9 @@ export class LifecycleError extends ClientError {
 
 interface Pending {
   method: string;
+  /** Sent (for ordering) and whether a notification already presumed its success. */
+  order: number;
+  presumed: boolean;
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
@@ -503,7 +506,7 @@ export class Client<
         return;
       }
       const timeoutMs = options?.timeoutMs ?? info?.timeoutMs ?? this.options.defaultTimeoutMs ?? 30000;
-      const pending: Pending = { method, resolve, reject, timer: undefined };
+      const pending: Pending = { method, order: id, presumed: false, resolve, reject, timer: undefined };
       if (timeoutMs > 0) {
         pending.timer = setTimeout(() => this.timedOut(id, method, timeoutMs), timeoutMs);
       }
@@ -653,11 +656,14 @@ export class Client<
         if (message.kind === "error_response") {
           const e = message.error;
           const answer = new RpcError(pending.method, e.code, e.message, e.data);
+          if (pending.presumed) {
+            this.report(new ProtocolError(`"${pending.method}" was refused (${e.code}) after the server had already sent what only its success allows`, undefined, pending.method));
+          }
           this.errorAnswered(pending.method, e.code);
           pending.reject(this.errorDataIssue(pending.method, answer) ?? answer);
           return;
         }
-        this.answered(pending.method, message.result);
+        this.answered(pending.method, message.result, pending.presumed);
         const info = this.protocol.methods[pending.method];
         const validator = info?.result === undefined ? undefined : this.protocol.validators?.[info.result];
         const issues = validator === undefined ? [] : validate(validator, message.result, "result");
@@ -677,8 +683,8 @@ export class Client<
           this.report(new SchemaError(message.method, "params", issues));
           return;
         }
-        const allowed = info.lifecycle?.allowedIn ?? [];
-        if (allowed.length > 0 && !allowed.includes("*") && !allowed.includes(this.sessionState)) {
+        if (!this.allows(message.method, this.sessionState) && !this.presumePendingSuccess(message.method)) {
+          const allowed = info.lifecycle?.allowedIn ?? [];
           this.report(new ProtocolError(`the server sent "${message.method}" in state "${this.sessionState}" (allowed only in ${allowed.join(" or ")})`));
           return;
         }
@@ -703,6 +709,31 @@ export class Client<
     this.pending.delete(idKey(id));
   }
 
+  /** Whether the lifecycle lets `method` come in `state`. */
+  private allows(method: string, state: string): boolean {
+    const allowed = this.protocol.methods[method]?.lifecycle?.allowedIn ?? [];
+    return allowed.length === 0 || allowed.includes("*") || allowed.includes(state);
+  }
+
+  /**
+   * A server notification came in a state that a pending request's success
+   * would reach (the server may write it before that answer, as the driver's
+   * observations before `driver.invoke`'s result): presumes that success, as
+   * the Rust monitor does. An error answer to it later is a protocol error.
+   */
+  private presumePendingSuccess(notification: string): boolean {
+    let candidate: Pending | undefined;
+    for (const pending of this.pending.values()) {
+      const next = this.protocol.methods[pending.method]?.lifecycle?.onSuccess;
+      if (pending.presumed || next === undefined || !this.allows(notification, next)) continue;
+      if (candidate === undefined || pending.order < candidate.order) candidate = pending;
+    }
+    if (candidate === undefined) return false;
+    candidate.presumed = true;
+    this.moved(candidate.method);
+    return true;
+  }
+
   /** An error answer the protocol says ends the session ends it. */
   private errorAnswered(method: string, code: number): void {
     const fatal = this.protocol.errors?.find((e) => e.code === code && e.endsSession === true);
@@ -719,7 +750,7 @@ export class Client<
   }
 
   /** Notes what a successful answer tells about the session: capabilities, state, shutdown. */
-  private answered(method: string, result: JsonValue): void {
+  private answered(method: string, result: JsonValue, presumed = false): void {
     const declaration = this.protocol.capabilities;
     if (declaration !== undefined && method === declaration.method) {
       const at = resolvePointer(result, declaration.pointer);
@@ -732,7 +763,7 @@ export class Client<
       this.declared = names;
     }
     if (method === this.protocol.shutdown) this.shutdownAnswered = true;
-    this.moved(method);
+    if (!presumed) this.moved(method);
   }
 
   /**

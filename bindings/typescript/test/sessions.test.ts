@@ -1,0 +1,260 @@
+/**
+ * The captured sessions of tests/sessions (the Rust monitor's, checked by
+ * `wirekit validate` against their .expect.json) replayed through the
+ * TypeScript client: the client side of each capture is sent through
+ * `Client.request`/`requestStream`, an in-test peer answers with the
+ * capture's server side (ids mapped to the client's), and the test checks
+ * that every answer the client accepts validates against the protocol's
+ * result and error schemas, and that the client finds the problems the
+ * monitor finds: a lifecycle or capability violation or invalid params is
+ * refused locally (nothing sent), an invalid result or streamed item is a
+ * SchemaError, an answer to no pending request a ProtocolError.
+ *
+ * The monitor also checks the driver's stateful rules over invocation
+ * scopes and gzkit's `not_before` result rule (kind `rule`, and that
+ * `invalid_result`); those are the monitor's, not the client's: see
+ * RULES_ONLY below.
+ */
+
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+
+import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
+import {
+  CapabilityError,
+  Client,
+  InvalidParamsError,
+  LifecycleError,
+  ProtocolError,
+  RpcError,
+  SchemaError,
+} from "../src/runtime/client.js";
+import { decodeMessage, encodeCanonical, encodeMessage, type Id, type Message } from "../src/runtime/envelope.js";
+import { decoderFor, encoderFor, FramingError } from "../src/runtime/framing.js";
+import type { JsonValue } from "../src/runtime/json.js";
+import type { ProtocolDescriptor } from "../src/runtime/protocol.js";
+import type { Transport, TransportEnd } from "../src/runtime/transport.js";
+import { validate } from "../src/runtime/validation.js";
+import { repoRoot } from "./support.js";
+
+type Descriptor = ProtocolDescriptor;
+
+const DESCRIPTORS: Record<string, Descriptor> = {
+  "gzkit-authoring-guide@1.0": gzkitAuthoringGuide as unknown as Descriptor,
+  "gaze-analyzer@1.0.0": gazeAnalyzerV1_0_0 as unknown as Descriptor,
+  "gaze-analyzer@1.1.0": gazeAnalyzerV1_1_0 as unknown as Descriptor,
+  "agentapi-driver@1": agentapiDriver as unknown as Descriptor,
+};
+
+/** Problems the monitor reports from rules the client does not keep (scope and result rules of the manifest's `rules`). */
+const RULES_ONLY = new Set([
+  "agentapi-driver@1/cancel-other-invocation",
+  "agentapi-driver@1/invocation-id-reused",
+  "agentapi-driver@1/last-sequence-without-observation",
+  "agentapi-driver@1/observation-wrong-attempt",
+  "agentapi-driver@1/sequence-backwards",
+  "agentapi-driver@1/wrong-last-sequence",
+  "gzkit-authoring-guide@1.0/end-before-start",
+]);
+
+interface Problem {
+  frame: number;
+  kind: string;
+  pointer: string;
+}
+
+/** The peer's end of an in-memory pipe. */
+class PeerTransport implements Transport {
+  written: Uint8Array[] = [];
+  private data: ((chunk: Uint8Array) => void) | undefined;
+  private end: ((end: TransportEnd) => void) | undefined;
+  write(bytes: Uint8Array): void {
+    this.written.push(bytes);
+  }
+  onData(listener: (chunk: Uint8Array) => void): void {
+    this.data = listener;
+  }
+  onEnd(listener: (end: TransportEnd) => void): void {
+    this.end = listener;
+  }
+  endInput(): void {
+    this.exit();
+  }
+  kill(): void {
+    this.exit();
+  }
+  get stderrTail(): string {
+    return "";
+  }
+  send(bytes: Uint8Array): void {
+    this.data?.(bytes);
+  }
+  exit(): void {
+    const end = this.end;
+    this.end = undefined;
+    end?.({ code: 0, signal: null, stderr: "" });
+  }
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function idKey(id: Id | null): string {
+  return id === null ? "null" : typeof id === "string" ? `s:${id}` : `n:${id.toString()}`;
+}
+
+/** The frames of a capture, decoded as far as they decode. */
+function framesOf(protocol: Descriptor, bytes: Uint8Array): { body: string; message: Message | undefined }[] {
+  const decoder = decoderFor(protocol.framing, { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192 });
+  decoder.push(bytes);
+  decoder.finish();
+  return decoder.drain().map((item) => {
+    assert.ok(!(item instanceof FramingError), `the capture frames: ${String(item)}`);
+    let message: Message | undefined;
+    try {
+      message = decodeMessage(item.body, { dialect: protocol.dialect, strict: false });
+    } catch {
+      message = undefined; // a streamed item
+    }
+    return { body: item.body, message };
+  });
+}
+
+interface Replay {
+  problems: Problem[];
+  results: number;
+  errors: number;
+}
+
+/** Replays one capture through a Client against a peer playing its server side. */
+async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> {
+  const frames = framesOf(protocol, bytes);
+  const peer = new PeerTransport();
+  const problems: Problem[] = [];
+  let at = 0;
+  const client = new Client(peer, protocol, {
+    defaultTimeoutMs: 0,
+    onProtocolError: (error) => {
+      if (error instanceof SchemaError) return; // reported through the request it answers
+      if (/answers no pending request/.test(error.message)) problems.push({ frame: at, kind: "unknown_id", pointer: "/id" });
+      else if (/after the server had already sent what only its success allows/.test(error.message)) problems.push({ frame: at, kind: "lifecycle", pointer: "/error" });
+      else problems.push({ frame: at, kind: "protocol", pointer: error.message });
+    },
+  }) as unknown as Client;
+  const call = client as unknown as {
+    request(method: string, params?: JsonValue): Promise<unknown>;
+    requestStream(method: string, params?: JsonValue): Promise<JsonValue[]>;
+  };
+  const ids = new Map<string, Id>(); // the capture's request id to the client's
+  const skipped = new Set<string>(); // capture ids of requests the client refused
+  const settled: Promise<void>[] = [];
+  let results = 0;
+  let errors = 0;
+  const encoder = encoderFor(protocol.framing, { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192 });
+  const encode = (message: Message): string =>
+    protocol.canonical ? encodeCanonical(message, protocol.dialect) : encodeMessage(message, protocol.dialect);
+  const checkError = (method: string, data: JsonValue | undefined): void => {
+    const validator = protocol.errorData === undefined ? undefined : protocol.validators?.[protocol.errorData];
+    if (validator !== undefined && data !== undefined) {
+      assert.deepEqual(validate(validator, data, "error-data"), [], `the error data answering ${method} validates`);
+    }
+  };
+  for (const [index, frame] of frames.entries()) {
+    at = index;
+    const message = frame.message;
+    const fromClient =
+      message !== undefined &&
+      (message.kind === "request" || (message.kind === "notification" && protocol.methods[message.method]?.direction !== "server-to-client"));
+    if (fromClient && message.kind === "request") {
+      const before = peer.written.length;
+      const info = protocol.methods[message.method];
+      const frameIndex = index;
+      const outcome = info?.stream === true ? call.requestStream(message.method, message.params) : call.request(message.method, message.params);
+      const sent = peer.written.length > before;
+      if (sent) {
+        const written = decodeMessage(new TextDecoder().decode(peer.written[peer.written.length - 1]).replace(/^Content-Length: \d+\r\n\r\n/, "").trim(), {
+          dialect: protocol.dialect,
+          strict: false,
+        });
+        assert.equal(written.kind, "request");
+        if (written.kind === "request") ids.set(idKey(message.id), written.id);
+      } else {
+        skipped.add(idKey(message.id));
+      }
+      settled.push(
+        outcome.then(
+          (value) => {
+            if (info?.stream !== true) results += 1;
+            else results += (value as JsonValue[]).length;
+          },
+          (error: unknown) => {
+            if (error instanceof LifecycleError) problems.push({ frame: frameIndex, kind: "lifecycle", pointer: "/method" });
+            else if (error instanceof CapabilityError) problems.push({ frame: frameIndex, kind: "capability", pointer: "/method" });
+            else if (error instanceof InvalidParamsError) problems.push({ frame: frameIndex, kind: "invalid_params", pointer: error.issues[0]?.pointer ?? "" });
+            else if (error instanceof SchemaError) problems.push({ frame: at, kind: "invalid_result", pointer: error.issues[0]?.pointer ?? "" });
+            else if (error instanceof RpcError) {
+              errors += 1;
+              checkError(error.method ?? "", error.data);
+            } else problems.push({ frame: at, kind: "protocol", pointer: String(error) });
+          },
+        ),
+      );
+      await tick();
+      continue;
+    }
+    if (message !== undefined && (message.kind === "success_response" || message.kind === "error_response")) {
+      const key = idKey(message.id);
+      if (skipped.has(key)) {
+        // The answer to a request the client refused locally: still an answer that must validate.
+        if (message.kind === "error_response") {
+          errors += 1;
+          checkError("a refused request", message.error.data);
+        }
+        continue;
+      }
+      const mapped = ids.get(key);
+      const answer: Message = mapped === undefined ? message : { ...message, id: mapped };
+      peer.send(encoder.encode(encode(answer)));
+    } else {
+      peer.send(encoder.encode(frame.body));
+    }
+    await tick();
+  }
+  at = frames.length;
+  peer.exit();
+  await Promise.all(settled);
+  return { problems: problems.sort((a, b) => a.frame - b.frame), results, errors };
+}
+
+const sessions = join(repoRoot(), "tests", "sessions");
+
+describe("captured sessions replayed through the TypeScript client", () => {
+  for (const folder of readdirSync(sessions).sort()) {
+    const protocol = DESCRIPTORS[folder];
+    it(`${folder}: every capture's client side through the client; answers validate against the result and error schemas; the monitor's problems found`, async (t) => {
+      assert.ok(protocol !== undefined, `a generated descriptor for ${folder}`);
+      const captures = readdirSync(join(sessions, folder)).filter((n) => n.endsWith(".ndjson") || n.endsWith(".bin")).sort();
+      assert.ok(captures.length > 0);
+      let results = 0;
+      let errors = 0;
+      const mismatches: string[] = [];
+      for (const capture of captures) {
+        const name = capture.replace(/\.(ndjson|bin)$/, "");
+        const expect = JSON.parse(readFileSync(join(sessions, folder, `${name}.expect.json`), "utf8")) as { problems: Problem[] };
+        const outcome = await replay(protocol, new Uint8Array(readFileSync(join(sessions, folder, capture))));
+        results += outcome.results;
+        errors += outcome.errors;
+        const wanted = RULES_ONLY.has(`${folder}/${name}`) ? [] : expect.problems.map(({ frame, kind, pointer }) => ({ frame, kind, pointer }));
+        try {
+          assert.deepEqual(outcome.problems, wanted);
+        } catch {
+          mismatches.push(`${name}: client found ${JSON.stringify(outcome.problems)}, monitor ${JSON.stringify(wanted)}`);
+        }
+      }
+      assert.deepEqual(mismatches, []);
+      assert.ok(results > 0, "some answers were results");
+      t.diagnostic(`${folder}: ${captures.length} captures, ${results} results and items and ${errors} error answers validated`);
+    });
+  }
+});
