@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod diff;
 mod drive;
 mod frames;
 mod generate;
@@ -32,6 +33,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Start a server and drive it with checked calls from a requests file, as its host.
     Drive(drive::DriveArgs),
+    /// Compare two versions of a protocol and classify every change by whom it breaks.
+    Diff(diff::DiffArgs),
     /// Regenerate the Rust, Python and TypeScript bindings and the docs from `schemas/`.
     Generate(generate::GenerateArgs),
 }
@@ -69,6 +72,7 @@ where
         Command::Frames(args) => frames::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Drive(args) => drive::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Generate(args) => generate::run(args),
     }
 }

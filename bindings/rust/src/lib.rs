@@ -11,9 +11,12 @@
 //! * [`session`]: the lifecycle state machine; [`serve`]: the server loop;
 //!   [`monitor`]: checking captured sessions; [`host`]: driving a server
 //!   subprocess with timeouts.
+//! * [`diff`]: two versions of a protocol compared, each change classified
+//!   by whom it breaks (clients, servers, both, no one).
 //! * [`validate`]: params, results and error data checked by method, with
 //!   issues as data (kind, JSON pointer, schema path, message).
 
+pub mod diff;
 pub mod envelope;
 pub mod framing;
 pub mod host;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::bundle::{bundle, SchemaFiles};
+use super::bundle::{bundle, bundle_defs, Bundle, SchemaFiles};
 use super::error::{ProtocolError, ProtocolErrorKind};
 use super::manifest::Manifest;
 
@@ -57,15 +57,7 @@ impl ProtocolSource {
                 ));
             }
         }
-        let entry_refs: Vec<&str> = manifest
-            .methods
-            .values()
-            .flat_map(|method| [&method.params, &method.result, &method.result_stream])
-            .chain([&manifest.error_data])
-            .flatten()
-            .map(|reference| reference.reference.as_str())
-            .collect();
-        let bundled = bundle(origin, &files, &entry_refs)?;
+        let bundled = bundle(origin, &files, &entry_refs(&manifest))?;
         Ok(ProtocolSource {
             manifest,
             manifest_json,
@@ -116,10 +108,29 @@ impl ProtocolSource {
         &self.bundled
     }
 
+    /// Every type of the schema files with where each came from (what
+    /// [`ProtocolSource::bundled_schema`] is made of).
+    pub fn bundle(&self) -> Result<Bundle, ProtocolError> {
+        bundle_defs(&self.origin, &self.files, &entry_refs(&self.manifest))
+    }
+
     /// `name@version`.
     pub fn id(&self) -> String {
         format!("{}@{}", self.manifest.protocol, self.manifest.version)
     }
+}
+
+/// The references written in the manifest (params, results, streamed
+/// items, error data): each one's target is a type of the bundle.
+fn entry_refs(manifest: &Manifest) -> Vec<&str> {
+    manifest
+        .methods
+        .values()
+        .flat_map(|method| [&method.params, &method.result, &method.result_stream])
+        .chain([&manifest.error_data])
+        .flatten()
+        .map(|reference| reference.reference.as_str())
+        .collect()
 }
 
 /// A set of protocols, each with one or more versions.

@@ -1,0 +1,106 @@
+//! `wirekit diff`: compare two versions of a protocol (manifest and
+//! schemas) for its maintainers. Every change is printed with whom it breaks
+//! (clients, servers, both, or no one) and its JSON pointer.
+//!
+//! OLD and NEW are versions of the protocol (`1.0.0`) or folders holding a
+//! version's `protocol.json` and schema files (a working copy under edit).
+//! Exit status 0 when nothing breaks or the major version moved, 1 on a
+//! breaking change within one major version, 2 for bad usage.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use wirekit::diff::{self, Impact, Report};
+use wirekit::protocol::{ProtocolError, ProtocolSource, Registry, MANIFEST_FILE};
+
+/// Arguments of `wirekit diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The protocol: its folder in `schemas/` (e.g. `gaze-analyzer`).
+    #[arg(long)]
+    protocol: String,
+    /// Read protocols from this folder instead of the ones built in.
+    #[arg(long, value_name = "DIR")]
+    schemas: Option<std::path::PathBuf>,
+    /// Print one JSON object a change instead of text.
+    #[arg(long)]
+    json: bool,
+    /// The old version: a version of the protocol, or a folder holding its `protocol.json`.
+    #[arg(value_name = "OLD")]
+    old: String,
+    /// The new version: a version of the protocol, or a folder holding its `protocol.json`.
+    #[arg(value_name = "NEW")]
+    new: String,
+}
+
+/// Runs `wirekit diff`.
+pub fn run(args: DiffArgs) -> ExitCode {
+    let report = match load(&args, &args.old).and_then(|old| {
+        let new = load(&args, &args.new)?;
+        diff::compare(&old, &new)
+    }) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("wirekit diff: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut changes = report.changes.clone();
+    changes.sort_by_key(|c| c.impact);
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for change in &changes {
+        let written = if args.json {
+            serde_json::to_writer(&mut out, change)
+                .map_err(std::io::Error::other)
+                .and_then(|()| out.write_all(b"\n"))
+        } else {
+            writeln!(out, "{change}")
+        };
+        if written.is_err() {
+            break;
+        }
+    }
+    let _ = out.flush();
+    eprintln!("wirekit diff: {}", summary(&report));
+    if report.is_breaking() && !report.major_moved() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn summary(report: &Report) -> String {
+    let counts = format!(
+        "{} breaking for clients, {} breaking for servers, {} breaking for both, {} compatible",
+        report.count(Impact::BreaksClients),
+        report.count(Impact::BreaksServers),
+        report.count(Impact::BreaksClientsAndServers),
+        report.count(Impact::Compatible),
+    );
+    let verdict = match (report.is_breaking(), report.major_moved()) {
+        (false, _) => "a compatible change: peers of either version work together",
+        (true, true) => "breaking, and the major version moved",
+        (true, false) => {
+            "breaking within one major version: move the major version or undo the breaking changes"
+        }
+    };
+    format!(
+        "{} {} -> {}: {counts}; {verdict}",
+        report.protocol, report.old_version, report.new_version
+    )
+}
+
+/// A version of the protocol, or a folder holding one.
+fn load(args: &DiffArgs, which: &str) -> Result<ProtocolSource, ProtocolError> {
+    let path = Path::new(which);
+    if path.join(MANIFEST_FILE).is_file() {
+        return ProtocolSource::from_dir(path, &path.display().to_string());
+    }
+    let spec = format!("{}@{which}", args.protocol);
+    match &args.schemas {
+        None => wirekit_protocols::registry()?.get(&spec).cloned(),
+        Some(dir) => Registry::from_dir(dir)?.get(&spec).cloned(),
+    }
+}
