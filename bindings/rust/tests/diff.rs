@@ -16,7 +16,11 @@ use Impact::{
 };
 
 fn shipped(spec: &str) -> ProtocolSource {
-    wirekit_protocols::registry().unwrap().get(spec).unwrap().clone()
+    wirekit_protocols::registry()
+        .unwrap()
+        .get(spec)
+        .unwrap()
+        .clone()
 }
 
 /// The protocol with `edit` applied to its manifest (`"protocol.json"`) or
