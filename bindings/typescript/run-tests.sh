@@ -9,6 +9,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 echo "== npm ci"
 npm ci --no-audit --no-fund --loglevel=error
 
+echo "== servers on the Rust serve loop (the sessions test sends the captures to them)"
+(cd ../.. && cargo build -q -p wirekit-example-rust-analyzer -p wirekit-cli --example rust_driver)
+
 echo "== validators drift check"
 node scripts/generate-validators.mjs --check
 

@@ -30,6 +30,7 @@ import {
   ProtocolError,
   RpcError,
   SchemaError,
+  spawnServer,
 } from "../src/runtime/client.js";
 import { decodeMessage, encodeCanonical, encodeMessage, type Id, type Message } from "../src/runtime/envelope.js";
 import { decoderFor, encoderFor, FramingError } from "../src/runtime/framing.js";
@@ -255,6 +256,68 @@ describe("captured sessions replayed through the TypeScript client", () => {
       assert.deepEqual(mismatches, []);
       assert.ok(results > 0, "some answers were results");
       t.diagnostic(`${folder}: ${captures.length} captures, ${results} results and items and ${errors} error answers validated`);
+    });
+  }
+});
+
+/** A descriptor that checks what the server sends but lets the client send anything (no lifecycle, capability or params checks): the server's own refusals get answered. */
+function permissive(protocol: Descriptor): Descriptor {
+  const methods = Object.fromEntries(
+    Object.entries(protocol.methods).map(([name, info]) => {
+      const { lifecycle: _l, capability: _c, params: _p, ...rest } = info;
+      return [name, rest];
+    }),
+  );
+  const { lifecycle: _lifecycle, ...rest } = protocol;
+  return { ...rest, methods };
+}
+
+/** The servers on the Rust serve loop built from this repository, by protocol. */
+const SERVE_LOOP: Record<string, string> = {
+  "gaze-analyzer@1.0.0": join(repoRoot(), "target", "debug", "gaze-analyzer-rust"),
+  "agentapi-driver@1": join(repoRoot(), "target", "debug", "examples", "rust_driver"),
+};
+
+describe("captured sessions' client side sent to the Rust serve loop (every frame, faulty ones too)", () => {
+  for (const [folder, server] of Object.entries(SERVE_LOOP)) {
+    it(`${folder}: every answer of ${server.split("/").slice(-1)[0]} validates against the result and error schemas`, async (t) => {
+      const protocol = DESCRIPTORS[folder];
+      assert.ok(protocol !== undefined);
+      const loose = permissive(protocol);
+      const captures = readdirSync(join(sessions, folder)).filter((n) => n.endsWith(".ndjson") || n.endsWith(".bin")).sort();
+      let results = 0;
+      const codes = new Map<number, number>();
+      const bad: string[] = [];
+      for (const capture of captures) {
+        const problems: string[] = [];
+        const client = spawnServer(server, [], loose, { defaultTimeoutMs: 5000, onProtocolError: (e) => problems.push(e.message) }) as unknown as {
+          request(method: string, params?: JsonValue): Promise<unknown>;
+          close(): Promise<TransportEnd>;
+        };
+        for (const frame of framesOf(protocol, new Uint8Array(readFileSync(join(sessions, folder, capture))))) {
+          const m = frame.message;
+          if (m?.kind !== "request" || protocol.methods[m.method]?.stream === true) continue;
+          try {
+            await client.request(m.method, m.params);
+            results += 1;
+          } catch (error) {
+            if (error instanceof RpcError) codes.set(error.code, (codes.get(error.code) ?? 0) + 1);
+            else if (!(error instanceof LifecycleError)) problems.push(`${m.method}: ${String(error)}`);
+          }
+        }
+        await client.close();
+        bad.push(...problems.map((p) => `${capture}: ${p}`));
+      }
+      // Issue 8, item 1: the serve loop's own -32602 answer to the driver carries
+      // {"errors":[...],"part":"params"} instead of the protocol's ErrorData
+      // (`class` required). Until the manifest declares the serve loop's error
+      // answers, that one answer is counted here, not hidden; anything else fails.
+      const knownDefect = bad.filter((line) => folder === "agentapi-driver@1" && /error data for "[^"]+" fails the schema: \/error\/data\/class: required member is missing/.test(line));
+      assert.deepEqual(bad.filter((line) => !knownDefect.includes(line)), []);
+      const errors = [...codes.entries()].map(([code, n]) => `${n}x ${code}`).join(", ");
+      const defect = knownDefect.length === 0 ? "" : `; ${knownDefect.length} error answer(s) without the driver's data.class (issue 8 item 1, not fixed yet)`;
+      t.diagnostic(`${folder}: ${captures.length} captures sent to the serve loop, ${results} results and ${errors} error answers validated${defect}`);
+      assert.ok(results > 0 && codes.size > 0, "both results and error answers were checked");
     });
   }
 });
