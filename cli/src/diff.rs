@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use wirekit::diff::{self, Impact, Report};
-use wirekit::protocol::{ProtocolError, ProtocolSource, Registry, MANIFEST_FILE};
+use wirekit::protocol::{ProtocolError, ProtocolSource, Registry};
 
 /// Arguments of `wirekit diff`.
 #[derive(Debug, clap::Args)]
@@ -95,7 +95,7 @@ fn summary(report: &Report) -> String {
 /// A version of the protocol, or a folder holding one.
 fn load(args: &DiffArgs, which: &str) -> Result<ProtocolSource, ProtocolError> {
     let path = Path::new(which);
-    if path.join(MANIFEST_FILE).is_file() {
+    if path.is_dir() || which.contains(std::path::MAIN_SEPARATOR) {
         return ProtocolSource::from_dir(path, &path.display().to_string());
     }
     let spec = format!("{}@{which}", args.protocol);

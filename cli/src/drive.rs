@@ -15,6 +15,7 @@ use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::live::LiveLine;
 use serde_json::{json, Value};
 use wirekit::host::{Host, HostError, HostErrorKind};
 use wirekit::protocol::Registry;
@@ -88,11 +89,20 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         let streamed = protocol
             .method(&method)
             .is_some_and(|spec| spec.result_stream.is_some());
+        let timeout = args
+            .timeout_ms
+            .or_else(|| protocol.method(&method).and_then(|spec| spec.timeout_ms));
+        let pending = match timeout {
+            Some(ms) => format!("waiting for `{method}` (timeout {})", seconds(ms)),
+            None => format!("waiting for `{method}`"),
+        };
+        let live = LiveLine::start("wirekit drive", pending);
         let outcome = if streamed {
             host.call_stream(&method, params).map(Value::Array)
         } else {
             host.call(&method, params)
         };
+        drop(live);
         // Notifications that came before the answer (while a completion
         // was awaited, or before the response) go first: arrival order.
         all_ok &= print_received(&mut out, &mut host)?;
@@ -113,7 +123,12 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         }
     }
     // What the last answer started runs to its completion.
-    if let Err(error) = host.await_completion() {
+    let awaiting = host.session().awaiting().map(str::to_owned);
+    let live = awaiting
+        .map(|awaited| LiveLine::start("wirekit drive", format!("waiting for `{awaited}`")));
+    let completion = host.await_completion();
+    drop(live);
+    if let Err(error) = completion {
         all_ok = false;
         print_received(&mut out, &mut host)?;
         let awaited = host
@@ -134,6 +149,15 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         .map_err(|e| e.to_string())?;
     eprintln!("wirekit drive: the server exited with {status}");
     Ok(all_ok)
+}
+
+/// `300 s`, `1.5 s`.
+fn seconds(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
 }
 
 /// Prints the notifications received so far, one JSON line each (a refused

@@ -15,6 +15,7 @@ mod drive;
 mod frames;
 mod generate;
 mod input;
+mod live;
 mod validate;
 
 /// JSON-RPC over stdio, driven by JSON Schemas.
@@ -28,12 +29,16 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Split a captured byte stream into frames and print one JSON object a frame.
+    #[command(override_usage = "wirekit frames [OPTIONS] --framing <FRAMING> [FILE]")]
     Frames(frames::FramesArgs),
     /// Check a captured session (both directions, in order) against a protocol.
+    #[command(override_usage = "wirekit validate [OPTIONS] --protocol <PROTOCOL> [FILE]")]
     Validate(validate::ValidateArgs),
     /// Start a server and drive it with checked calls from a requests file, as its host.
+    #[command(override_usage = "wirekit drive [OPTIONS] --protocol <PROTOCOL> -- <COMMAND>...")]
     Drive(drive::DriveArgs),
     /// Compare two versions of a protocol and classify every change by whom it breaks.
+    #[command(override_usage = "wirekit diff [OPTIONS] --protocol <PROTOCOL> <OLD> <NEW>")]
     Diff(diff::DiffArgs),
     /// Regenerate the Rust, Python and TypeScript bindings and the docs from `schemas/`.
     Generate(generate::GenerateArgs),
