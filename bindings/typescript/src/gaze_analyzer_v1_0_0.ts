@@ -2,7 +2,7 @@
 /**
  * Types of the `gaze-analyzer` protocol, version 1.0.0: Gaze analyzer protocol.
  *
- * The Gaze Analyzer Protocol lets external language analyzers provide side effect detection, complexity analysis and coverage data to Gaze, which spawns the analyzer as a subprocess (`<analyzer> --stdio`) and computes CRAP and GazeCRAP scores, quadrant classifications and fix strategies from the answers. JSON-RPC 2.0 over stdin/stdout, one JSON value a line (LSP transport model); stderr is reserved for diagnostics. Gaze is the only client; request ids are integers counting from 1. Gaze ignores unknown members.
+ * The Gaze Analyzer Protocol lets external language analyzers provide side effect detection, complexity analysis and coverage data to Gaze, which spawns the analyzer as a subprocess (`<analyzer> --stdio`) and computes CRAP and GazeCRAP scores, quadrant classifications and fix strategies from the answers. JSON-RPC 2.0 over stdin/stdout, one JSON value a line (LSP transport model); stderr is reserved for diagnostics. Gaze is the only client; request ids are integers counting from 1. Gaze ignores unknown members. Gaze reads the analyzer's stdout with a bufio.Scanner of at most 10 MiB (internal/protocol/client.go, NewClient: maxScanSize), the line feed included: max_frame_bytes is that bound less the line feed, and an answer over it is answered -32603 instead of being sent.
  * @module
  */
 

@@ -252,6 +252,12 @@ impl Host {
                             return Err(HostError::remote(error));
                         }
                     }
+                    // A failed stream ends with its error inside a
+                    // one-element array (see `serve::stream_failure_body`).
+                    if let Some(error) = crate::serve::stream_failure_of(&item) {
+                        self.session.end();
+                        return Err(HostError::remote(error));
+                    }
                     let issues = self.protocol.validate(method, Part::Item, Some(&item));
                     if !issues.is_empty() {
                         return Err(HostError::issues(

@@ -129,6 +129,25 @@ impl SessionChecker {
         if is_envelope {
             return false;
         }
+        // A failed stream ends with its error inside a one-element array
+        // (see `serve::stream_failure_body`): the request's error answer.
+        if let Some(error) = crate::serve::stream_failure_of(&item) {
+            let failed: Vec<String> = self
+                .pending
+                .iter()
+                .filter(|(_, p)| p.method == method)
+                .map(|(key, _)| key.clone())
+                .collect();
+            for key in failed {
+                if let Some(pending) = self.pending.remove(&key) {
+                    if !pending.faulty {
+                        self.session.answered(method, Err(&error));
+                    }
+                }
+            }
+            self.session.end();
+            return true;
+        }
         // The first item answers the streamed request: no envelope follows.
         let answered: Vec<String> = self
             .pending

@@ -1,10 +1,12 @@
 //! Serving a protocol: a [`Handler`] answers methods, the [`Server`] does
 //! everything else (framing, envelope, lifecycle, validation both ways).
 
+mod bound;
 mod handler;
 mod outbox;
 mod server;
 
+pub use bound::{over_bound, stream_failure, stream_failure_body, stream_failure_of};
 pub use handler::{method_not_found, Emit, Handler};
 pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};
 pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};

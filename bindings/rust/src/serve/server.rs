@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::bound::{over_bound, stream_failure, stream_failure_body};
 use super::handler::{method_not_found, Handler};
 use crate::envelope::{
     self, EnvelopeOptions, ErrorCode, ErrorObject, Id, Message, Notification, Request, Response,
@@ -233,6 +234,9 @@ impl Server {
             return self.answer(&id, &method, Err(method_not_found(&method)), send);
         };
         if let Err(violation) = self.session.check(&method) {
+            if streamed {
+                return self.fail_stream(&id, &method, 0, violation.answer().clone(), send);
+            }
             let flow = self.answer(&id, &method, Err(violation.answer().clone()), send)?;
             return Ok(if violation.ends_session() {
                 Flow::Stop
@@ -244,9 +248,16 @@ impl Server {
             .protocol
             .validate(&method, Part::Params, params.as_ref());
         if !issues.is_empty() {
-            return self.answer(&id, &method, Err(invalid_params(&method, &issues)), send);
+            let error = invalid_params(&method, &issues);
+            if streamed {
+                return self.fail_stream(&id, &method, 0, error, send);
+            }
+            return self.answer(&id, &method, Err(error), send);
         }
         if let Err(violation) = self.session.admit(&method, params.as_ref()) {
+            if streamed {
+                return self.fail_stream(&id, &method, 0, violation.answer().clone(), send);
+            }
             self.answer(&id, &method, Err(violation.answer().clone()), send)?;
             if violation.ends_session() {
                 self.session.end();
@@ -255,6 +266,9 @@ impl Server {
             return Ok(Flow::Continue);
         }
         if !handler.implements(&method) {
+            if streamed {
+                return self.fail_stream(&id, &method, 0, method_not_found(&method), send);
+            }
             return self.answer(&id, &method, Err(method_not_found(&method)), send);
         }
         if streamed {
@@ -287,6 +301,12 @@ impl Server {
         self.answer(&id, &method, outcome, send)
     }
 
+    /// Serves a streamed result: each item checked and framed, then the
+    /// end of the session (the host reads until the server's output
+    /// closes). A failure (the handler's error, an item that fails its
+    /// schema in reject mode, an item over the frame bound) ends the stream
+    /// with its failure line (see [`super::bound`]), so the host can never
+    /// take a partial result for a whole one.
     fn stream<H: Handler + ?Sized>(
         &mut self,
         handler: &mut H,
@@ -299,20 +319,23 @@ impl Server {
         let check = self.options.result_check;
         let logger = &mut self.logger;
         let mut written = 0usize;
+        let mut stopped: Option<ErrorObject> = None;
+        let mut peer_gone = false;
         let mut buffer = Vec::new();
         let encoder = &self.encoder;
         let outcome = {
             let mut emit = |item: Value| -> std::io::Result<()> {
+                if stopped.is_some() || peer_gone {
+                    return Err(std::io::Error::other("the stream has ended"));
+                }
                 let issues = protocol.validate(method, Part::Item, Some(&item));
                 if !issues.is_empty() {
                     match check {
                         ResultCheck::Reject => {
                             let error = invalid_result(method, Part::Item, &issues);
-                            logger(&format!(
-                                "dropped streamed item {written}: {}",
-                                error.message
-                            ));
-                            return Ok(());
+                            let message = format!("item {written} was refused: {}", error.message);
+                            stopped = Some(ErrorObject { message, ..error });
+                            return Err(std::io::Error::other("streamed item refused"));
                         }
                         ResultCheck::Warn => {
                             logger(&invalid_result_warning(method, Part::Item, &issues))
@@ -321,30 +344,63 @@ impl Server {
                 }
                 buffer.clear();
                 let body = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+                if body.len() > protocol.manifest().transport.max_frame_bytes {
+                    let what = format!("item {written}");
+                    stopped = Some(over_bound(&protocol, method, &what, body.len()));
+                    return Err(std::io::Error::other("streamed item over the frame bound"));
+                }
                 encoder
                     .encode_into(&body, &mut buffer)
                     .map_err(std::io::Error::other)?;
+                if let Err(error) = send(&buffer) {
+                    peer_gone = true;
+                    return Err(error);
+                }
                 written += 1;
-                send(&buffer)
+                Ok(())
             };
             handler.handle_stream(method, params, &mut emit)
         };
-        match outcome {
-            Ok(()) => {
+        if peer_gone {
+            self.session.end();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                format!("the host stopped reading `{method}` after {written} items"),
+            ));
+        }
+        match (stopped, outcome) {
+            (None, Ok(())) => {
                 self.session.answered(method, Ok(&Value::Null));
                 self.session.end();
                 Ok(Flow::Stop)
             }
-            Err(error) if written == 0 => self.answer(id, method, Err(error), send),
-            Err(error) => {
-                (self.logger)(&format!(
-                    "streamed result of `{method}` failed after {written} items: {}",
-                    error.message
-                ));
-                self.session.end();
-                Ok(Flow::Stop)
+            (Some(error), _) | (None, Err(error)) => {
+                self.fail_stream(id, method, written, error, send)
             }
         }
+    }
+
+    /// Ends a streamed result with its failure line and ends the session.
+    fn fail_stream(
+        &mut self,
+        id: &Id,
+        method: &str,
+        sent: usize,
+        error: ErrorObject,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        let error = stream_failure(method, sent, error);
+        (self.logger)(&error.message);
+        self.session.answered(method, Err(&error));
+        self.session.end();
+        let transport = &self.protocol.manifest().transport;
+        let body = stream_failure_body(transport, id, error)?;
+        let mut frame = Vec::with_capacity(body.len() + 32);
+        self.encoder
+            .encode_into(&body, &mut frame)
+            .map_err(std::io::Error::other)?;
+        send(&frame)?;
+        Ok(Flow::Stop)
     }
 
     fn on_notification<H: Handler + ?Sized>(
@@ -384,12 +440,29 @@ impl Server {
         outcome: Result<Value, ErrorObject>,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<Flow> {
-        self.session.answered(method, outcome.as_ref());
-        let response = Response {
+        let transport = &self.protocol.manifest().transport;
+        let mut response = Message::Response(Response {
             id: Some(id.clone()),
             outcome,
-        };
-        self.send(&Message::Response(response), send)?;
+        });
+        let mut body = transport.encode(&response).map_err(std::io::Error::other)?;
+        if body.len() > transport.max_frame_bytes {
+            let what = match &response {
+                Message::Response(Response { outcome: Ok(_), .. }) => "the result",
+                _ => "the error answer",
+            };
+            let error = over_bound(&self.protocol, method, what, body.len());
+            response = Message::Response(Response::error(Some(id.clone()), error));
+            body = transport.encode(&response).map_err(std::io::Error::other)?;
+        }
+        if let Message::Response(response) = &response {
+            self.session.answered(method, response.outcome.as_ref());
+        }
+        let mut frame = Vec::with_capacity(body.len() + 32);
+        self.encoder
+            .encode_into(&body, &mut frame)
+            .map_err(std::io::Error::other)?;
+        send(&frame)?;
         Ok(if self.session.is_ended() {
             Flow::Stop
         } else {
@@ -408,7 +481,6 @@ impl Server {
             Ok(result) => result,
             Err(error) => return self.answer(id, method, Err(error), send),
         };
-        self.session.answered(method, Ok(&Value::Null));
         let transport = &self.protocol.manifest().transport;
         let raw = result.get().as_bytes();
         // The envelope around compact JSON is compact JSON: no line break to
@@ -422,24 +494,10 @@ impl Server {
         envelope::encode_success_raw(id, &result, &self.envelope, &mut frame);
         let length = frame.len() - start;
         if length > transport.max_frame_bytes {
-            let error = ErrorObject::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!(
-                    "the result of `{method}` is {length} bytes, over the frame bound of {}",
-                    transport.max_frame_bytes
-                ),
-            );
-            let response = Message::Response(Response {
-                id: Some(id.clone()),
-                outcome: Err(error),
-            });
-            self.send(&response, send)?;
-            return Ok(if self.session.is_ended() {
-                Flow::Stop
-            } else {
-                Flow::Continue
-            });
+            let error = over_bound(&self.protocol, method, "the result", length);
+            return self.answer(id, method, Err(error), send);
         }
+        self.session.answered(method, Ok(&Value::Null));
         if transport.framing == Framing::Ndjson {
             frame.push(b'\n');
         }
