@@ -18,7 +18,7 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"r
 const STREAM: &str = r#"{"jsonrpc":"2.0","id":2,"method":"analyze/stream","params":{"root_path":"/p","patterns":null}}"#;
 
 fn gaze() -> Arc<Protocol> {
-    Protocol::embedded("gaze-analyzer@1.1.0").expect("gaze is embedded")
+    wirekit_protocols::protocol("gaze-analyzer@1.1.0").expect("gaze is embedded")
 }
 
 fn item(name: &str) -> Value {
@@ -203,7 +203,7 @@ fn a_whole_stream_is_items_only_then_the_end() {
 #[test]
 fn the_gaze_bound_is_the_hosts_10_mib_line_less_its_line_feed() {
     for version in ["gaze-analyzer@1.0.0", "gaze-analyzer@1.1.0"] {
-        let protocol = Protocol::embedded(version).expect("embedded");
+        let protocol = wirekit_protocols::protocol(version).expect("embedded");
         assert_eq!(
             protocol.manifest().transport.max_frame_bytes,
             10 * 1024 * 1024 - 1

@@ -2045,7 +2045,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
   "protocol": "gaze-analyzer",
   "version": "1.0.0",
   "title": "Gaze analyzer protocol",
-  "description": "The Gaze Analyzer Protocol lets external language analyzers provide side effect detection, complexity analysis and coverage data to Gaze, which spawns the analyzer as a subprocess (`<analyzer> --stdio`) and computes CRAP and GazeCRAP scores, quadrant classifications and fix strategies from the answers. JSON-RPC 2.0 over stdin/stdout, one JSON value a line (LSP transport model); stderr is reserved for diagnostics. Gaze is the only client; request ids are integers counting from 1. Gaze ignores unknown members.",
+  "description": "The Gaze Analyzer Protocol lets external language analyzers provide side effect detection, complexity analysis and coverage data to Gaze, which spawns the analyzer as a subprocess (`<analyzer> --stdio`) and computes CRAP and GazeCRAP scores, quadrant classifications and fix strategies from the answers. JSON-RPC 2.0 over stdin/stdout, one JSON value a line (LSP transport model); stderr is reserved for diagnostics. Gaze is the only client; request ids are integers counting from 1. Gaze ignores unknown members. Gaze reads the analyzer's stdout with a bufio.Scanner of at most 10 MiB (internal/protocol/client.go, NewClient: maxScanSize), the line feed included: max_frame_bytes is that bound less the line feed, and an answer over it is answered -32603 instead of being sent.",
   "roles": {
     "client": "host",
     "server": "analyzer"
@@ -2054,7 +2054,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "framing": "ndjson",
     "envelope": "jsonrpc-2.0",
     "strict": false,
-    "max_frame_bytes": 16777216
+    "max_frame_bytes": 10485759
   },
   "schemas": [
     "gaze.schema.json"
@@ -3398,7 +3398,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
   "protocol": "gaze-analyzer",
   "version": "1.1.0",
   "title": "Gaze analyzer protocol",
-  "description": "The Gaze Analyzer Protocol lets external language analyzers provide side effect detection, complexity analysis and coverage data to Gaze, which spawns the analyzer as a subprocess (`<analyzer> --stdio`) and computes CRAP and GazeCRAP scores, quadrant classifications and fix strategies from the answers. JSON-RPC 2.0 over stdin/stdout, one JSON value a line (LSP transport model); stderr is reserved for diagnostics. Gaze is the only client; request ids are integers counting from 1. Gaze ignores unknown members. Version 1.1.0 adds the optional methods analyze/stream and doc_coverage, their capabilities streaming and doc_coverage, initialize's language_version and a side effect's detail; every 1.0.0 message stays valid.",
+  "description": "The Gaze Analyzer Protocol lets external language analyzers provide side effect detection, complexity analysis and coverage data to Gaze, which spawns the analyzer as a subprocess (`<analyzer> --stdio`) and computes CRAP and GazeCRAP scores, quadrant classifications and fix strategies from the answers. JSON-RPC 2.0 over stdin/stdout, one JSON value a line (LSP transport model); stderr is reserved for diagnostics. Gaze is the only client; request ids are integers counting from 1. Gaze ignores unknown members. Gaze reads the analyzer's stdout with a bufio.Scanner of at most 10 MiB (internal/protocol/client.go, NewClient: maxScanSize), the line feed included: max_frame_bytes is that bound less the line feed, and an answer over it is answered -32603 instead of being sent. Version 1.1.0 adds the optional methods analyze/stream and doc_coverage, their capabilities streaming and doc_coverage, initialize's language_version and a side effect's detail; every 1.0.0 message stays valid.",
   "roles": {
     "client": "host",
     "server": "analyzer"
@@ -3407,7 +3407,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "framing": "ndjson",
     "envelope": "jsonrpc-2.0",
     "strict": false,
-    "max_frame_bytes": 16777216
+    "max_frame_bytes": 10485759
   },
   "schemas": [
     "gaze.schema.json"
@@ -3532,7 +3532,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "analyze/stream": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "Streaming alternative to the batch analyze method, called instead of analyze when the analyzer declares capabilities.streaming. The answer is not a JSON-RPC response: the analyzer writes one AnalyzedFunction a line (JSONL, no envelope) to stdout and then closes stdout, which ends the session. Gaze stops at the first line that is not valid JSON.",
+      "description": "Streaming alternative to the batch analyze method, called instead of analyze when the analyzer declares capabilities.streaming. The answer is not a JSON-RPC response: the analyzer writes one AnalyzedFunction a line (JSONL, no envelope) to stdout and then closes stdout, which ends the session (Gaze reads until EOF, with no deadline, so the stream must end with the session). Gaze stops with an error at the first line that does not decode as an AnalyzedFunction; a JSON-RPC error response does decode (as a function with no name), so a stream that fails, before its first item or after some, ends with its error response inside a one-element array ([{\"jsonrpc\":\"2.0\",\"id\":N,\"error\":{...}}], a JSON-RPC batch response) and closes stdout: Gaze reports the line's first 200 bytes, and the items before it are never taken for a whole result.",
       "params": {
         "$ref": "gaze.schema.json#/$defs/AnalyzeParams"
       },
