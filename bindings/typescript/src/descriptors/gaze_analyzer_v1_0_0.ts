@@ -16,7 +16,7 @@ export const descriptor: ProtocolDescriptor<
   dialect: "jsonrpc-2.0",
   strict: false,
   canonical: false,
-  maxFrameBytes: 16777216,
+  maxFrameBytes: 10485759,
   capabilities: { method: "initialize", pointer: "/capabilities", style: "boolean-object" },
   methods: {
     initialize: { kind: "request", direction: "client-to-server", timeoutMs: 30000, params: "InitializeParams", result: "InitializeResult", lifecycle: { allowedIn: ["uninitialized"], onSuccess: "ready" } },
