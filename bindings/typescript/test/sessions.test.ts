@@ -5,15 +5,15 @@
  * `Client.request`/`requestStream`, an in-test peer answers with the
  * capture's server side (ids mapped to the client's), and the test checks
  * that every answer the client accepts validates against the protocol's
- * result and error schemas, and that the client finds the problems the
- * monitor finds: a lifecycle or capability violation or invalid params is
- * refused locally (nothing sent), an invalid result or streamed item is a
- * SchemaError, an answer to no pending request a ProtocolError.
+ * result and error schemas, and that the client finds exactly the problems
+ * the monitor finds: a lifecycle or capability violation, invalid params or
+ * a broken scope rule in a call is refused locally (nothing sent); an
+ * invalid result or streamed item (schema, or a rule such as gzkit's
+ * `not_before`) is a SchemaError; a notification breaking a scope rule a
+ * ServerRuleError; an answer to no pending request a ProtocolError.
  *
- * The monitor also checks the driver's stateful rules over invocation
- * scopes and gzkit's `not_before` result rule (kind `rule`, and that
- * `invalid_result`); those are the monitor's, not the client's: see
- * RULES_ONLY below.
+ * Then the same client side, faulty frames included, goes to the servers
+ * on the Rust serve loop, and every answer they send must validate.
  */
 
 import assert from "node:assert/strict";
@@ -29,13 +29,16 @@ import {
   LifecycleError,
   ProtocolError,
   RpcError,
+  RuleViolationError,
   SchemaError,
+  ServerRuleError,
   spawnServer,
 } from "../src/runtime/client.js";
 import { decodeMessage, encodeCanonical, encodeMessage, type Id, type Message } from "../src/runtime/envelope.js";
 import { decoderFor, encoderFor, FramingError } from "../src/runtime/framing.js";
 import type { JsonValue } from "../src/runtime/json.js";
 import type { ProtocolDescriptor } from "../src/runtime/protocol.js";
+import { SESSION_RULES } from "../src/runtime/rules.js";
 import type { Transport, TransportEnd } from "../src/runtime/transport.js";
 import { validate } from "../src/runtime/validation.js";
 import { repoRoot } from "./support.js";
@@ -48,17 +51,6 @@ const DESCRIPTORS: Record<string, Descriptor> = {
   "gaze-analyzer@1.1.0": gazeAnalyzerV1_1_0 as unknown as Descriptor,
   "agentapi-driver@1": agentapiDriver as unknown as Descriptor,
 };
-
-/** Problems the monitor reports from rules the client does not keep (scope and result rules of the manifest's `rules`). */
-const RULES_ONLY = new Set([
-  "agentapi-driver@1/cancel-other-invocation",
-  "agentapi-driver@1/invocation-id-reused",
-  "agentapi-driver@1/last-sequence-without-observation",
-  "agentapi-driver@1/observation-wrong-attempt",
-  "agentapi-driver@1/sequence-backwards",
-  "agentapi-driver@1/wrong-last-sequence",
-  "gzkit-authoring-guide@1.0/end-before-start",
-]);
 
 interface Problem {
   frame: number;
@@ -138,6 +130,10 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
     defaultTimeoutMs: 0,
     onProtocolError: (error) => {
       if (error instanceof SchemaError) return; // reported through the request it answers
+      if (error instanceof ServerRuleError) {
+        problems.push({ frame: at, kind: "rule", pointer: error.pointer });
+        return;
+      }
       if (/answers no pending request/.test(error.message)) problems.push({ frame: at, kind: "unknown_id", pointer: "/id" });
       else if (/after the server had already sent what only its success allows/.test(error.message)) problems.push({ frame: at, kind: "lifecycle", pointer: "/error" });
       else problems.push({ frame: at, kind: "protocol", pointer: error.message });
@@ -191,6 +187,7 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
           },
           (error: unknown) => {
             if (error instanceof LifecycleError) problems.push({ frame: frameIndex, kind: "lifecycle", pointer: "/method" });
+            else if (error instanceof RuleViolationError) problems.push({ frame: frameIndex, kind: "rule", pointer: error.pointer });
             else if (error instanceof CapabilityError) problems.push({ frame: frameIndex, kind: "capability", pointer: "/method" });
             else if (error instanceof InvalidParamsError) problems.push({ frame: frameIndex, kind: "invalid_params", pointer: error.issues[0]?.pointer ?? "" });
             else if (error instanceof SchemaError) problems.push({ frame: at, kind: "invalid_result", pointer: error.issues[0]?.pointer ?? "" });
@@ -246,7 +243,7 @@ describe("captured sessions replayed through the TypeScript client", () => {
         const outcome = await replay(protocol, new Uint8Array(readFileSync(join(sessions, folder, capture))));
         results += outcome.results;
         errors += outcome.errors;
-        const wanted = RULES_ONLY.has(`${folder}/${name}`) ? [] : expect.problems.map(({ frame, kind, pointer }) => ({ frame, kind, pointer }));
+        const wanted = expect.problems.map(({ frame, kind, pointer }) => ({ frame, kind, pointer }));
         try {
           assert.deepEqual(outcome.problems, wanted);
         } catch {
@@ -260,7 +257,7 @@ describe("captured sessions replayed through the TypeScript client", () => {
   }
 });
 
-/** A descriptor that checks what the server sends but lets the client send anything (no lifecycle, capability or params checks): the server's own refusals get answered. */
+/** A descriptor that checks what the server sends but lets the client send anything (no lifecycle, capability, params or scope rule checks): the server's own refusals get answered. */
 function permissive(protocol: Descriptor): Descriptor {
   const methods = Object.fromEntries(
     Object.entries(protocol.methods).map(([name, info]) => {
@@ -268,8 +265,8 @@ function permissive(protocol: Descriptor): Descriptor {
       return [name, rest];
     }),
   );
-  const { lifecycle: _lifecycle, ...rest } = protocol;
-  return { ...rest, methods };
+  const { lifecycle: _lifecycle, rules, ...rest } = protocol;
+  return { ...rest, methods, rules: (rules ?? []).filter((rule) => !SESSION_RULES.includes(rule.rule)) };
 }
 
 /** The servers on the Rust serve loop built from this repository, by protocol. */

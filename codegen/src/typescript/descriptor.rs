@@ -207,6 +207,15 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
             .map_err(|e| e.in_file(&p.manifest_path).at("/error_data/$ref"))?;
         lines.push(format!("errorData: {},", json_string(&name)));
     }
+    if !manifest.rules.is_empty() {
+        lines.push("rules: [".into());
+        for rule in &manifest.rules {
+            let json = serde_json::to_value(rule)
+                .map_err(|e| Error::new(ErrorKind::Json, e.to_string()))?;
+            lines.push(format!("  {json},"));
+        }
+        lines.push("],".into());
+    }
     lines.push("validators,".into());
     Ok(lines
         .iter()

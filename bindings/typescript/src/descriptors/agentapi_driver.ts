@@ -34,5 +34,13 @@ export const descriptor: ProtocolDescriptor<
     { code: -32000, name: "INVALID_STATE" },
   ],
   errorData: "ErrorData",
+  rules: [
+    {"rule":"increasing_sequence","method":"driver.observation","part":"params","at":"/sequence","scope":{"start":"driver.invoke","end":"driver.completed"},"message":"observation sequence {value} is not greater than {previous}"},
+    {"rule":"last_sequence_matches","method":"driver.completed","part":"params","at":"/last_sequence","observed":{"method":"driver.observation","at":"/sequence"},"scope":{"start":"driver.invoke","end":"driver.completed"},"message":"completion last_sequence {value} does not match the last observation {expected}"},
+    {"rule":"matches_scope","method":"driver.observation","part":"params","at":["/invocation_id","/attempt_id"],"scope":{"start":"driver.invoke","end":"driver.completed"},"message":"observation identity does not match the active invocation and attempt"},
+    {"rule":"matches_scope","method":"driver.completed","part":"params","at":["/invocation_id","/attempt_id"],"scope":{"start":"driver.invoke","end":"driver.completed"},"message":"completion identity does not match the active invocation and attempt"},
+    {"rule":"matches_scope","method":"driver.cancel","part":"params","at":["/invocation_id"],"scope":{"start":"driver.invoke","end":"driver.completed"},"message":"cancel invocation_id does not match the active invocation"},
+    {"rule":"not_reused","method":"driver.invoke","part":"params","at":"/invocation_id","consumed":{"method":"driver.completed","at":"/invocation_id"},"message":"invocation_id cannot be reused after terminal completion"},
+  ],
   validators,
 };

@@ -32,5 +32,8 @@ export const descriptor: ProtocolDescriptor<
     { code: -32600, name: "INVALID_REQUEST" },
     { code: -32099, name: "VERSION_MISMATCH", endsSession: true },
   ],
+  rules: [
+    {"rule":"not_before","method":"analyze","part":"result","at":"/hints/*","first":"start_line","second":"end_line","message":"end_line must not be before start_line"},
+  ],
   validators,
 };

@@ -46,6 +46,7 @@ import {
 import { decoderFor, encoderFor, type FrameDecoder, type FrameEncoder, FramingError } from "./framing.js";
 import { JsonSyntaxError, parseJson, type JsonValue } from "./json.js";
 import type { MethodInfo, NotificationMap, ProtocolDescriptor, RequestMap } from "./protocol.js";
+import { checkMessageRules, ScopeRules, type RuleFault } from "./rules.js";
 import { describeIssues, validate, type MessagePart, type SchemaIssue } from "./validation.js";
 import { ChildProcessTransport, type ChildProcessOptions, type Transport, type TransportEnd } from "./transport.js";
 
@@ -229,6 +230,38 @@ export class InvalidParamsError extends ClientError {
   }
 }
 
+/** A call that breaks one of the protocol's scope rules (the driver's invocation identity, an id reused); nothing was sent. */
+export class RuleViolationError extends ClientError {
+  /** The rule's name (`matches_scope`, `not_reused`, ...). */
+  readonly rule: string;
+  /** JSON pointer into the message (`/params/invocation_id`). */
+  readonly pointer: string;
+
+  /** `method` breaks `fault`. */
+  constructor(method: string, fault: RuleFault) {
+    super(`"${method}" was not sent: ${fault.message}`, method);
+    this.name = "RuleViolationError";
+    this.rule = fault.rule;
+    this.pointer = `/params${fault.pointer}`;
+  }
+}
+
+/** The server sent a notification that breaks one of the protocol's scope rules (a sequence going backwards, ...); it was not delivered. */
+export class ServerRuleError extends ProtocolError {
+  /** The rule's name. */
+  readonly rule: string;
+  /** JSON pointer into the notification (`/params/sequence`). */
+  readonly pointer: string;
+
+  /** Notification `method` breaks `fault`. */
+  constructor(method: string, fault: RuleFault) {
+    super(`the server's "${method}" breaks the rule \`${fault.rule}\`: ${fault.message}`, undefined, method);
+    this.name = "ServerRuleError";
+    this.rule = fault.rule;
+    this.pointer = `/params${fault.pointer}`;
+  }
+}
+
 /** A method the lifecycle does not allow now (wrong state, or the session is over); nothing was sent. */
 export class LifecycleError extends ClientError {
   /** The session's state when the method was refused. */
@@ -308,6 +341,7 @@ export class Client<
   private sessionEnd: string | undefined;
   private endFailure: ClientError | undefined;
   private streaming: Streaming | undefined;
+  private readonly rules: ScopeRules;
 
   /** A client speaking `protocol` over `transport`. */
   constructor(transport: Transport, protocol: ProtocolDescriptor<R, N, SN>, options: ClientOptions<SN> = {}) {
@@ -316,6 +350,7 @@ export class Client<
     this.options = options;
     this.nextId = options.firstId ?? 1;
     this.sessionState = protocol.lifecycle?.initial ?? "";
+    this.rules = new ScopeRules(protocol.rules);
     const limits = { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192, strictLineEndings: protocol.strict };
     this.decoder = decoderFor(protocol.framing, limits);
     this.encoder = encoderFor(protocol.framing, limits);
@@ -449,7 +484,10 @@ export class Client<
     if (info.capability !== undefined && !this.hasCapability(info.capability)) {
       return new CapabilityError(method, info.capability);
     }
-    return this.paramsIssues(method, info, params);
+    const invalid = this.paramsIssues(method, info, params);
+    if (invalid !== undefined) return invalid;
+    const fault = this.rules.check(method, params);
+    return fault === undefined ? undefined : new RuleViolationError(method, fault);
   }
 
   private paramsIssues(method: string, info: MethodInfo, params: JsonValue | undefined): InvalidParamsError | undefined {
@@ -460,6 +498,7 @@ export class Client<
       return new InvalidParamsError(method, [{ pointer: "/params", keyword: "required", message: `"${method}" requires params` }]);
     }
     const issues = validate(validator, params, "params");
+    if (issues.length === 0) issues.push(...checkMessageRules(this.protocol.rules, method, "params", params));
     return issues.length === 0 ? undefined : new InvalidParamsError(method, issues);
   }
 
@@ -601,6 +640,7 @@ export class Client<
     const info = this.protocol.methods[streaming.method];
     const validator = info?.item === undefined ? undefined : this.protocol.validators?.[info.item];
     const issues = validator === undefined ? [] : validate(validator, value, "item");
+    if (issues.length === 0) issues.push(...checkMessageRules(this.protocol.rules, streaming.method, "item", value));
     if (issues.length > 0) {
       this.stopStream(streaming, new SchemaError(streaming.method, "item", issues));
       return;
@@ -667,6 +707,7 @@ export class Client<
         const info = this.protocol.methods[pending.method];
         const validator = info?.result === undefined ? undefined : this.protocol.validators?.[info.result];
         const issues = validator === undefined ? [] : validate(validator, message.result, "result");
+        if (issues.length === 0) issues.push(...checkMessageRules(this.protocol.rules, pending.method, "result", message.result));
         if (issues.length > 0) pending.reject(new SchemaError(pending.method, "result", issues));
         else pending.resolve(message.result);
         return;
@@ -688,6 +729,12 @@ export class Client<
           this.report(new ProtocolError(`the server sent "${message.method}" in state "${this.sessionState}" (allowed only in ${allowed.join(" or ")})`));
           return;
         }
+        const fault = this.rules.check(message.method, message.params);
+        if (fault !== undefined) {
+          this.report(new ServerRuleError(message.method, fault));
+          return;
+        }
+        this.rules.record(message.method, message.params);
         this.moved(message.method);
         const notification = { method: message.method, params: message.params };
         this.options.onNotification?.(notification as NotificationOf<SN>);
@@ -730,6 +777,7 @@ export class Client<
     }
     if (candidate === undefined) return false;
     candidate.presumed = true;
+    this.rules.opened(candidate.method);
     this.moved(candidate.method);
     return true;
   }
@@ -763,7 +811,10 @@ export class Client<
       this.declared = names;
     }
     if (method === this.protocol.shutdown) this.shutdownAnswered = true;
-    if (!presumed) this.moved(method);
+    if (!presumed) {
+      this.rules.opened(method);
+      this.moved(method);
+    }
   }
 
   /**

@@ -15,6 +15,7 @@
 
 import type { Dialect } from "./envelope.js";
 import type { Framing } from "./framing.js";
+import type { RuleSpec } from "./rules.js";
 import type { SchemaValidator } from "./validation.js";
 
 /** A map of requests, as generated: method name to `{ params; result }`. */
@@ -121,6 +122,8 @@ export interface ProtocolDescriptor<
   readonly errors?: readonly ProtocolErrorCode[];
   /** The schema type of `error.data`, when the protocol defines one. */
   readonly errorData?: string;
+  /** The manifest's semantic rules (`not_before`, the scope rules), as written. */
+  readonly rules?: readonly RuleSpec[];
   /** The validator of each schema type the methods and `errorData` name. */
   readonly validators?: Readonly<Record<string, SchemaValidator>>;
   /** Phantom member carrying the method map types; never present at run time. */
@@ -293,6 +296,7 @@ export function protocolFromManifest<
   });
   const errorData = schemaTypeOf(m["error_data"]);
   if (errorData !== undefined) out.errorData = errorData;
+  if (Array.isArray(m["rules"]) && m["rules"].length > 0) out.rules = m["rules"] as RuleSpec[];
   if (validators !== undefined) out.validators = validators;
   return out;
 }
