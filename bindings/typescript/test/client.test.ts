@@ -353,7 +353,15 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     assert.match(problems[1] ?? "", /request "host.ping"/);
     assert.match(problems[2] ?? "", /id 55 answers no pending request/);
     assert.match(problems[3] ?? "", /unknown member "x"/);
+    transport.serverSends(line(9));
+    transport.serverSends(line(9));
+    assert.match(problems[4] ?? "", /breaks the rule `increasing_sequence`: observation sequence 2 is not greater than 2/);
     transport.serverSends(line(13));
+    assert.equal(client.state, "INVOKING", "a completion whose last_sequence is not the last observed one is not delivered");
+    assert.match(problems[5] ?? "", /breaks the rule `last_sequence_matches`/);
+    transport.serverSends(line(12));
+    transport.serverSends(line(13));
+    assert.deepEqual(notes, ["driver.observation 0", "driver.observation 2", "driver.observation 5", "driver.completed cancelled"]);
     assert.equal(client.state, "PREPARED", "driver.completed leads back to PREPARED");
     const closing = client.close();
     assert.equal(transport.written[5], '{"id":5,"jsonrpc":"2.0","method":"driver.shutdown"}\n', "close() sends the shutdown request");
