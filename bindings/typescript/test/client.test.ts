@@ -463,6 +463,22 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     assert.ok((await rejection(client.request("analyze", { root_path: "/p" }))) instanceof ClientError);
   });
 
+  it("a stream ended by the serve loop's failure line ([<error response>]) rejects with the server's error", async () => {
+    const transport = new FakeTransport();
+    const client = new Client(transport, gazeAnalyzerV1_1_0);
+    const init = client.request("initialize", { root_path: "/p" });
+    transport.serverSends(
+      '{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"discover":false,"test_mapping":false,"classify_signals":false,"streaming":true,"doc_coverage":false},"protocol_version":"1.1.0","analyzer_name":"a","language":"python"}}\n',
+    );
+    await init;
+    const items = client.requestStream("analyze/stream", { root_path: "/p" });
+    transport.serverSends('{"name":"add","package":"m","file":"m/ops.py","line":1,"side_effects":[]}\n');
+    transport.serverSends('[{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"`analyze/stream` failed after 1 item, an incomplete result: disk full"}}]\n');
+    const failed = await rejection(items);
+    assert.ok(failed instanceof RpcError && failed.code === -32603, String(failed));
+    assert.match(failed.message, /after 1 item, an incomplete result/);
+  });
+
   it("type-checks params and results against the generated method map", async () => {
     const transport = new FakeTransport();
     const client = new Client(transport, gzkitAuthoringGuide);

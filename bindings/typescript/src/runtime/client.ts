@@ -297,6 +297,18 @@ interface Streaming {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** The error of a stream failure line (`[<error response>]`, as the Rust serve loop ends a failed stream), or undefined for anything else. */
+function streamFailureOf(item: JsonValue): { code: number; message: string; data: JsonValue | undefined } | undefined {
+  if (!Array.isArray(item) || item.length !== 1) return undefined;
+  const response = item[0];
+  if (typeof response !== "object" || response === null || Array.isArray(response)) return undefined;
+  const error = (response as Record<string, JsonValue>)["error"];
+  if (typeof error !== "object" || error === null || Array.isArray(error)) return undefined;
+  const { code, message, data } = error as Record<string, JsonValue>;
+  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") return undefined;
+  return { code, message, data };
+}
+
 function idKey(id: Id): string {
   return typeof id === "string" ? `s:${id}` : `n:${id.toString()}`;
 }
@@ -622,6 +634,15 @@ export class Client<
       if (!(error instanceof JsonSyntaxError)) throw error;
       this.options.onTrace?.({ direction: "receive", body });
       this.stopStream(streaming, new ProtocolError(`a streamed item of "${streaming.method}" is not JSON: ${error.message}`, undefined, streaming.method));
+      return;
+    }
+    const failure = streamFailureOf(value);
+    if (failure !== undefined) {
+      // `[<error response>]`: the server's stream failed (the Rust serve loop's failure line).
+      this.options.onTrace?.({ direction: "receive", body });
+      const answer = new RpcError(streaming.method, failure.code, failure.message, failure.data);
+      this.errorAnswered(streaming.method, failure.code);
+      this.stopStream(streaming, this.errorDataIssue(streaming.method, answer) ?? answer);
       return;
     }
     try {
