@@ -370,6 +370,57 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     assert.equal(client.state, "SHUTDOWN");
   });
 
+  it("a call the state refuses while driver.invoke's completion is due waits for driver.completed, as the Rust host does", async () => {
+    const transport = new FakeTransport();
+    const client = new Client(transport, agentapiDriver);
+    const capture = readFileSync(join(repoRoot(), "tests", "sessions", "agentapi-driver@1", "clean.ndjson"), "utf8").split("\n");
+    const line = (index: number): string => `${capture[index] ?? ""}\n`;
+    const hello = client.request("driver.hello", { core_version_range: { minimum: "1.0.0", maximum: "1.0.0" } });
+    transport.serverSends(line(1));
+    await hello;
+    const prepare = client.request("driver.prepare", {
+      approved_permissions: ["target-only-network"],
+      capability_token: "ephemeral-test-token",
+      resolved_plan_digest: "sha256:64879f7d6b960a01909762d911a32d4582c20010c5641ee90278b644a9e3b525",
+    });
+    transport.serverSends(line(5));
+    await prepare;
+    const invoke = client.request("driver.invoke", {
+      attempt_id: "018f0000-0000-7000-8000-000000000004",
+      ephemeral_exact_input_handle: { kind: "pipe", value: "invocation-scoped-handle" },
+      invocation_id: "018f0000-0000-7000-8000-000000000003",
+      operation: "responses.create",
+    });
+    transport.serverSends('{"id":3,"jsonrpc":"2.0","result":{}}\n');
+    await invoke;
+    const written = transport.written.length;
+    let reset = false;
+    const resetting = client.request("driver.reset").then(() => {
+      reset = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(transport.written.length, written, "driver.reset waits: the state INVOKING refuses it until driver.completed");
+    assert.equal(reset, false);
+    transport.serverSends(line(16));
+    assert.equal(client.state, "PREPARED");
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(transport.written[written], '{"id":4,"jsonrpc":"2.0","method":"driver.reset"}\n', "sent once the completion came");
+    transport.serverSends('{"id":4,"jsonrpc":"2.0","result":{}}\n');
+    await resetting;
+    const invokeAgain = client.request("driver.invoke", {
+      attempt_id: "018f0000-0000-7000-8000-000000000006",
+      ephemeral_exact_input_handle: { kind: "pipe", value: "h" },
+      invocation_id: "018f0000-0000-7000-8000-000000000005",
+      operation: "responses.create",
+    });
+    transport.serverSends('{"id":5,"jsonrpc":"2.0","result":{}}\n');
+    await invokeAgain;
+    const waiting = client.request("driver.shutdown");
+    transport.exit();
+    const gone = await rejection(waiting);
+    assert.ok(gone instanceof ServerExitedError, `a wait ends with the session: ${String(gone)}`);
+  });
+
   it("a strict protocol's line with a bare CR is a BareCarriageReturn fault; the session goes on", async () => {
     const transport = new FakeTransport();
     const problems: ProtocolError[] = [];

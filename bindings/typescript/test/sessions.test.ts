@@ -31,6 +31,7 @@ import {
   RpcError,
   RuleViolationError,
   SchemaError,
+  ServerExitedError,
   ServerRuleError,
   spawnServer,
 } from "../src/runtime/client.js";
@@ -186,7 +187,11 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
             else results += (value as JsonValue[]).length;
           },
           (error: unknown) => {
-            if (error instanceof LifecycleError) problems.push({ frame: frameIndex, kind: "lifecycle", pointer: "/method" });
+            // A call the state refuses is refused at once, or (while a completion such as
+            // driver.completed is due) held until the session ends: never sent either way.
+            if (error instanceof LifecycleError || (!sent && error instanceof ServerExitedError)) {
+              problems.push({ frame: frameIndex, kind: "lifecycle", pointer: "/method" });
+            }
             else if (error instanceof RuleViolationError) problems.push({ frame: frameIndex, kind: "rule", pointer: error.pointer });
             else if (error instanceof CapabilityError) problems.push({ frame: frameIndex, kind: "capability", pointer: "/method" });
             else if (error instanceof InvalidParamsError) problems.push({ frame: frameIndex, kind: "invalid_params", pointer: error.issues[0]?.pointer ?? "" });

@@ -130,6 +130,9 @@ fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
         if l.ends_session {
             life.push(("endsSession".into(), "true".into()));
         }
+        if let Some(completion) = &l.completion {
+            life.push(("completion".into(), json_string(completion)));
+        }
         m.push(("lifecycle".into(), object(&life)));
     }
     object(&m)

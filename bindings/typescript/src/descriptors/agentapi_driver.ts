@@ -21,7 +21,7 @@ export const descriptor: ProtocolDescriptor<
     "driver.hello": { kind: "request", direction: "client-to-server", params: "HelloParams", result: "HelloResult", lifecycle: { allowedIn: ["NEW"], onSuccess: "HELLO" } },
     "driver.prepare": { kind: "request", direction: "client-to-server", params: "PrepareParams", result: "PrepareResult", lifecycle: { allowedIn: ["HELLO"], onSuccess: "PREPARED" } },
     "driver.capabilities": { kind: "request", direction: "client-to-server", paramsOptional: true, params: "CapabilitiesParams", result: "CapabilitiesResult", lifecycle: { allowedIn: ["HELLO", "PREPARED"] } },
-    "driver.invoke": { kind: "request", direction: "client-to-server", params: "InvokeParams", result: "InvokeResult", lifecycle: { allowedIn: ["PREPARED"], onSuccess: "INVOKING" } },
+    "driver.invoke": { kind: "request", direction: "client-to-server", params: "InvokeParams", result: "InvokeResult", lifecycle: { allowedIn: ["PREPARED"], onSuccess: "INVOKING", completion: "driver.completed" } },
     "driver.cancel": { kind: "request", direction: "client-to-server", params: "CancelParams", result: "CancelResult", lifecycle: { allowedIn: ["INVOKING"] } },
     "driver.reset": { kind: "request", direction: "client-to-server", paramsOptional: true, params: "ResetParams", result: "ResetResult", lifecycle: { allowedIn: ["PREPARED"] } },
     "driver.shutdown": { kind: "request", direction: "client-to-server", paramsOptional: true, params: "ShutdownParams", result: "ShutdownResult", lifecycle: { allowedIn: ["PREPARED"], onSuccess: "SHUTDOWN", endsSession: true } },

@@ -354,6 +354,9 @@ export class Client<
   private endFailure: ClientError | undefined;
   private streaming: Streaming | undefined;
   private readonly rules: ScopeRules;
+  /** The completion notification a successful answer started waiting for, and the calls waiting for it. */
+  private awaiting: string | undefined;
+  private waiters: { resume: () => void; cancel: (error: Error) => void }[] = [];
 
   /** A client speaking `protocol` over `transport`. */
   constructor(transport: Transport, protocol: ProtocolDescriptor<R, N, SN>, options: ClientOptions<SN> = {}) {
@@ -514,16 +517,48 @@ export class Client<
     return issues.length === 0 ? undefined : new InvalidParamsError(method, issues);
   }
 
+  /** Resolves when the awaited completion notification has come; rejects when the session ends first or the wait times out (the server is then killed). */
+  private waitForCompletion(method: string, options: RequestOptions | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const awaited = this.awaiting ?? "";
+      const limit = options?.timeoutMs ?? this.protocol.methods[method]?.timeoutMs ?? this.options.defaultTimeoutMs ?? 30000;
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = {
+        resume: (): void => {
+          clearTimeout(timer);
+          resolve();
+        },
+        cancel: (error: Error): void => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      if (limit > 0) {
+        timer = setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          reject(new TimeoutError(method, limit));
+          this.endSession(`"${awaited}" did not come within ${limit} ms`);
+          this.transport.kill();
+        }, limit);
+      }
+      this.waiters.push(waiter);
+    });
+  }
+
   /** Ends the session: every later call is refused locally, with `failure` when the server is gone, else a {@link LifecycleError} saying `why`. */
   private endSession(why: string, failure?: ClientError): void {
     if (this.sessionEnd !== undefined) return;
     this.sessionEnd = why;
     this.endFailure = failure;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter.cancel(failure ?? new ClientError(`the session has ended (${why}) before "${this.awaiting ?? ""}" came`));
   }
 
   /** A notification or a successful answer moves the state where the method leads; a terminal state ends the session. */
   private moved(method: string): void {
     const lifecycle = this.protocol.methods[method]?.lifecycle;
+    if (lifecycle?.completion !== undefined) this.awaiting = lifecycle.completion;
     if (lifecycle?.onSuccess !== undefined) this.sessionState = lifecycle.onSuccess;
     if (lifecycle?.endsSession === true) this.endSession(`"${method}" ends it`);
     if (this.protocol.lifecycle?.terminal.includes(this.sessionState) === true) {
@@ -539,6 +574,11 @@ export class Client<
         return;
       }
       const refused = this.refusal(method, params) ?? this.failure;
+      if (refused instanceof LifecycleError && refused.reason === "wrong-state" && this.awaiting !== undefined) {
+        // As the Rust host: a call the state refuses while a completion is due waits for it, then is checked again.
+        this.waitForCompletion(method, options).then(() => this.call(method, params, options).then(resolve, reject), reject);
+        return;
+      }
       if (refused !== undefined) {
         reject(refused);
         return;
@@ -759,6 +799,12 @@ export class Client<
         this.moved(message.method);
         const notification = { method: message.method, params: message.params };
         this.options.onNotification?.(notification as NotificationOf<SN>);
+        if (this.awaiting === message.method) {
+          this.awaiting = undefined;
+          const waiters = this.waiters;
+          this.waiters = [];
+          for (const waiter of waiters) waiter.resume();
+        }
         return;
       }
       case "request":

@@ -42,6 +42,8 @@ export interface MethodLifecycle {
   readonly onSuccess?: string;
   /** Whether the session is over once the method is answered. */
   readonly endsSession?: boolean;
+  /** The server notification that ends what a successful answer started (`driver.invoke`: `driver.completed`): until it comes, a call the state refuses waits for it. */
+  readonly completion?: string;
 }
 
 /** What the runtime knows of one method. */
@@ -260,6 +262,7 @@ export function protocolFromManifest<
       const life: Mutable<MethodLifecycle> = { allowedIn: strs(l["allowed_in"]) };
       if (typeof l["on_success"] === "string") life.onSuccess = l["on_success"];
       if (l["ends_session"] === true) life.endsSession = true;
+      if (typeof l["completion"] === "string") life.completion = l["completion"];
       info.lifecycle = life;
       if (life.endsSession === true && !stream && info.kind === "request") shutdown ??= name;
     }
