@@ -14,6 +14,7 @@ import { after, describe, it } from "node:test";
 import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
 import { loadProtocol } from "../src/runtime/folder.js";
 import { ManifestError, type ProtocolDescriptor } from "../src/runtime/protocol.js";
+import { numberText, parseJson, stringifyJson } from "../src/runtime/json.js";
 import { validate, type SchemaValidator } from "../src/runtime/validation.js";
 import { repoRoot } from "./support.js";
 
@@ -70,6 +71,24 @@ describe("generated descriptors and folders loaded at run time", () => {
     const fromLoaded = validate(loaded.validators?.["AnalyzeResult"] ?? assert.fail(), bad, "result");
     assert.deepEqual(fromLoaded, fromGenerated);
     assert.ok(fromGenerated.some((i) => i.pointer === "/result/hints/0/start_line" && i.keyword === "type"), JSON.stringify(fromGenerated));
+  });
+});
+
+describe("validation keeps numbers exact", () => {
+  it("a result with 9.0 and an integer beyond 2^53 validates as integers, and the values keep their written text", () => {
+    const text = '{"functions":[{"name":"f","package":"p","file":"f.py","line":18446744073709551615,"complexity":9.0}]}';
+    const parsed = parseJson(text).value;
+    const validator = gazeAnalyzerV1_0_0.validators?.["ComplexityResult"] ?? assert.fail();
+    assert.deepEqual(validate(validator, parsed, "result"), []);
+    const fn = ((parsed as Obj)["functions"] as Obj[])[0] as Obj;
+    assert.equal(numberText(fn, "line"), "18446744073709551615");
+    assert.equal(numberText(fn, "complexity"), "9.0");
+    assert.equal(stringifyJson(parsed), text, "validation changed nothing: re-encoded byte for byte");
+    const exact = { functions: [{ name: "f", package: "p", file: "f.py", line: 18446744073709551615n, complexity: 2n }] };
+    assert.deepEqual(validate(validator, exact, "result"), [], "bigints are integers to the schema");
+    assert.equal(typeof exact.functions[0]?.line, "bigint", "and stay bigints");
+    const fractional = validate(validator, parseJson('{"functions":[{"name":"f","package":"p","file":"f.py","line":1,"complexity":9.5}]}').value, "result");
+    assert.deepEqual(fractional.map((i) => [i.pointer, i.keyword]), [["/result/functions/0/complexity", "type"]]);
   });
 });
 
