@@ -9,15 +9,17 @@
 //!
 //! Exit status 0 when every call succeeded, 1 when one failed, 2 for bad usage.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::live::LiveLine;
 use serde_json::{json, Value};
-use wirekit::host::{Host, HostError, HostErrorKind};
+use wirekit::dataplane::DataFrame;
+use wirekit::host::{DataPlaneOffer, Host, HostError, HostErrorKind};
 use wirekit::protocol::Registry;
 use wirekit::validate::Protocol;
 
@@ -39,6 +41,14 @@ pub struct DriveArgs {
     /// One timeout for every call, instead of each method's own.
     #[arg(long, value_name = "MS")]
     timeout_ms: Option<u64>,
+    /// Offer the server the driver protocol's companion data plane (a Unix
+    /// socket in its environment) and write each data stream's bytes into
+    /// this folder, one file a stream.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// The data plane's frame bound (at most the protocol's 256 KiB).
+    #[arg(long, value_name = "BYTES", default_value_t = wirekit::dataplane::DEFAULT_MAX_DATA_FRAME_BYTES)]
+    data_max_frame_bytes: usize,
     /// The server's command line.
     #[arg(last = true, required = true, num_args = 1..)]
     command: Vec<String>,
@@ -73,7 +83,25 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     let (program, rest) = args.command.split_first().ok_or("no server command")?;
     let mut command = Command::new(program);
     command.args(rest);
+    let streams: Streams = Arc::new(Mutex::new(BTreeMap::new()));
+    let offer = match &args.data_dir {
+        None => None,
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let offer = DataPlaneOffer::new(
+                args.data_max_frame_bytes,
+                data_sink(dir.clone(), Arc::clone(&streams)),
+            )
+            .map_err(|e| e.to_string())?;
+            offer.offer_to(&mut command);
+            Some(offer)
+        }
+    };
     let mut host = Host::spawn(Arc::clone(&protocol), &mut command).map_err(|e| e.to_string())?;
+    if let Some(offer) = offer {
+        host = host.with_data_plane(offer);
+    }
     if let Some(ms) = args.timeout_ms {
         host = host.with_timeout(Duration::from_millis(ms));
     }
@@ -105,7 +133,7 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         drop(live);
         // Notifications that came before the answer (while a completion
         // was awaited, or before the response) go first: arrival order.
-        all_ok &= print_received(&mut out, &mut host)?;
+        all_ok &= print_received(&mut out, &mut host, &streams)?;
         let (line, fatal) = match outcome {
             Ok(result) => (json!({"method": method, "result": result}), false),
             Err(error) => {
@@ -130,7 +158,7 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     drop(live);
     if let Err(error) = completion {
         all_ok = false;
-        print_received(&mut out, &mut host)?;
+        print_received(&mut out, &mut host, &streams)?;
         let awaited = host
             .session()
             .awaiting()
@@ -143,7 +171,7 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         )
         .map_err(|e| e.to_string())?;
     }
-    all_ok &= print_received(&mut out, &mut host)?;
+    all_ok &= print_received(&mut out, &mut host, &streams)?;
     let status = host
         .close(Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
@@ -162,12 +190,29 @@ fn seconds(ms: u64) -> String {
 
 /// Prints the notifications received so far, one JSON line each (a refused
 /// one with its error); false when one was refused.
-fn print_received(out: &mut impl Write, host: &mut Host) -> Result<bool, String> {
+fn print_received(
+    out: &mut impl Write,
+    host: &mut Host,
+    streams: &Streams,
+) -> Result<bool, String> {
     let mut all_ok = true;
     for received in host.take_received() {
         let line = match received {
             Ok(notification) => {
-                json!({"notification": notification.method, "params": notification.params})
+                let mut line =
+                    json!({"notification": notification.method, "params": notification.params});
+                let stream = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.pointer("/data_stream/stream_id"))
+                    .and_then(Value::as_str);
+                if let Some(stream) = stream {
+                    if let Some(received) = streams.lock().ok().and_then(|s| s.get(stream).cloned())
+                    {
+                        line["data"] = received;
+                    }
+                }
+                line
             }
             Err(error) => {
                 all_ok = false;
@@ -182,6 +227,47 @@ fn print_received(out: &mut impl Write, host: &mut Host) -> Result<bool, String>
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
     }
     Ok(all_ok)
+}
+
+/// What each data stream brought: frames, bytes, the file holding them.
+type Streams = Arc<Mutex<BTreeMap<String, Value>>>;
+
+/// Writes each frame's payload to its stream's file as it comes (one frame
+/// in memory at a time) and counts them.
+fn data_sink(dir: PathBuf, streams: Streams) -> Box<wirekit::host::DataSink> {
+    Box::new(move |frame: &DataFrame| {
+        let name: String = frame
+            .header
+            .stream_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = dir.join(name);
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut file| file.write_all(&frame.payload));
+        if let Ok(mut streams) = streams.lock() {
+            let entry = streams
+                .entry(frame.header.stream_id.clone())
+                .or_insert_with(
+                    || json!({"frames": 0, "bytes": 0, "file": path.display().to_string()}),
+                );
+            entry["frames"] = json!(entry["frames"].as_u64().unwrap_or(0) + 1);
+            entry["bytes"] =
+                json!(entry["bytes"].as_u64().unwrap_or(0) + frame.payload.len() as u64);
+            if let Err(error) = written {
+                entry["write_error"] = json!(error.to_string());
+            }
+        }
+    })
 }
 
 fn read_calls(input: Box<dyn Read>) -> Result<Vec<(String, Option<Value>)>, String> {

@@ -11,11 +11,14 @@
 //! * [`session`]: the lifecycle state machine; [`serve`]: the server loop;
 //!   [`monitor`]: checking captured sessions; [`host`]: driving a server
 //!   subprocess with timeouts.
+//! * [`dataplane`]: the driver protocol's companion data plane (length-prefixed
+//!   frames with a `DataFrameHeader`), an I/O-free bounded decoder.
 //! * [`diff`]: two versions of a protocol compared, each change classified
 //!   by whom it breaks (clients, servers, both, no one).
 //! * [`validate`]: params, results and error data checked by method, with
 //!   issues as data (kind, JSON pointer, schema path, message).
 
+pub mod dataplane;
 pub mod diff;
 pub mod envelope;
 pub mod framing;

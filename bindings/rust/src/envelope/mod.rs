@@ -97,7 +97,7 @@ mod id;
 mod message;
 mod options;
 mod shape;
-mod strict;
+pub(crate) mod strict;
 
 pub use code::ErrorCode;
 pub use decode::{decode, decode_str, decode_value};

@@ -53,6 +53,7 @@ pub struct Host {
     next_id: i64,
     timeout_override: Option<Duration>,
     transcript: Option<Transcript>,
+    data: Option<super::data::DataPlane>,
 }
 
 /// Records both directions, in the order the host saw them, framed as the
@@ -123,6 +124,7 @@ impl Host {
             next_id: 1,
             timeout_override: None,
             transcript: None,
+            data: None,
         })
     }
 
@@ -153,6 +155,14 @@ impl Host {
                     .and_then(|()| transcript.sink.flush());
             }
         }
+    }
+
+    pub(super) fn set_data_plane(&mut self, plane: super::data::DataPlane) {
+        self.data = Some(plane);
+    }
+
+    pub(super) fn data_plane(&mut self) -> Option<&mut super::data::DataPlane> {
+        self.data.as_mut()
     }
 
     pub(super) fn timeout_override(&self) -> Option<Duration> {
@@ -441,7 +451,12 @@ impl Host {
     /// notification of the protocol, its params' schema, the session's
     /// state and rules) and queues it, or the reason it was refused.
     pub(super) fn on_notification(&mut self, notification: Notification) {
-        let checked = self.check_notification(notification);
+        let mut checked = self.check_notification(notification);
+        if let Ok(notification) = &checked {
+            if let Err(error) = self.follow_data_stream(notification.params.as_ref()) {
+                checked = Err(error.with_refused(notification.clone()));
+            }
+        }
         if self.notifications.len() == NOTIFICATIONS_KEPT {
             self.notifications.pop_front();
             self.dropped_notifications += 1;

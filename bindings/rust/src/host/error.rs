@@ -37,6 +37,9 @@ pub enum HostErrorKind {
     /// protocol's server notifications, invalid params, or against the
     /// session's state or rules (`increasing_sequence`, `matches_scope`, ...).
     InvalidNotification,
+    /// The companion data plane failed (a fault of
+    /// [`crate::dataplane::DataFaultKind`], no plane, a silent stream).
+    DataPlane,
 }
 
 #[derive(Debug)]
@@ -102,7 +105,13 @@ impl HostError {
         host
     }
 
-    /// The notification that was refused (InvalidNotification).
+    pub(crate) fn with_refused(mut self, notification: crate::envelope::Notification) -> Self {
+        self.0.refused = Some(notification);
+        self
+    }
+
+    /// The notification that was refused (InvalidNotification), or whose
+    /// data stream failed (DataPlane).
     pub fn refused_notification(&self) -> Option<&crate::envelope::Notification> {
         self.0.refused.as_ref()
     }

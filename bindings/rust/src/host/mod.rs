@@ -5,10 +5,12 @@
 //! typed clients.
 
 mod client;
+mod data;
 mod error;
 mod follow;
 mod transport;
 
 pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
+pub use data::{DataPlaneOffer, DataSink};
 pub use error::{HostError, HostErrorKind};
 pub use follow::Notifications;
