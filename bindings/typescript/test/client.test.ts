@@ -27,7 +27,10 @@ import {
 } from "../src/runtime/client.js";
 import { decodeMessage, encodeMessage } from "../src/runtime/envelope.js";
 import { encoderFor } from "../src/runtime/framing.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+
 import { numberText } from "../src/runtime/json.js";
+import type { SchemaValidator } from "../src/runtime/validation.js";
 import type { ProtocolDescriptor } from "../src/runtime/protocol.js";
 import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
 import type { Transport, TransportEnd } from "../src/runtime/transport.js";
@@ -528,6 +531,30 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     const failed = await rejection(items);
     assert.ok(failed instanceof RpcError && failed.code === -32603, String(failed));
     assert.match(failed.message, /after 1 item, an incomplete result/);
+  });
+
+  it("an error answer that breaks the protocol's error object schema (gzkit's forbids data) is a SchemaError", async () => {
+    const schema = JSON.parse(readFileSync(join(repoRoot(), "schemas", "gzkit-authoring-guide", "1.0", "authoring_guide_protocol.json"), "utf8")) as Record<string, unknown>;
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    ajv.addSchema(schema, "guide");
+    const withErrorObject = {
+      ...gzkitAuthoringGuide,
+      errorObject: "ErrorObject",
+      validators: { ...gzkitAuthoringGuide.validators, ErrorObject: ajv.compile({ $ref: "guide#/$defs/ErrorObject" }) as SchemaValidator },
+    };
+    const transport = new FakeTransport();
+    const client = new Client(transport, withErrorObject);
+    const plain = client.request("initialize", { clientVersion: "2.0" });
+    transport.serverSends(frame('{"id":1,"error":{"code":-32602,"message":"clientVersion is absent"}}'));
+    const plainError = await rejection(plain);
+    assert.ok(plainError instanceof RpcError && !(plainError instanceof SchemaError), `an error object without data passes: ${String(plainError)}`);
+    const withData = client.request("initialize", { clientVersion: "1.0" });
+    transport.serverSends(frame('{"id":2,"error":{"code":-32602,"message":"bad","data":{"errors":[]}}}'));
+    const refused = await rejection(withData);
+    assert.ok(refused instanceof SchemaError && refused.part === "error", String(refused));
+    assert.deepEqual(refused.issues.map((i) => i.pointer), ["/error/data"]);
+    assert.equal(refused.answer?.code, -32602);
+    transport.exit();
   });
 
   it("type-checks params and results against the generated method map", async () => {

@@ -152,10 +152,16 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
   const encoder = encoderFor(protocol.framing, { maxFrameBytes: protocol.maxFrameBytes, maxHeaderBytes: 8192 });
   const encode = (message: Message): string =>
     protocol.canonical ? encodeCanonical(message, protocol.dialect) : encodeMessage(message, protocol.dialect);
-  const checkError = (method: string, data: JsonValue | undefined): void => {
+  const checkError = (method: string, error: { code: number; message: string; data?: JsonValue | undefined }): void => {
+    const whole = protocol.errorObject === undefined ? undefined : protocol.validators?.[protocol.errorObject];
+    if (whole !== undefined) {
+      const object: Record<string, JsonValue> = { code: error.code, message: error.message };
+      if (error.data !== undefined) object["data"] = error.data;
+      assert.deepEqual(validate(whole, object, "error"), [], `the error object answering ${method} validates`);
+    }
     const validator = protocol.errorData === undefined ? undefined : protocol.validators?.[protocol.errorData];
-    if (validator !== undefined && data !== undefined) {
-      assert.deepEqual(validate(validator, data, "error-data"), [], `the error data answering ${method} validates`);
+    if (validator !== undefined && error.data !== undefined) {
+      assert.deepEqual(validate(validator, error.data, "error-data"), [], `the error data answering ${method} validates`);
     }
   };
   for (const [index, frame] of frames.entries()) {
@@ -198,7 +204,7 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
             else if (error instanceof SchemaError) problems.push({ frame: at, kind: "invalid_result", pointer: error.issues[0]?.pointer ?? "" });
             else if (error instanceof RpcError) {
               errors += 1;
-              checkError(error.method ?? "", error.data);
+              checkError(error.method ?? "", error);
             } else problems.push({ frame: at, kind: "protocol", pointer: String(error) });
           },
         ),
@@ -212,7 +218,7 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
         // The answer to a request the client refused locally: still an answer that must validate.
         if (message.kind === "error_response") {
           errors += 1;
-          checkError("a refused request", message.error.data);
+          checkError("a refused request", message.error);
         }
         continue;
       }

@@ -208,7 +208,8 @@ export class SchemaError extends ProtocolError {
 
   /** `part` of the server's message about `method` fails with `issues`. */
   constructor(method: string, part: MessagePart, issues: readonly SchemaIssue[], answer?: RpcError) {
-    const what = part === "error-data" ? "error data" : part === "params" ? "notification params" : part === "item" ? "streamed item" : "result";
+    const what =
+      part === "error-data" ? "error data" : part === "error" ? "error object" : part === "params" ? "notification params" : part === "item" ? "streamed item" : "result";
     super(`the server's ${what} for "${method}" fails the schema: ${describeIssues(issues)}`, undefined, method);
     this.name = "SchemaError";
     this.part = part;
@@ -855,8 +856,16 @@ export class Client<
     if (fatal !== undefined) this.endSession(`"${method}" was answered ${fatal.name} (${fatal.code}), which ends the session`);
   }
 
-  /** A {@link SchemaError} when the error answer's data fails the protocol's error data schema. */
+  /** A {@link SchemaError} when the error answer fails the protocol's error object schema, or its data the error data schema. */
   private errorDataIssue(method: string, answer: RpcError): SchemaError | undefined {
+    const objectType = this.protocol.errorObject;
+    const objectValidator = objectType === undefined ? undefined : this.protocol.validators?.[objectType];
+    if (objectValidator !== undefined) {
+      const error: Record<string, JsonValue> = { code: answer.code, message: answer.message };
+      if (answer.data !== undefined) error["data"] = answer.data;
+      const issues = validate(objectValidator, error, "error");
+      if (issues.length > 0) return new SchemaError(method, "error", issues, answer);
+    }
     const type = this.protocol.errorData;
     const validator = type === undefined ? undefined : this.protocol.validators?.[type];
     if (validator === undefined || answer.data === undefined) return undefined;

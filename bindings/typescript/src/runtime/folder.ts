@@ -155,5 +155,6 @@ export function loadProtocol<
     }
   }
   compile(m["error_data"], "/error_data/$ref");
+  compile(m["error_object"], "/error_object/$ref");
   return protocolFromManifest<R, N, SN>(manifest, validators);
 }

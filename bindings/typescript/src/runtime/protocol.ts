@@ -124,6 +124,8 @@ export interface ProtocolDescriptor<
   readonly errors?: readonly ProtocolErrorCode[];
   /** The schema type of `error.data`, when the protocol defines one. */
   readonly errorData?: string;
+  /** The schema type of the whole error object (`code`, `message`, `data`), when the protocol defines one (gzkit's forbids `data`; the driver's requires it). */
+  readonly errorObject?: string;
   /** The manifest's semantic rules (`not_before`, the scope rules), as written. */
   readonly rules?: readonly RuleSpec[];
   /** The validator of each schema type the methods and `errorData` name. */
@@ -299,6 +301,8 @@ export function protocolFromManifest<
   });
   const errorData = schemaTypeOf(m["error_data"]);
   if (errorData !== undefined) out.errorData = errorData;
+  const errorObject = schemaTypeOf(m["error_object"]);
+  if (errorObject !== undefined) out.errorObject = errorObject;
   if (Array.isArray(m["rules"]) && m["rules"].length > 0) out.rules = m["rules"] as RuleSpec[];
   if (validators !== undefined) out.validators = validators;
   return out;

@@ -90,7 +90,7 @@ function walk(value: unknown, segments: readonly string[], pointer: string, out:
   if (next !== undefined) walk(next, rest, `${pointer}/${head}`, out);
 }
 
-const PART_POINTER: Record<MessagePart, string> = { params: "/params", result: "/result", "error-data": "/error/data", item: "" };
+const PART_POINTER: Record<MessagePart, string> = { params: "/params", result: "/result", error: "/error", "error-data": "/error/data", item: "" };
 
 /** The issues of one message's `part` against the per-message rules (`not_before`) of `method`. */
 export function checkMessageRules(rules: readonly RuleSpec[] | undefined, method: string, part: MessagePart, value: unknown): SchemaIssue[] {

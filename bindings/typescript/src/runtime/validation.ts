@@ -34,7 +34,7 @@ export interface SchemaValidator {
 }
 
 /** What part of a message is checked. */
-export type MessagePart = "params" | "result" | "error-data" | "item";
+export type MessagePart = "params" | "result" | "error" | "error-data" | "item";
 
 /** One way a value fails its schema. */
 export interface SchemaIssue {
@@ -49,6 +49,7 @@ export interface SchemaIssue {
 const PART_POINTER: Record<MessagePart, string> = {
   params: "/params",
   result: "/result",
+  error: "/error",
   "error-data": "/error/data",
   item: "",
 };
