@@ -102,10 +102,16 @@ macro_rules! decoder_class {
         #[pymethods]
         impl $name {
             #[new]
-            #[pyo3(signature = (*, max_frame_bytes=None, max_header_bytes=None))]
-            fn new(max_frame_bytes: Option<usize>, max_header_bytes: Option<usize>) -> Self {
+            #[pyo3(signature = (*, max_frame_bytes=None, max_header_bytes=None, strict_line_endings=false))]
+            fn new(
+                max_frame_bytes: Option<usize>,
+                max_header_bytes: Option<usize>,
+                strict_line_endings: bool,
+            ) -> Self {
+                let limits = limits($default, max_frame_bytes, max_header_bytes)
+                    .with_strict_line_endings(strict_line_endings);
                 $name {
-                    inner: $rust::new(limits($default, max_frame_bytes, max_header_bytes)),
+                    inner: $rust::new(limits),
                 }
             }
 
@@ -200,10 +206,16 @@ macro_rules! encoder_class {
         #[pymethods]
         impl $name {
             #[new]
-            #[pyo3(signature = (*, max_frame_bytes=None, max_header_bytes=None))]
-            fn new(max_frame_bytes: Option<usize>, max_header_bytes: Option<usize>) -> Self {
+            #[pyo3(signature = (*, max_frame_bytes=None, max_header_bytes=None, strict_line_endings=false))]
+            fn new(
+                max_frame_bytes: Option<usize>,
+                max_header_bytes: Option<usize>,
+                strict_line_endings: bool,
+            ) -> Self {
+                let limits = limits($default, max_frame_bytes, max_header_bytes)
+                    .with_strict_line_endings(strict_line_endings);
                 $name {
-                    inner: $rust::new(limits($default, max_frame_bytes, max_header_bytes)),
+                    inner: $rust::new(limits),
                 }
             }
 

@@ -24,7 +24,7 @@ Decoder = Union[NdjsonDecoder, ContentLengthDecoder]
 def decoder_for(case: dict[str, Any]) -> Decoder:
     limits = {"max_frame_bytes": case.get("max_frame_bytes"), "max_header_bytes": case.get("max_header_bytes")}
     if case["framing"] == "ndjson":
-        return NdjsonDecoder(**limits)
+        return NdjsonDecoder(**limits, strict_line_endings=bool(case.get("strict_line_endings", False)))
     return ContentLengthDecoder(**limits)
 
 

@@ -26,6 +26,8 @@ struct Case {
     framing: String,
     max_frame_bytes: Option<usize>,
     max_header_bytes: Option<usize>,
+    #[serde(default)]
+    strict_line_endings: bool,
     input: Option<String>,
     input_hex: Option<String>,
     expect: Vec<Expected>,
@@ -93,6 +95,7 @@ impl Case {
             self.max_frame_bytes.unwrap_or(defaults.max_frame_bytes),
             self.max_header_bytes.unwrap_or(defaults.max_header_bytes),
         )
+        .with_strict_line_endings(self.strict_line_endings)
     }
 
     fn input(&self) -> Vec<u8> {

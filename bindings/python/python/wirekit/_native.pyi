@@ -43,7 +43,11 @@ class NdjsonDecoder:
     """Bounded push decoder for NDJSON lines (no fault ends the stream)."""
 
     def __new__(
-        cls, *, max_frame_bytes: Optional[int] = None, max_header_bytes: Optional[int] = None
+        cls,
+        *,
+        max_frame_bytes: Optional[int] = None,
+        max_header_bytes: Optional[int] = None,
+        strict_line_endings: bool = False,
     ) -> NdjsonDecoder: ...
     def push(self, data: bytes) -> None: ...
     def finish(self) -> None: ...

@@ -47,11 +47,15 @@ pub enum FaultKind {
     /// NDJSON encoder only: the body contains a raw LF or CR byte, so it
     /// would not stay one line.
     EmbeddedNewline,
+    /// NDJSON with strict line endings only: a CR that is not the one right
+    /// before the line's LF (`{"a":\r1}`, `{}\r\r\n`, or a final `{}\r`
+    /// without LF): the line is not one NDJSON line.
+    BareCarriageReturn,
 }
 
 impl FaultKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FaultKind; 10] = [
+    pub const ALL: [FaultKind; 11] = [
         FaultKind::HeaderTooLong,
         FaultKind::FrameTooLong,
         FaultKind::MissingContentLength,
@@ -62,6 +66,7 @@ impl FaultKind {
         FaultKind::TruncatedFrame,
         FaultKind::EmptyFrame,
         FaultKind::EmbeddedNewline,
+        FaultKind::BareCarriageReturn,
     ];
 
     /// The variant name, e.g. `"HeaderTooLong"`.
@@ -77,6 +82,7 @@ impl FaultKind {
             FaultKind::TruncatedFrame => "TruncatedFrame",
             FaultKind::EmptyFrame => "EmptyFrame",
             FaultKind::EmbeddedNewline => "EmbeddedNewline",
+            FaultKind::BareCarriageReturn => "BareCarriageReturn",
         }
     }
 

@@ -18,6 +18,12 @@ pub struct FrameLimits {
     /// header line with its CRLF and the terminating blank line (CRLF).
     /// NDJSON ignores it.
     pub max_header_bytes: usize,
+    /// NDJSON only: strict line endings (a strict protocol's "one NDJSON
+    /// line"). A line ends with LF or CRLF and holds no other CR: a bare CR
+    /// anywhere in it (`\r\r\n` included, or a final line ending in CR
+    /// without LF) is a [`BareCarriageReturn`](super::FaultKind::BareCarriageReturn)
+    /// fault. Lenient lines (`false`) keep such CRs as line bytes.
+    pub strict_line_endings: bool,
 }
 
 impl FrameLimits {
@@ -33,6 +39,7 @@ impl FrameLimits {
         FrameLimits {
             max_frame_bytes,
             max_header_bytes,
+            strict_line_endings: false,
         }
     }
 
@@ -55,14 +62,23 @@ impl FrameLimits {
 
     /// The same limits with another frame bound.
     #[must_use]
-    pub const fn with_max_frame_bytes(self, max_frame_bytes: usize) -> Self {
-        Self::new(max_frame_bytes, self.max_header_bytes)
+    pub const fn with_max_frame_bytes(mut self, max_frame_bytes: usize) -> Self {
+        self.max_frame_bytes = max_frame_bytes;
+        self
     }
 
     /// The same limits with another header section bound.
     #[must_use]
-    pub const fn with_max_header_bytes(self, max_header_bytes: usize) -> Self {
-        Self::new(self.max_frame_bytes, max_header_bytes)
+    pub const fn with_max_header_bytes(mut self, max_header_bytes: usize) -> Self {
+        self.max_header_bytes = max_header_bytes;
+        self
+    }
+
+    /// The same limits with strict (or lenient) NDJSON line endings.
+    #[must_use]
+    pub const fn with_strict_line_endings(mut self, strict: bool) -> Self {
+        self.strict_line_endings = strict;
+        self
     }
 }
 
@@ -78,5 +94,7 @@ mod tests {
         assert_eq!(nd.max_frame_bytes, 1 << 20);
         let custom = nd.with_max_frame_bytes(10).with_max_header_bytes(20);
         assert_eq!(custom, FrameLimits::new(10, 20));
+        assert!(!custom.strict_line_endings);
+        assert!(custom.with_strict_line_endings(true).strict_line_endings);
     }
 }

@@ -58,6 +58,10 @@
 //! * A line that is not UTF-8 is [`BodyNotUtf8`](FaultKind::BodyNotUtf8);
 //!   an empty line (or a lone CR) is [`EmptyFrame`](FaultKind::EmptyFrame),
 //!   which callers may skip. No fault ends the stream.
+//! * With [`FrameLimits::strict_line_endings`] (a strict protocol, such as
+//!   the driver's "one NDJSON line"), only LF or CRLF ends a line: any other
+//!   CR in it (`\r\r\n` included, or a final CR without LF) is
+//!   [`BareCarriageReturn`](FaultKind::BareCarriageReturn).
 //! * The encoder writes the body and one LF. It refuses a body with a raw
 //!   LF or CR ([`EmbeddedNewline`](FaultKind::EmbeddedNewline)) or an
 //!   empty one ([`EmptyFrame`](FaultKind::EmptyFrame)).

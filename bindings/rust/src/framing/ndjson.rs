@@ -1,7 +1,9 @@
 //! NDJSON framing (one JSON value a line): decoder and encoder.
 //!
 //! Lines end with LF; one CR right before the LF (or before the end of
-//! input) is dropped. No fault ends the stream: after an oversized line the
+//! input) is dropped. With strict line endings
+//! ([`FrameLimits::strict_line_endings`]) a line is one NDJSON line: LF or
+//! CRLF ends it and any other CR is a fault. No fault ends the stream: after an oversized line the
 //! decoder skips to the next LF, holding nothing, and carries on.
 
 use std::borrow::Cow;
@@ -89,10 +91,14 @@ impl NdjsonDecoder {
         self.line.extend_from_slice(piece);
     }
 
-    /// The current line ends with `piece` (then an LF, or the end of input).
-    fn end_line(&mut self, piece: &[u8]) {
+    /// The current line ends with `piece`, then an LF (`with_lf`) or the
+    /// end of input.
+    fn end_line(&mut self, piece: &[u8], with_lf: bool) {
         let total = self.line.len() + piece.len();
-        let ends_in_cr = piece.last().or(self.line.last()) == Some(&b'\r');
+        let last_is_cr = piece.last().or(self.line.last()) == Some(&b'\r');
+        let strict = self.limits.strict_line_endings;
+        // Strict: only a CR before the LF is a line ending.
+        let ends_in_cr = last_is_cr && (with_lf || !strict);
         let length = total - usize::from(ends_in_cr);
         if length > self.limits.max_frame_bytes {
             let detail = format!(
@@ -111,6 +117,15 @@ impl NdjsonDecoder {
             line
         };
         bytes.truncate(length);
+        if strict {
+            if let Some(at) = memchr::memchr(b'\r', &bytes) {
+                let detail = format!(
+                    "bare CR at line byte {at}; a line holds one JSON value and ends with LF or CRLF"
+                );
+                self.fault(FaultKind::BareCarriageReturn, detail);
+                return;
+            }
+        }
         if bytes.is_empty() {
             let detail = if ends_in_cr {
                 "line holds only a CR; an NDJSON frame is one JSON value"
@@ -145,7 +160,7 @@ impl FrameDecoder for NdjsonDecoder {
             if self.skipping {
                 self.skipping = false;
             } else {
-                self.end_line(piece);
+                self.end_line(piece, true);
             }
             self.offset += lf as u64 + 1;
             self.line_start = self.offset;
@@ -167,7 +182,7 @@ impl FrameDecoder for NdjsonDecoder {
         if self.skipping {
             self.skipping = false;
         } else if !self.line.is_empty() {
-            self.end_line(&[]);
+            self.end_line(&[], false);
         }
     }
 

@@ -92,11 +92,13 @@ pub struct Transport {
 
 impl Transport {
     /// The frame limits of this transport: its framing's defaults with the
-    /// protocol's frame bound.
+    /// protocol's frame bound, and strict NDJSON line endings (a bare CR is a
+    /// fault) when the protocol is strict.
     pub fn frame_limits(&self) -> FrameLimits {
         self.framing
             .default_limits()
             .with_max_frame_bytes(self.max_frame_bytes)
+            .with_strict_line_endings(self.strict && self.framing == Framing::Ndjson)
     }
 
     /// How envelopes are read on this transport.
