@@ -183,8 +183,12 @@ fn a_handler_error_whose_data_breaks_the_error_data_schema_is_caught() {
     });
     let answer = &serve(&driver, &mut handler, &[hello]).answers(&driver)[0];
     assert_eq!(answer["error"]["code"], -32603);
-    assert_eq!(answer["error"]["data"]["part"], "error_data");
-    assert_eq!(answer["error"]["data"]["errors"][0]["pointer"], "/class");
+    assert_eq!(answer["error"]["data"]["class"], "driver_internal");
+    assert_eq!(answer["error"]["data"]["details"]["part"], "error_data");
+    assert_eq!(
+        answer["error"]["data"]["details"]["errors"][0]["pointer"],
+        "/data/class"
+    );
     let mut fine = captured().1.with("driver.hello", |_| {
         Err(wirekit::envelope::ErrorObject::new(-32000, "denied")
             .with_data(json!({"class": "permission_denied"})))

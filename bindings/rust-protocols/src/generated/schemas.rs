@@ -1113,6 +1113,140 @@ pub(crate) static FILES: &[(&str, &str)] = &[
   "error_data": {
     "$ref": "driver.schema.json#/$defs/ErrorData"
   },
+  "error_object": {
+    "$ref": "driver.schema.json#/$defs/RPCError"
+  },
+  "server_errors": {
+    "parse_error": {
+      "code": -32700,
+      "data": {
+        "class": "invalid_request",
+        "details": {
+          "kind": "{kind}",
+          "pointer": "{pointer}"
+        }
+      }
+    },
+    "invalid_request": {
+      "code": -32600,
+      "data": {
+        "class": "invalid_request",
+        "details": {
+          "kind": "{kind}",
+          "pointer": "{pointer}"
+        }
+      },
+      "by_kind": {
+        "MissingJsonRpc": {
+          "code": -32600,
+          "data": {
+            "class": "unsupported_rpc_version",
+            "details": {
+              "kind": "{kind}",
+              "pointer": "{pointer}"
+            }
+          }
+        },
+        "WrongJsonRpcVersion": {
+          "code": -32600,
+          "data": {
+            "class": "unsupported_rpc_version",
+            "details": {
+              "kind": "{kind}",
+              "pointer": "{pointer}"
+            }
+          }
+        }
+      }
+    },
+    "framing": {
+      "code": -32600,
+      "data": {
+        "class": "invalid_request",
+        "details": {
+          "kind": "{kind}"
+        }
+      },
+      "by_kind": {
+        "FrameTooLong": {
+          "code": -32600,
+          "data": {
+            "class": "budget_exceeded",
+            "details": {
+              "kind": "{kind}"
+            }
+          }
+        },
+        "BodyNotUtf8": {
+          "code": -32700,
+          "data": {
+            "class": "invalid_request",
+            "details": {
+              "kind": "{kind}"
+            }
+          }
+        }
+      }
+    },
+    "method_not_found": {
+      "code": -32601,
+      "data": {
+        "class": "invalid_request",
+        "details": {
+          "method": "{method}"
+        }
+      }
+    },
+    "capability_not_declared": {
+      "code": -32601,
+      "data": {
+        "class": "capability_mismatch",
+        "details": {
+          "method": "{method}",
+          "capability": "{capability}"
+        }
+      }
+    },
+    "invalid_params": {
+      "code": -32602,
+      "data": {
+        "class": "invalid_request",
+        "details": {
+          "errors": "{errors}"
+        }
+      }
+    },
+    "internal_error": {
+      "code": -32603,
+      "data": {
+        "class": "driver_internal",
+        "details": {
+          "part": "{part}",
+          "errors": "{errors}"
+        }
+      }
+    },
+    "answer_too_long": {
+      "code": -32603,
+      "data": {
+        "class": "budget_exceeded",
+        "details": {
+          "bytes": "{bytes}",
+          "limit": "{limit}"
+        }
+      }
+    },
+    "rule": {
+      "code": -32602,
+      "data": {
+        "class": "invalid_request",
+        "details": {
+          "rule": "{rule}",
+          "pointer": "{pointer}"
+        }
+      }
+    }
+  },
   "lifecycle": {
     "initial": "NEW",
     "states": {
@@ -4409,6 +4543,38 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "ends_session": true
     }
   ],
+  "error_object": {
+    "$ref": "authoring_guide_protocol.json#/$defs/ErrorObject"
+  },
+  "server_errors": {
+    "parse_error": {
+      "data": null
+    },
+    "invalid_request": {
+      "data": null
+    },
+    "framing": {
+      "data": null
+    },
+    "method_not_found": {
+      "data": null
+    },
+    "capability_not_declared": {
+      "data": null
+    },
+    "invalid_params": {
+      "data": null
+    },
+    "internal_error": {
+      "data": null
+    },
+    "answer_too_long": {
+      "data": null
+    },
+    "rule": {
+      "data": null
+    }
+  },
   "lifecycle": {
     "initial": "uninitialized",
     "states": {

@@ -229,6 +229,23 @@ impl EnvelopeError {
         self.0.line_column
     }
 
+    /// The message of the answer: the code's standard message and this
+    /// error's sentence (`"Invalid Request: ..."`).
+    #[must_use]
+    pub fn answer_message(&self) -> String {
+        match self.code().standard_message() {
+            Some(prefix) => format!("{prefix}: {}", self.0.message),
+            None => self.0.message.clone(),
+        }
+    }
+
+    /// The pointer an answer may echo: [`pointer`](Self::pointer) when it
+    /// is at most 256 bytes long, so a peer cannot make us echo a huge key.
+    #[must_use]
+    pub fn answered_pointer(&self) -> Option<&str> {
+        (self.0.pointer.len() <= MAX_ANSWERED_POINTER).then_some(self.0.pointer.as_str())
+    }
+
     /// The error response to send back: this error's [`id`](Self::id) (or
     /// `null`), its [`code`](Self::code), a message such as `"Invalid
     /// Request: ..."`, and `data` `{"kind": "<kind name>", "pointer": "..."}`
@@ -240,14 +257,11 @@ impl EnvelopeError {
     #[must_use]
     pub fn to_response(&self) -> Response {
         let code = self.code();
-        let message = match code.standard_message() {
-            Some(prefix) => format!("{prefix}: {}", self.0.message),
-            None => self.0.message.clone(),
-        };
+        let message = self.answer_message();
         let mut data = Map::new();
         data.insert("kind".into(), Value::from(self.0.kind.as_str()));
-        if self.0.pointer.len() <= MAX_ANSWERED_POINTER {
-            data.insert("pointer".into(), Value::from(self.0.pointer.as_str()));
+        if let Some(pointer) = self.answered_pointer() {
+            data.insert("pointer".into(), Value::from(pointer));
         }
         Response::error(
             self.0.id.clone(),

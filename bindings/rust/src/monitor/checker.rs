@@ -33,6 +33,9 @@ pub struct SessionChecker {
     envelope: EnvelopeOptions,
     pending: HashMap<String, Pending>,
     streaming: Option<String>,
+    /// Ids (`null` when none was recovered) of refused frames, each owed
+    /// one error answer that is not an unknown id.
+    owed: Vec<String>,
     frames: usize,
     problems: Vec<Problem>,
 }
@@ -48,6 +51,7 @@ impl SessionChecker {
             envelope,
             pending: HashMap::new(),
             streaming: None,
+            owed: Vec::new(),
             frames: 0,
             problems: Vec::new(),
         }
@@ -79,6 +83,7 @@ impl SessionChecker {
                         fault.detail()
                     ),
                 });
+                self.owed.push("null".to_owned());
                 return;
             }
         };
@@ -96,12 +101,18 @@ impl SessionChecker {
                 self.on_notification(index, &method, notification.params.as_ref());
             }
             Ok(Message::Response(response)) => self.on_response(index, response),
-            Err(error) => self.problems.push(Problem {
-                frame: index,
-                kind: ProblemKind::Envelope,
-                pointer: Some(error.pointer().to_owned()),
-                message: format!("{} (code {})", error.message(), error.code().0),
-            }),
+            Err(error) => {
+                let owed = error
+                    .id()
+                    .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
+                self.owed.push(owed);
+                self.problems.push(Problem {
+                    frame: index,
+                    kind: ProblemKind::Envelope,
+                    pointer: Some(error.pointer().to_owned()),
+                    message: format!("{} (code {})", error.message(), error.code().0),
+                });
+            }
         }
     }
 
@@ -293,28 +304,34 @@ impl SessionChecker {
     }
 
     fn on_response(&mut self, index: usize, response: Response) {
+        // Every error object, answered to a known request or not, against
+        // the protocol's error schemas (`error_data`, `error_object`).
+        if let Err(error) = &response.outcome {
+            let issues = self.protocol.validate_error(error);
+            self.report(index, ProblemKind::InvalidResult, "/error", &issues);
+        }
         let key = response
             .id
             .as_ref()
             .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
+        if response.outcome.is_err() && !self.pending.contains_key(&key) {
+            // The error answer owed to a refused frame (a framing fault, a
+            // refused envelope) is no unknown id.
+            if let Some(at) = self.owed.iter().position(|owed| *owed == key) {
+                self.owed.remove(at);
+                return;
+            }
+        }
         let Some(pending) = self.pending.remove(&key) else {
             let message = format!("response id {key} matches no pending request");
             self.problem(index, ProblemKind::UnknownId, Some("/id"), message);
             return;
         };
-        match &response.outcome {
-            Ok(result) => {
-                let issues = self
-                    .protocol
-                    .validate(&pending.method, Part::Result, Some(result));
-                self.report(index, ProblemKind::InvalidResult, "/result", &issues);
-            }
-            Err(error) => {
-                let issues =
-                    self.protocol
-                        .validate(&pending.method, Part::ErrorData, error.data.as_ref());
-                self.report(index, ProblemKind::InvalidResult, "/error/data", &issues);
-            }
+        if let Ok(result) = &response.outcome {
+            let issues = self
+                .protocol
+                .validate(&pending.method, Part::Result, Some(result));
+            self.report(index, ProblemKind::InvalidResult, "/result", &issues);
         }
         if pending.presumed {
             if let Err(error) = &response.outcome {

@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::answers::ServerErrors;
 use crate::envelope::{self, Dialect, EnvelopeError, EnvelopeOptions, Message};
 use crate::framing::{FrameLimits, Framing};
 
@@ -42,6 +43,12 @@ pub struct Manifest {
     /// The schema of `error.data`, if the protocol defines one.
     #[serde(default)]
     pub error_data: Option<SchemaRef>,
+    /// The schema of the whole `error` member, if the protocol defines one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_object: Option<SchemaRef>,
+    /// How the server shapes the errors it produces itself.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub server_errors: ServerErrors,
     /// The session state machine.
     #[serde(default)]
     pub lifecycle: Option<LifecycleSpec>,
@@ -329,6 +336,10 @@ pub struct RuleSpec {
     /// The rule's arguments, as written.
     #[serde(flatten)]
     pub arguments: serde_json::Map<String, Value>,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 mod display_fromstr {

@@ -5,11 +5,13 @@
 //! the `wirekit-protocols` crate embeds the shipped ones); [`ProtocolSource`] holds one version's files and their bundle;
 //! [`crate::validate::Protocol`] compiles a source into validators.
 
+mod answers;
 pub mod bundle;
 mod error;
 mod manifest;
 mod registry;
 
+pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
     CapabilitiesSpec, CapabilityStyle, Direction, ErrorSpec, LifecycleSpec, Manifest, MethodKind,

@@ -29,8 +29,8 @@
 
 use serde_json::Value;
 
-use crate::envelope::{ErrorCode, ErrorObject, Id, Message, Response};
-use crate::protocol::Transport;
+use crate::envelope::{ErrorObject, Id, Message, Response};
+use crate::protocol::{ErrorCase, Transport};
 use crate::validate::Protocol;
 
 /// The -32603 answer for a result (or streamed item) of `length` bytes
@@ -55,8 +55,18 @@ pub fn over_bound(protocol: &Protocol, method: &str, what: &str, length: usize) 
             )),
         }
     }
-    let data = serde_json::json!({ "bytes": length, "max_frame_bytes": bound });
-    ErrorObject::new(ErrorCode::INTERNAL_ERROR, message).with_data(data)
+    // Shaped as the protocol declares (`server_errors.answer_too_long`);
+    // wirekit's default data is `{"bytes", "max_frame_bytes"}`.
+    protocol.error_answer(
+        ErrorCase::AnswerTooLong,
+        None,
+        message,
+        &[
+            ("method", serde_json::json!(method)),
+            ("bytes", serde_json::json!(length)),
+            ("limit", serde_json::json!(bound)),
+        ],
+    )
 }
 
 /// The streamed method that answers what `method` answers, one item a

@@ -5,8 +5,10 @@ mod bound;
 mod handler;
 mod outbox;
 mod server;
+mod wire;
 
 pub use bound::{over_bound, stream_failure, stream_failure_body, stream_failure_of};
 pub use handler::{method_not_found, Emit, Handler};
 pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};
 pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};
+pub use wire::{Wire, WireError};

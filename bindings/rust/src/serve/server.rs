@@ -10,17 +10,15 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::bound::{over_bound, stream_failure, stream_failure_body};
-use super::handler::{method_not_found, Handler};
+use super::handler::Handler;
+use super::wire::{Wire, WireError};
 use crate::envelope::{
     self, EnvelopeOptions, ErrorCode, ErrorObject, Id, Message, Notification, Request, Response,
 };
-use crate::framing::{
-    encoder_for, FaultKind, Frame, FrameEncoder, FrameLimits, FrameReader, Framing, FramingError,
-    ReadError,
-};
+use crate::framing::{FaultKind, Frame, FrameLimits, FrameReader, FramingError, ReadError};
 use crate::protocol::{Direction, MethodKind};
 use crate::session::Session;
-use crate::validate::{invalid_params, invalid_result, invalid_result_warning, Part, Protocol};
+use crate::validate::{invalid_result_warning, Part, Protocol};
 
 /// What to do with a result (or streamed item) that fails its schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,7 +65,7 @@ pub struct Server {
     protocol: Arc<Protocol>,
     session: Session,
     envelope: EnvelopeOptions,
-    encoder: Box<dyn FrameEncoder + Send + Sync>,
+    wire: Wire,
     options: ServeOptions,
     logger: Box<Logger>,
 }
@@ -78,7 +76,7 @@ impl Server {
         let transport = &protocol.manifest().transport;
         let envelope = transport.envelope_options();
         Server {
-            encoder: encoder_for(transport.framing, transport.frame_limits()),
+            wire: Wire::new(transport),
             session: Session::new(Arc::clone(&protocol)),
             protocol,
             envelope,
@@ -153,19 +151,7 @@ impl Server {
             Ok(frame) => frame,
             Err(fault) if fault.kind() == FaultKind::EmptyFrame => return Ok(Flow::Continue),
             Err(fault) => {
-                let code = match fault.kind() {
-                    FaultKind::BodyNotUtf8 => ErrorCode::PARSE_ERROR,
-                    _ => ErrorCode::INVALID_REQUEST,
-                };
-                let error = ErrorObject::new(
-                    code,
-                    format!(
-                        "{} at byte {}: {}",
-                        fault.kind().name(),
-                        fault.offset(),
-                        fault.detail()
-                    ),
-                );
+                let error = self.protocol.framing_answer(&fault);
                 let fatal = self.ends_session(error.code);
                 self.send(&Message::Response(Response::error(None, error)), send)?;
                 return Ok(if fatal || ends_stream(framing, &fault) {
@@ -178,12 +164,9 @@ impl Server {
         let message = match envelope::decode(frame.body().as_bytes(), &self.envelope) {
             Ok(message) => message,
             Err(error) => {
-                let response = error.to_response();
-                let fatal = response
-                    .outcome
-                    .as_ref()
-                    .err()
-                    .is_some_and(|e| self.ends_session(e.code));
+                let answer = self.protocol.envelope_answer(&error);
+                let fatal = self.ends_session(answer.code);
+                let response = Response::error(error.id().cloned(), answer);
                 self.send(&Message::Response(response), send)?;
                 if fatal {
                     self.session.end();
@@ -231,7 +214,8 @@ impl Server {
             spec.kind == MethodKind::Request && spec.direction == Direction::ClientToServer
         });
         let Some(streamed) = known.map(|spec| spec.result_stream.is_some()) else {
-            return self.answer(&id, &method, Err(method_not_found(&method)), send);
+            let answer = self.protocol.method_not_found_answer(&method);
+            return self.answer(&id, &method, Err(answer), send);
         };
         if let Err(violation) = self.session.check(&method) {
             if streamed {
@@ -248,7 +232,7 @@ impl Server {
             .protocol
             .validate(&method, Part::Params, params.as_ref());
         if !issues.is_empty() {
-            let error = invalid_params(&method, &issues);
+            let error = self.protocol.invalid_params_answer(&method, &issues);
             if streamed {
                 return self.fail_stream(&id, &method, 0, error, send);
             }
@@ -267,9 +251,11 @@ impl Server {
         }
         if !handler.implements(&method) {
             if streamed {
-                return self.fail_stream(&id, &method, 0, method_not_found(&method), send);
+                let answer = self.protocol.method_not_found_answer(&method);
+                return self.fail_stream(&id, &method, 0, answer, send);
             }
-            return self.answer(&id, &method, Err(method_not_found(&method)), send);
+            let answer = self.protocol.method_not_found_answer(&method);
+            return self.answer(&id, &method, Err(answer), send);
         }
         if streamed {
             return self.stream(handler, &id, &method, params, send);
@@ -286,19 +272,49 @@ impl Server {
             let answer = handler.handle_encoded(&method, params);
             return self.answer_encoded(&id, &method, answer, send);
         }
-        let mut outcome = handler.handle(&method, params);
-        let (part, checked) = match &outcome {
-            Ok(result) => (Part::Result, Some(result)),
-            Err(error) => (Part::ErrorData, error.data.as_ref()),
+        let outcome = match handler.handle(&method, params) {
+            Ok(result) => {
+                let issues = self.protocol.validate(&method, Part::Result, Some(&result));
+                match (issues.is_empty(), self.options.result_check) {
+                    (true, _) => Ok(result),
+                    (false, ResultCheck::Reject) => {
+                        Err(self
+                            .protocol
+                            .invalid_result_answer(&method, Part::Result, &issues))
+                    }
+                    (false, ResultCheck::Warn) => {
+                        (self.logger)(&invalid_result_warning(&method, Part::Result, &issues));
+                        Ok(result)
+                    }
+                }
+            }
+            Err(error) => Err(self.checked_error(&method, error)),
         };
-        let issues = self.protocol.validate(&method, part, checked);
-        if !issues.is_empty() {
-            match self.options.result_check {
-                ResultCheck::Reject => outcome = Err(invalid_result(&method, part, &issues)),
-                ResultCheck::Warn => (self.logger)(&invalid_result_warning(&method, part, &issues)),
+        self.answer(&id, &method, outcome, send)
+    }
+
+    /// A handler's error, checked against the protocol's error schemas: one
+    /// that breaks them is replaced (reject mode) by the protocol's
+    /// method-not-found answer when it was a -32601, else by its internal
+    /// error, or sent with a warning (warn mode).
+    fn checked_error(&mut self, method: &str, error: ErrorObject) -> ErrorObject {
+        let issues = self.protocol.validate_error(&error);
+        if issues.is_empty() {
+            return error;
+        }
+        match self.options.result_check {
+            ResultCheck::Reject if error.code == ErrorCode::METHOD_NOT_FOUND.0 => {
+                self.protocol.method_not_found_answer(method)
+            }
+            ResultCheck::Reject => {
+                self.protocol
+                    .invalid_result_answer(method, Part::ErrorData, &issues)
+            }
+            ResultCheck::Warn => {
+                (self.logger)(&invalid_result_warning(method, Part::ErrorData, &issues));
+                error
             }
         }
-        self.answer(&id, &method, outcome, send)
     }
 
     /// Serves a streamed result: each item checked and framed, then the
@@ -321,8 +337,7 @@ impl Server {
         let mut written = 0usize;
         let mut stopped: Option<ErrorObject> = None;
         let mut peer_gone = false;
-        let mut buffer = Vec::new();
-        let encoder = &self.encoder;
+        let wire = &self.wire;
         let outcome = {
             let mut emit = |item: Value| -> std::io::Result<()> {
                 if stopped.is_some() || peer_gone {
@@ -332,7 +347,7 @@ impl Server {
                 if !issues.is_empty() {
                     match check {
                         ResultCheck::Reject => {
-                            let error = invalid_result(method, Part::Item, &issues);
+                            let error = protocol.invalid_result_answer(method, Part::Item, &issues);
                             let message = format!("item {written} was refused: {}", error.message);
                             stopped = Some(ErrorObject { message, ..error });
                             return Err(std::io::Error::other("streamed item refused"));
@@ -342,17 +357,16 @@ impl Server {
                         }
                     }
                 }
-                buffer.clear();
-                let body = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-                if body.len() > protocol.manifest().transport.max_frame_bytes {
-                    let what = format!("item {written}");
-                    stopped = Some(over_bound(&protocol, method, &what, body.len()));
-                    return Err(std::io::Error::other("streamed item over the frame bound"));
-                }
-                encoder
-                    .encode_into(&body, &mut buffer)
-                    .map_err(std::io::Error::other)?;
-                if let Err(error) = send(&buffer) {
+                let frame = match wire.frame_value(&item) {
+                    Ok(frame) => frame,
+                    Err(WireError::TooLong { bytes, .. }) => {
+                        let what = format!("item {written}");
+                        stopped = Some(over_bound(&protocol, method, &what, bytes));
+                        return Err(std::io::Error::other("streamed item over the frame bound"));
+                    }
+                    Err(other) => return Err(std::io::Error::other(other)),
+                };
+                if let Err(error) = send(&frame) {
                     peer_gone = true;
                     return Err(error);
                 }
@@ -395,10 +409,7 @@ impl Server {
         self.session.end();
         let transport = &self.protocol.manifest().transport;
         let body = stream_failure_body(transport, id, error)?;
-        let mut frame = Vec::with_capacity(body.len() + 32);
-        self.encoder
-            .encode_into(&body, &mut frame)
-            .map_err(std::io::Error::other)?;
+        let frame = self.wire.frame_body(&body).map_err(std::io::Error::other)?;
         send(&frame)?;
         Ok(Flow::Stop)
     }
@@ -433,6 +444,10 @@ impl Server {
         }
     }
 
+    /// Answers a request. The response is framed by the wire first (bound
+    /// checked, canonical where the protocol is); one over the frame bound
+    /// is replaced by the protocol's answer saying so, and only the answer
+    /// actually sent moves the session.
     fn answer(
         &mut self,
         id: &Id,
@@ -440,36 +455,34 @@ impl Server {
         outcome: Result<Value, ErrorObject>,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<Flow> {
-        let transport = &self.protocol.manifest().transport;
         let mut response = Message::Response(Response {
             id: Some(id.clone()),
             outcome,
         });
-        let mut body = transport.encode(&response).map_err(std::io::Error::other)?;
-        if body.len() > transport.max_frame_bytes {
-            let what = match &response {
-                Message::Response(Response { outcome: Ok(_), .. }) => "the result",
-                _ => "the error answer",
-            };
-            let error = over_bound(&self.protocol, method, what, body.len());
-            response = Message::Response(Response::error(Some(id.clone()), error));
-            body = transport.encode(&response).map_err(std::io::Error::other)?;
-        }
+        let frame = match self.wire.frame_message(&response) {
+            Ok(frame) => frame,
+            Err(WireError::TooLong { bytes, .. }) => {
+                let what = match &response {
+                    Message::Response(Response { outcome: Ok(_), .. }) => "the result",
+                    _ => "the error answer",
+                };
+                let error = over_bound(&self.protocol, method, what, bytes);
+                response = Message::Response(Response::error(Some(id.clone()), error));
+                self.wire
+                    .frame_message(&response)
+                    .map_err(std::io::Error::other)?
+            }
+            Err(other) => return Err(std::io::Error::other(other)),
+        };
         if let Message::Response(response) = &response {
             self.session.answered(method, response.outcome.as_ref());
         }
-        let mut frame = Vec::with_capacity(body.len() + 32);
-        self.encoder
-            .encode_into(&body, &mut frame)
-            .map_err(std::io::Error::other)?;
         send(&frame)?;
-        Ok(if self.session.is_ended() {
-            Flow::Stop
-        } else {
-            Flow::Continue
-        })
+        Ok(self.flow())
     }
 
+    /// Answers with a result a binding encoded itself (the fast path),
+    /// framed by the same wire.
     fn answer_encoded(
         &mut self,
         id: &Id,
@@ -479,34 +492,36 @@ impl Server {
     ) -> std::io::Result<Flow> {
         let result = match answer {
             Ok(result) => result,
-            Err(error) => return self.answer(id, method, Err(error), send),
+            Err(error) => {
+                let error = self.checked_error(method, error);
+                return self.answer(id, method, Err(error), send);
+            }
         };
-        let transport = &self.protocol.manifest().transport;
-        let raw = result.get().as_bytes();
-        // The envelope around compact JSON is compact JSON: no line break to
-        // look for, only the bound to keep. One buffer, no second pass.
-        let mut frame = Vec::with_capacity(raw.len() + 96);
-        if transport.framing == Framing::ContentLength {
-            let length = envelope::encoded_success_raw_len(id, &result, &self.envelope);
-            frame.extend_from_slice(format!("Content-Length: {length}\r\n\r\n").as_bytes());
+        match self.wire.frame_result(id, &result) {
+            Ok(frame) => {
+                self.session.answered(method, Ok(&Value::Null));
+                send(&frame)?;
+                Ok(self.flow())
+            }
+            Err(WireError::TooLong { bytes, .. }) => {
+                let error = over_bound(&self.protocol, method, "the result", bytes);
+                self.answer(id, method, Err(error), send)
+            }
+            Err(other) => {
+                let error = self
+                    .protocol
+                    .internal_error_answer(method, &other.to_string());
+                self.answer(id, method, Err(error), send)
+            }
         }
-        let start = frame.len();
-        envelope::encode_success_raw(id, &result, &self.envelope, &mut frame);
-        let length = frame.len() - start;
-        if length > transport.max_frame_bytes {
-            let error = over_bound(&self.protocol, method, "the result", length);
-            return self.answer(id, method, Err(error), send);
-        }
-        self.session.answered(method, Ok(&Value::Null));
-        if transport.framing == Framing::Ndjson {
-            frame.push(b'\n');
-        }
-        send(&frame)?;
-        Ok(if self.session.is_ended() {
+    }
+
+    fn flow(&self) -> Flow {
+        if self.session.is_ended() {
             Flow::Stop
         } else {
             Flow::Continue
-        })
+        }
     }
 
     /// Sends what the handler queued, each notification checked first: an
@@ -531,7 +546,8 @@ impl Server {
         notification: Notification,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        {
+        let message = Message::Notification(notification);
+        if let Message::Notification(notification) = &message {
             let method = notification.method.as_str();
             let known = self.protocol.method(method).is_some_and(|spec| {
                 spec.kind == MethodKind::Notification && spec.direction == Direction::ServerToClient
@@ -549,7 +565,9 @@ impl Server {
             if !issues.is_empty() {
                 match self.options.result_check {
                     ResultCheck::Reject => {
-                        let error = invalid_result(method, Part::Params, &issues);
+                        let error =
+                            self.protocol
+                                .invalid_result_answer(method, Part::Params, &issues);
                         (self.logger)(&format!("dropped `{method}`: {}", error.message));
                         return Ok(());
                     }
@@ -558,12 +576,21 @@ impl Server {
                     }
                 }
             }
+            // Framed first: only a frame the transport accepts moves the session.
+            let frame = match self.wire.frame_message(&message) {
+                Ok(frame) => frame,
+                Err(error) => {
+                    (self.logger)(&format!("dropped `{method}`: {error}"));
+                    return Ok(());
+                }
+            };
             if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
                 (self.logger)(&format!("dropped `{method}`: {violation}"));
                 return Ok(());
             }
+            send(&frame)?;
         }
-        self.send(&Message::Notification(notification), send)
+        Ok(())
     }
 
     /// Whether the protocol ends the session after answering `code`.
@@ -580,15 +607,9 @@ impl Server {
         message: &Message,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let body = self
-            .protocol
-            .manifest()
-            .transport
-            .encode(message)
-            .map_err(std::io::Error::other)?;
-        let mut frame = Vec::with_capacity(body.len() + 32);
-        self.encoder
-            .encode_into(&body, &mut frame)
+        let frame = self
+            .wire
+            .frame_message(message)
             .map_err(std::io::Error::other)?;
         send(&frame)
     }

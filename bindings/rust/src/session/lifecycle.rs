@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::scope::{RuleFault, ScopeRules};
 use super::violation::{fill, Violation, ViolationKind};
@@ -101,11 +101,12 @@ impl Session {
         }
         if let (Some(capability), Some(declared)) = (&spec.capability, &self.capabilities) {
             if !declared.contains(capability) {
+                let answer = self.protocol.capability_answer(method, capability);
                 return Err(Violation::new(
                     ViolationKind::CapabilityNotDeclared,
-                    ErrorCode::METHOD_NOT_FOUND.0,
-                    format!("`{method}` needs the capability `{capability}`, which the server did not declare"),
-                    None,
+                    answer.code,
+                    answer.message,
+                    answer.data,
                 ));
             }
         }
@@ -268,7 +269,8 @@ impl Session {
     }
 
     /// A stateful rule's violation: the rule's own `error` (`code`, `data`)
-    /// when the manifest gives one, else -32602 naming the rule.
+    /// when the manifest gives one, else the protocol's `rule` answer
+    /// (wirekit's default: -32602 naming the rule).
     fn rule_violation(&self, fault: RuleFault) -> Violation {
         let spec = self
             .protocol
@@ -276,17 +278,27 @@ impl Session {
             .rules
             .iter()
             .find(|r| r.rule == fault.rule);
-        let error = spec.and_then(|r| r.arguments.get("error"));
-        let code = error
-            .and_then(|e| e.get("code"))
-            .and_then(Value::as_i64)
-            .unwrap_or(ErrorCode::INVALID_PARAMS.0);
-        let data = error
-            .and_then(|e| e.get("data"))
-            .cloned()
-            .unwrap_or_else(|| json!({"rule": fault.rule}));
-        Violation::new(ViolationKind::Rule, code, fault.message, Some(data))
-            .at(format!("/params{}", fault.pointer))
+        let pointer = format!("/params{}", fault.pointer);
+        let answer = match spec.and_then(|r| r.arguments.get("error")) {
+            Some(error) => ErrorObject {
+                code: error
+                    .get("code")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(ErrorCode::INVALID_PARAMS.0),
+                message: fault.message,
+                data: error.get("data").cloned().filter(|d| !d.is_null()),
+            },
+            None => self
+                .protocol
+                .rule_answer(&fault.rule, &pointer, fault.message),
+        };
+        Violation::new(
+            ViolationKind::Rule,
+            answer.code,
+            answer.message,
+            answer.data,
+        )
+        .at(pointer)
     }
 
     fn state_violation(

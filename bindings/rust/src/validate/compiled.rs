@@ -9,9 +9,10 @@ use serde_json::{json, Map, Value};
 
 use super::issue::{IssueKind, Part, ValidationIssue};
 use super::rules::MessageRule;
+use crate::envelope::ErrorObject;
 use crate::protocol::{
-    bundle::localize_ref, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind, ProtocolSource,
-    SchemaRef,
+    bundle::localize_ref, ErrorCase, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind,
+    ProtocolSource, SchemaRef, ServerErrors,
 };
 
 #[derive(Debug)]
@@ -27,6 +28,7 @@ pub struct Protocol {
     source: ProtocolSource,
     methods: HashMap<String, CompiledMethod>,
     error_data: Option<Validator>,
+    error_object: Option<Validator>,
     rules: Vec<MessageRule>,
 }
 
@@ -93,6 +95,7 @@ impl Protocol {
             );
         }
         let error_data = build(&source.manifest.error_data, "/error_data".into())?;
+        let error_object = build(&source.manifest.error_object, "/error_object".into())?;
         let mut rules = Vec::new();
         for (index, spec) in source.manifest.rules.iter().enumerate() {
             if let Some(rule) = MessageRule::compile(&origin, index, spec)? {
@@ -111,12 +114,15 @@ impl Protocol {
             }
         }
         super::consistency::check(&source)?;
-        Ok(Protocol {
+        let protocol = Protocol {
             source,
             methods,
             error_data,
+            error_object,
             rules,
-        })
+        };
+        super::answers_check::check(&protocol)?;
+        Ok(protocol)
     }
 
     /// The manifest.
@@ -137,6 +143,67 @@ impl Protocol {
     /// A method's or notification's spec.
     pub fn method(&self, name: &str) -> Option<&MethodSpec> {
         self.source.manifest.methods.get(name)
+    }
+
+    /// How the server shapes the errors it produces itself.
+    pub fn server_errors(&self) -> &ServerErrors {
+        &self.source.manifest.server_errors
+    }
+
+    /// The error of `case` as this protocol shapes it (see
+    /// [`ServerErrors::build`]).
+    pub fn error_answer(
+        &self,
+        case: ErrorCase,
+        kind: Option<&str>,
+        message: String,
+        values: &[(&str, Value)],
+    ) -> ErrorObject {
+        self.server_errors().build(case, kind, message, values)
+    }
+
+    /// Whether the protocol has a schema for error objects or their data.
+    pub fn checks_errors(&self) -> bool {
+        self.error_data.is_some() || self.error_object.is_some()
+    }
+
+    /// Checks a whole error object against the protocol's error schemas:
+    /// `data` (absent is validated as null) against `error_data` and the
+    /// object against `error_object`. Pointers are relative to the error
+    /// object (`/data/class`, `/message`); empty when valid.
+    pub fn validate_error(&self, error: &ErrorObject) -> Vec<ValidationIssue> {
+        let mut issues = Vec::new();
+        if let Some(validator) = &self.error_data {
+            let data = error.data.as_ref().unwrap_or(&Value::Null);
+            collect_schema_issues(validator, data, &mut issues);
+            for issue in &mut issues {
+                issue.instance_path.insert_str(0, "/data");
+            }
+        }
+        if let Some(validator) = &self.error_object {
+            let mut object = Map::new();
+            object.insert("code".into(), Value::from(error.code));
+            object.insert("message".into(), Value::from(error.message.as_str()));
+            if let Some(data) = &error.data {
+                object.insert("data".into(), data.clone());
+            }
+            let first = issues.len();
+            collect_schema_issues(validator, &Value::Object(object), &mut issues);
+            // The same fault seen by both schemas is reported once.
+            let (earlier, added) = issues.split_at(first);
+            let fresh: Vec<ValidationIssue> = added
+                .iter()
+                .filter(|issue| {
+                    !earlier.iter().any(|e| {
+                        e.instance_path == issue.instance_path && e.keyword() == issue.keyword()
+                    })
+                })
+                .cloned()
+                .collect();
+            issues.truncate(first);
+            issues.extend(fresh);
+        }
+        issues
     }
 
     /// Checks one part of a message of `method`. `None` means the part is

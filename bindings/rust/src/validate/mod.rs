@@ -11,6 +11,8 @@
 //! assert_eq!(issues[0].keyword(), "required");
 //! ```
 
+mod answer;
+mod answers_check;
 mod compiled;
 mod consistency;
 mod issue;
