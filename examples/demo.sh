@@ -56,4 +56,14 @@ say "4. TypeScript: the generated types type-check, and the typed client asks th
 node examples/typescript-client/gzkit-hints.mjs .venv/bin/python examples/gzkit-guide/guide.py \
   -- "$(pwd)/examples/python-analyzer/sample/mathops/ops.py"
 
+say "5. AgentAPI: a full driver session (observations, completion, a cancel mid-way, reset) against the Rust serve-loop driver"
+cargo build -q -p wirekit-cli --example rust_driver
+head -c 200000 /dev/urandom > "$out/driver.input"
+sed -e "s|@OPERATION@|fs.digest|; s|@PERMISSION@|filesystem-read|" \
+    -e "s|@SLOW_INPUT@|$out/driver.input?delay_ms=300|; s|@INPUT@|$out/driver.input|" \
+    tests/drivers/full-run.ndjson > "$out/driver.requests"
+"$wirekit" drive --protocol agentapi-driver --requests "$out/driver.requests" --record "$out/driver.ndjson" \
+  -- target/debug/examples/rust_driver | cut -c1-160
+"$wirekit" validate --protocol agentapi-driver "$out/driver.ndjson"
+
 say "All generated from schemas/; docs in docs/protocols/, OpenRPC in docs/openrpc/."
