@@ -10,6 +10,7 @@ export * from "./json.js";
 export * from "./envelope.js";
 export * from "./protocol.js";
 export * from "./validation.js";
+export * from "./dataplane.js";
 export * from "./rules.js";
 export * from "./folder.js";
 export * from "./transport.js";
