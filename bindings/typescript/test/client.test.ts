@@ -470,7 +470,7 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     assert.equal(transport.written.length, sent, "neither analyze, initialize nor close's shutdown was sent");
   });
 
-  it("refuses params that fail their schema before sending, and rejects results and error data that fail theirs", async () => {
+  it("refuses params that fail their schema before sending, and rejects results and error objects that fail theirs", async () => {
     const transport = new FakeTransport();
     const client = new Client(transport, agentapiDriver);
     const bad = await rejection(client.request("driver.hello", { core_version_range: { minimum: "1.0.0" } } as never));
@@ -490,7 +490,7 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     });
     transport.serverSends('{"error":{"code":-32602,"data":{"class":"no-such-class"},"message":"bad"},"id":2,"jsonrpc":"2.0"}\n');
     const data = await rejection(prepare);
-    assert.ok(data instanceof SchemaError && data.part === "error-data", String(data));
+    assert.ok(data instanceof SchemaError && data.part === "error", `the driver's error object (RPCError, data required) catches it: ${String(data)}`);
     assert.equal(data.answer?.code, -32602);
     assert.equal(data.issues[0]?.pointer, "/error/data/class");
     transport.exit();

@@ -324,15 +324,9 @@ describe("captured sessions' client side sent to the Rust serve loop (every fram
         await client.close();
         bad.push(...problems.map((p) => `${capture}: ${p}`));
       }
-      // Issue 8, item 1: the serve loop's own -32602 answer to the driver carries
-      // {"errors":[...],"part":"params"} instead of the protocol's ErrorData
-      // (`class` required). Until the manifest declares the serve loop's error
-      // answers, that one answer is counted here, not hidden; anything else fails.
-      const knownDefect = bad.filter((line) => folder === "agentapi-driver@1" && /error data for "[^"]+" fails the schema: \/error\/data\/class: required member is missing/.test(line));
-      assert.deepEqual(bad.filter((line) => !knownDefect.includes(line)), []);
+      assert.deepEqual(bad, []);
       const errors = [...codes.entries()].map(([code, n]) => `${n}x ${code}`).join(", ");
-      const defect = knownDefect.length === 0 ? "" : `; ${knownDefect.length} error answer(s) without the driver's data.class (issue 8 item 1, not fixed yet)`;
-      t.diagnostic(`${folder}: ${captures.length} captures sent to the serve loop, ${results} results and ${errors} error answers validated${defect}`);
+      t.diagnostic(`${folder}: ${captures.length} captures sent to the serve loop, ${results} results and ${errors} error answers validated`);
       assert.ok(results > 0 && codes.size > 0, "both results and error answers were checked");
     });
   }

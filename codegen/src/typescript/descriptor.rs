@@ -219,6 +219,13 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
         }
         lines.push("],".into());
     }
+    if let Some(r) = &manifest.error_object {
+        let name = p
+            .bundle
+            .resolve(&p.files, None, &r.reference)
+            .map_err(|e| e.in_file(&p.manifest_path).at("/error_object/$ref"))?;
+        lines.push(format!("errorObject: {},", json_string(&name)));
+    }
     lines.push("validators,".into());
     Ok(lines
         .iter()
@@ -241,11 +248,15 @@ fn entry_types(p: &Protocol, manifest: &Manifest) -> Result<Vec<String>> {
             }
         }
     }
-    if let Some(r) = &manifest.error_data {
+    for (r, at) in [
+        (&manifest.error_data, "/error_data/$ref"),
+        (&manifest.error_object, "/error_object/$ref"),
+    ] {
+        let Some(r) = r else { continue };
         let name = p
             .bundle
             .resolve(&p.files, None, &r.reference)
-            .map_err(|e| e.in_file(&p.manifest_path).at("/error_data/$ref"))?;
+            .map_err(|e| e.in_file(&p.manifest_path).at(at))?;
         if !out.contains(&name) {
             out.push(name);
         }

@@ -42,5 +42,6 @@ export const descriptor: ProtocolDescriptor<
     {"rule":"matches_scope","method":"driver.cancel","part":"params","at":["/invocation_id"],"scope":{"start":"driver.invoke","end":"driver.completed"},"message":"cancel invocation_id does not match the active invocation"},
     {"rule":"not_reused","method":"driver.invoke","part":"params","at":"/invocation_id","consumed":{"method":"driver.completed","at":"/invocation_id"},"message":"invocation_id cannot be reused after terminal completion"},
   ],
+  errorObject: "RPCError",
   validators,
 };

@@ -35,5 +35,6 @@ export const descriptor: ProtocolDescriptor<
   rules: [
     {"rule":"not_before","method":"analyze","part":"result","at":"/hints/*","first":"start_line","second":"end_line","message":"end_line must not be before start_line"},
   ],
+  errorObject: "ErrorObject",
   validators,
 };
