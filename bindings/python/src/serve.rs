@@ -22,10 +22,10 @@ use serde_json::{json, Value};
 
 use wirekit::envelope::{ErrorCode, ErrorObject};
 use wirekit::serve::{Emit, Handler, ResultCheck, ServeOptions, ServeOutcome, Server};
-use wirekit::validate::{invalid_result, invalid_result_warning, Part, Protocol as RustProtocol};
+use wirekit::validate::{invalid_result_warning, Part, Protocol as RustProtocol};
 
 use crate::convert::{from_python, to_python};
-use crate::validate::PyProtocol;
+use crate::validate::{raw_json, PyProtocol};
 
 /// A `BaseException` that is not an `Exception` (KeyboardInterrupt,
 /// SystemExit) raised by a handler: the loop stops and it is raised again.
@@ -136,7 +136,9 @@ impl PythonHandler {
             py.detach(|| (inner.validate(method, Part::Result, Some(&value)), value));
         if !issues.is_empty() {
             match self.result_check {
-                ResultCheck::Reject => return Err(invalid_result(method, Part::Result, &issues)),
+                ResultCheck::Reject => {
+                    return Err(inner.invalid_result_answer(method, Part::Result, &issues))
+                }
                 // The line the core's serve loop logs for the same result.
                 ResultCheck::Warn => {
                     self.log(py, &invalid_result_warning(method, Part::Result, &issues))
@@ -150,17 +152,6 @@ impl PythonHandler {
             )
         })
     }
-}
-
-/// Compact JSON text (from `JsonWriter` or `serde_json`) as a `RawValue`.
-#[allow(unsafe_code)]
-fn raw_json(json: Vec<u8>) -> Box<RawValue> {
-    // SAFETY: both writers produce one well-formed JSON value in valid
-    // UTF-8 with no surrounding whitespace (strings come from CPython's
-    // validated UTF-8 or from Rust `str`s; every control character is
-    // escaped). Re-parsing 700 KB to prove it would cost what this path
-    // saves.
-    unsafe { RawValue::from_string_unchecked(String::from_utf8_unchecked(json)) }
 }
 
 /// An `RpcError` raised by a handler: its code, message and data.

@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::{json, Map};
-use wirekit::envelope::{self, Dialect, EnvelopeOptions, Message, Response};
-use wirekit::framing::{encoder_for, FrameEncoder};
+use serde_json::value::RawValue;
+use wirekit::envelope::{self, EnvelopeOptions, ErrorObject, Message, Response};
+use wirekit::serve::{Wire, WireError};
 use wirekit::protocol::bundle::{localize_ref, DRAFT_2020_12};
 use wirekit::validate::{IssueKind, Part, Protocol as RustProtocol, ValidationIssue};
 
@@ -22,6 +23,17 @@ use crate::envelope::id_from_python;
 use crate::errors::{envelope_error, framing_error, protocol_error, rpc_error, validation_error};
 use crate::fast::{Checked, JsonWriter, PySeed, SeedContext};
 use crate::pyjson::{accepts, validator_for, PyValidator};
+
+/// Compact JSON text written by `JsonWriter` or `serde_json` as a `RawValue`.
+#[allow(unsafe_code)]
+pub(crate) fn raw_json(json: Vec<u8>) -> Box<RawValue> {
+    // SAFETY: both writers produce one well-formed JSON value in valid
+    // UTF-8 with no surrounding whitespace (strings come from CPython's
+    // validated UTF-8 or from Rust `str`s; every control character is
+    // escaped). Re-parsing 700 KB to prove it would cost what this path
+    // saves.
+    unsafe { RawValue::from_string_unchecked(String::from_utf8_unchecked(json)) }
+}
 
 /// One validation problem: kind, where in the instance, which keyword, why.
 #[pyclass(module = "wirekit._native", name = "ValidationIssue", frozen, eq)]
@@ -115,7 +127,9 @@ pub fn load(py: Python<'_>, spec: &str) -> PyResult<Arc<RustProtocol>> {
 #[pyclass(module = "wirekit._native", name = "Protocol", frozen)]
 pub struct PyProtocol {
     pub(crate) inner: Arc<RustProtocol>,
-    encoder: Box<dyn FrameEncoder + Send + Sync>,
+    /// The core's writer of this protocol's frames: the only way a frame
+    /// is made here.
+    wire: Wire,
     /// Validators reading Python objects in place, by method and part,
     /// built on first use; `None` where the general path must be taken
     /// (no schema, or semantic rules beyond the schema).
@@ -309,42 +323,19 @@ impl PyProtocol {
         accepted.then_some(())
     }
 
-    /// The response frame for a valid result, written straight from the
-    /// Python objects; `None` to take the general path.
+    /// The response frame for a valid result, the result written straight
+    /// from the Python objects and framed by the core (`Wire`, canonical
+    /// where the protocol is); `None` to take the general path.
     fn write_in_place(
         &self,
         method: &str,
         id: &wirekit::envelope::Id,
         result: &Bound<'_, PyAny>,
     ) -> Option<Vec<u8>> {
-        let mut body = Vec::with_capacity(64);
-        body.push(b'{');
-        if self.inner.manifest().transport.envelope == Dialect::JsonRpc2 {
-            body.extend_from_slice(br#""jsonrpc":"2.0","#);
-        }
-        body.extend_from_slice(br#""id":"#);
-        serde_json::to_writer(&mut body, id).ok()?;
-        body.extend_from_slice(br#","result":"#);
-        self.result_in_place(method, result, &mut body)?;
-        body.push(b'}');
-        // The body is compact JSON written with every control character
-        // escaped, so it is one line of valid UTF-8: only the bound is left
-        // to check (the encoder, on the general path, says why it refuses).
-        let transport = &self.inner.manifest().transport;
-        if body.len() > transport.max_frame_bytes {
-            return None;
-        }
-        Some(match transport.framing {
-            wirekit::framing::Framing::Ndjson => {
-                body.push(b'\n');
-                body
-            }
-            wirekit::framing::Framing::ContentLength => {
-                let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-                frame.extend_from_slice(&body);
-                frame
-            }
-        })
+        let mut json = Vec::with_capacity(64);
+        self.result_in_place(method, result, &mut json)?;
+        // Over the bound (or not framable): the general path says why.
+        self.wire.frame_result(id, &raw_json(json)).ok()
     }
 
     /// The checked result of a success response, parsed straight into
@@ -386,11 +377,10 @@ impl PyProtocol {
     #[new]
     fn new(py: Python<'_>, spec: &str) -> PyResult<Self> {
         let inner = load(py, spec)?;
-        let transport = &inner.manifest().transport;
-        let encoder = encoder_for(transport.framing, transport.frame_limits());
+        let wire = Wire::new(&inner.manifest().transport);
         Ok(PyProtocol {
             inner,
-            encoder,
+            wire,
             in_place: Mutex::new(HashMap::new()),
         })
     }
@@ -550,23 +540,48 @@ impl PyProtocol {
             return Ok(PyBytes::new(py, &frame));
         }
         let value = from_python_err(result)?;
-        let opts = self.envelope();
         let outcome = py.detach(|| {
             let issues = self.inner.validate(method, Part::Result, Some(&value));
             if !issues.is_empty() {
                 return Ok(Err(issues));
             }
             let message = Message::Response(Response::success(id, value));
-            let body = envelope::encode(&message, &opts);
-            let mut frame = Vec::with_capacity(body.len() + 32);
-            self.encoder.encode_into(&body, &mut frame)?;
-            Ok(Ok(frame))
+            self.wire.frame_message(&message).map(Ok)
         });
         match outcome {
             Ok(Ok(frame)) => Ok(PyBytes::new(py, &frame)),
             Ok(Err(issues)) => Err(validation_error(py, method, Part::Result, issues)),
-            Err(error) => Err(framing_error(py, &error)),
+            Err(WireError::Framing(error)) => Err(framing_error(py, &error)),
+            Err(WireError::Encode(error)) => Err(envelope_error(py, &error)),
+            Err(other) => Err(PyValueError::new_err(other.to_string())),
         }
+    }
+
+    /// Checks an error object (`{"code", "message", "data"?}`) against the
+    /// protocol's error schemas (`error_data`, `error_object`); returns
+    /// every issue (pointers from the error object), empty when valid.
+    fn validate_error<'py>(
+        &self,
+        py: Python<'py>,
+        error: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let value = from_python_err(error)?;
+        let object = ErrorObject {
+            code: value.get("code").and_then(Value::as_i64).ok_or_else(|| {
+                PyValueError::new_err("an error object has an integer `code`")
+            })?,
+            message: value
+                .get("message")
+                .and_then(Value::as_str)
+                .ok_or_else(|| PyValueError::new_err("an error object has a string `message`"))?
+                .to_owned(),
+            data: value.get("data").cloned(),
+        };
+        let list = PyList::empty(py);
+        for issue in self.inner.validate_error(&object) {
+            list.append(Bound::new(py, Issue::from(issue))?)?;
+        }
+        Ok(list)
     }
 
     fn __repr__(&self) -> String {
