@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm generate check-generated goldens bench fuzz-build
+.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench fuzz-build
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
@@ -19,7 +19,7 @@ demo:
 
 ## Every test: Rust (fmt, clippy, tests, generated-file drift), schemas, Python, TypeScript,
 ## and the generated goldens type-checked in their languages.
-test: test-rust test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm
+test: test-rust test-schemas test-python test-install-python test-typescript test-codegen test-install-rust test-install-npm
 	@echo "make test: every suite passed"
 
 test-rust:
@@ -31,6 +31,11 @@ test-rust:
 # and `cargo install --path cli` run (fast after test-rust: it reuses its build).
 test-install-rust:
 	bash tests/install/rust-crates.sh
+
+# Install path Python: the wheel test-python built (maturin, abi3) in a fresh venv without cargo:
+# the wirekit command, python -m wirekit, and the example analyzer hosted by the wheel's wirekit drive.
+test-install-python:
+	PYTHON=$(PYTHON) bash tests/install/python-wheel.sh
 
 # Install path npm: npm pack, the tarball installed into a scratch project, tsc --strict, run
 # (after test-typescript: it reuses node_modules).

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The Python binding's checks, against the installed package:
-#   pip install ./bindings/python (maturin fetched by pip) and the example,
+#   maturin build (one abi3 wheel, into target/wheels/python: the install
+#   test tests/install/python-wheel.sh reuses it), pip install of that wheel
+#   and the example,
 #   mypy --strict on the helper and on the example, mypy.stubtest on the
 #   native module, then pytest (the binding's suite and the example's).
 # $PYTHON picks the interpreter that creates the venv (default python3); the
@@ -20,8 +22,12 @@ py="$venv/bin/python"
 
 echo "== installing wirekit, the example analyzer and the test tools"
 "$py" -m pip install --quiet --upgrade pip
-"$py" -m pip install --quiet pytest mypy
-"$py" -m pip install --quiet --force-reinstall --no-deps "$repo/bindings/python"
+"$py" -m pip install --quiet pytest mypy "maturin>=1.9.4,<2"
+wheels="$repo/target/wheels/python"
+echo "== maturin build --release (the wheel; a few minutes when the Rust side changed)"
+rm -rf "$wheels"
+"$venv/bin/maturin" build --quiet --release --out "$wheels" --manifest-path "$repo/bindings/python/Cargo.toml"
+"$py" -m pip install --quiet --force-reinstall --no-deps "$wheels"/wirekit-*.whl
 "$py" -m pip install --quiet --force-reinstall --no-deps "$repo/examples/python-analyzer"
 "$py" -m pip install --quiet "$repo/examples/python-analyzer"   # its dependencies (coverage)
 

@@ -4,6 +4,7 @@
 //! classes and functions here are typed by `python/wirekit/_native.pyi`.
 
 mod check;
+mod cli;
 mod convert;
 mod envelope;
 mod errors;
@@ -59,5 +60,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<serve::PyServer>()?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(dumps, module)?)?;
+    module.add_function(wrap_pyfunction!(cli::run_cli, module)?)?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 """The wirekit Rust core as a native module (typed here, checked by mypy.stubtest)."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional, Union, final
 
 from .errors import FramingError
@@ -224,3 +224,5 @@ class Server:
 
 def loads(data: bytes) -> Any: ...
 def dumps(value: Any) -> bytes: ...
+def run_cli(argv: Sequence[str]) -> int:
+    """Runs the `wirekit` command with `argv` (the first is the program name); returns its exit status."""
