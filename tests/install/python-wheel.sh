@@ -46,8 +46,11 @@ pip="$work/venv/bin/python -m pip"
 $pip install --quiet --disable-pip-version-check --no-deps "$wheel"
 # The example's own dependency (coverage) from the index; wirekit is already the wheel.
 $pip install --quiet --disable-pip-version-check "$repo/examples/python-analyzer"
-$pip show --disable-pip-version-check wirekit | grep -q "^Location: $work/venv" \
-    || { echo "FAIL: wirekit is not installed in the fresh venv" >&2; exit 1; }
+location="$($pip show --disable-pip-version-check wirekit | sed -n 's/^Location: //p')"
+case "$location" in
+    "$work/venv"/*) ;;
+    *) echo "FAIL: wirekit is installed in '$location', not in the fresh venv" >&2; exit 1 ;;
+esac
 
 cd "$work"
 echo "== wirekit --version; python -m wirekit --version"

@@ -22,6 +22,7 @@ __all__ = [
     "embedded_protocols",
     "encode",
     "loads",
+    "run_cli",
 ]
 
 __version__: str
