@@ -4,6 +4,8 @@
 //! Every `fn` in the `.rs` files under the project root is a function; its
 //! complexity is one plus its branch keywords; a function returning a value
 //! has a `ReturnValue` effect, one returning `Result` an `ErrorReturn` too.
+//! Only the files the request's `patterns` name are read (`./...` or none
+//! is every file, `dir/...` a folder, else a file, a folder or a `*` glob).
 //! Run it as `gaze crap --analyzer gaze-analyzer-rust ./src`.
 
 use std::path::Path;
@@ -28,20 +30,20 @@ struct RustAnalyzer {
 }
 
 impl RustAnalyzer {
-    fn scan(&self, root: &str) -> Vec<Found> {
+    fn scan(&self, root: &str, patterns: Option<&[String]>) -> Vec<Found> {
         let mut files = Vec::new();
         collect(Path::new(root), &mut files);
         files.sort();
         let mut found = Vec::new();
         for path in files {
+            let relative = path.strip_prefix(root).unwrap_or(&path);
+            let file = relative.to_string_lossy().replace('\\', "/");
+            if !patterns.is_none_or(|patterns| selected(&file, patterns)) {
+                continue;
+            }
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
-            let file = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
             let lines: Vec<&str> = text.lines().collect();
             for (i, line) in lines.iter().enumerate() {
                 let Some(rest) = line
@@ -76,6 +78,38 @@ impl RustAnalyzer {
             }
         }
         found
+    }
+}
+
+/// Whether `file` (relative, with `/`) is one of Gaze's `patterns`.
+fn selected(file: &str, patterns: &[String]) -> bool {
+    patterns.is_empty()
+        || patterns.iter().any(|pattern| {
+            let pattern = pattern.trim();
+            let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+            if matches!(pattern, "" | "." | "..." | "./...") {
+                return true;
+            }
+            if let Some(folder) = pattern.strip_suffix("...") {
+                return file.starts_with(folder);
+            }
+            let folder = format!("{}/", pattern.trim_end_matches('/'));
+            file == pattern
+                || file.starts_with(&folder)
+                || glob(pattern.as_bytes(), file.as_bytes())
+        })
+}
+
+/// `*` matches any run of characters (`/` included), `?` one character.
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    match (pattern.first(), text.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => {
+            glob(&pattern[1..], text) || (!text.is_empty() && glob(pattern, &text[1..]))
+        }
+        (Some(b'?'), Some(_)) => glob(&pattern[1..], &text[1..]),
+        (Some(p), Some(t)) if p == t => glob(&pattern[1..], &text[1..]),
+        _ => false,
     }
 }
 
@@ -120,7 +154,7 @@ impl GazeAnalyzerServer for RustAnalyzer {
 
     fn analyze(&mut self, params: AnalyzeParams) -> Result<AnalyzeResult, ErrorObject> {
         let functions = self
-            .scan(&params.root_path)
+            .scan(&params.root_path, params.patterns.as_deref())
             .into_iter()
             .map(|f| {
                 let mut side_effects = Vec::new();
@@ -144,7 +178,7 @@ impl GazeAnalyzerServer for RustAnalyzer {
 
     fn complexity(&mut self, params: ComplexityParams) -> Result<ComplexityResult, ErrorObject> {
         let functions = self
-            .scan(&params.root_path)
+            .scan(&params.root_path, params.patterns.as_deref())
             .into_iter()
             .map(|f| FunctionComplexity {
                 name: f.name,

@@ -3,6 +3,64 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+/// Serves `requests` (one a line) and returns the answers.
+fn session(requests: &[String]) -> Vec<serde_json::Value> {
+    let child = Command::new(env!("CARGO_BIN_EXE_gaze-analyzer-rust"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn();
+    let Ok(mut child) = child else {
+        assert!(child.is_ok(), "spawn");
+        return Vec::new();
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        assert!(stdin
+            .write_all((requests.join("\n") + "\n").as_bytes())
+            .is_ok());
+    }
+    let out = child
+        .wait_with_output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    out.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[test]
+fn patterns_choose_the_files_read() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let request = |id: u32, method: &str, patterns: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"root_path":"{root}","patterns":{patterns}}}}}"#
+        )
+    };
+    let answers = session(&[
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"root_path":"{root}"}}}}"#
+        ),
+        request(2, "analyze", r#"["./tests/..."]"#),
+        request(3, "complexity", r#"["src/main.rs"]"#),
+        request(4, "complexity", r#"["./..."]"#),
+        request(5, "analyze", r#"["nowhere/*.rs"]"#),
+    ]);
+    assert_eq!(answers.len(), 5, "{answers:?}");
+    let files = |answer: &serde_json::Value| -> Vec<String> {
+        let mut files: Vec<String> = answer["result"]["functions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f["file"].as_str().map(str::to_owned))
+            .collect();
+        files.dedup();
+        files
+    };
+    assert_eq!(files(&answers[1]), ["tests/session.rs"]);
+    assert_eq!(files(&answers[2]), ["src/main.rs"]);
+    assert_eq!(files(&answers[3]), ["src/main.rs", "tests/session.rs"]);
+    assert!(files(&answers[4]).is_empty());
+}
+
 #[test]
 fn answers_a_gaze_session() {
     let root = env!("CARGO_MANIFEST_DIR");
