@@ -11,18 +11,59 @@ exactly when its optional method has a handler, with the protocol version,
 the analyzer's name and its language. `shutdown` answers `{}`. Everything
 else (framing, envelopes, the lifecycle, params and result validation) is
 done by the Rust core.
+
+How the real host reads an analyzer, and what the helper does about it
+(Gaze's `internal/protocol` and `internal/adapter` packages, in the
+gxmiranda/gaze and unbound-force/gaze code lines):
+
+* Streams end the session. `Client.CallStream` (client.go) hands the
+  adapter the stdout scanner, and `ExternalSideEffectAnalyzer.loadStreaming`
+  (adapter/sideeffect.go) reads lines until EOF, with no deadline: the
+  stream ends only when the analyzer closes stdout, and nothing can be read
+  after it. A stream that fails ends with its error response inside a
+  one-element array, a line `loadStreaming` refuses ("malformed JSONL on
+  line N" with the line's first 200 bytes), so Gaze fails visibly instead
+  of waiting forever or taking the items before it for the whole result.
+  After a stream, `run()` points descriptor 1 at stderr, so the host sees
+  EOF even if the program goes on.
+* `classify_signals` follows the analysis. The adapter's
+  `classifyAndMerge` runs at the end of both `loadBatch` and
+  `loadStreaming` (sideeffect.go, fetchClassifySignals in
+  classify_signals.go); after a stream the session is over and that call
+  fails (`write |1: broken pipe`), and Gaze only warns and drops the
+  signals. So `streaming` is opt-in where it would lose data: with a
+  `classify_signals` handler, the analyzer does not declare `streaming`
+  (Gaze then calls the batch `analyze`, followed by `classify_signals`)
+  unless `streaming=True` is passed, and `run()` says what is lost then.
+  Without an `analyze` handler, the batch `analyze` is answered by
+  collecting the `analyze/stream` handler's items.
+* Lines are at most 10 MiB. `NewClient` reads stdout with a `bufio.Scanner`
+  bounded at 10 MiB (`maxScanSize`); the manifest's `max_frame_bytes` is
+  that bound less the line feed, and an answer over it is answered -32603
+  naming the bound and `analyze/stream` (never a partial line, which would
+  leave the analyzer blocked on a pipe nobody reads while `Client.Close`,
+  which sends `shutdown` without reading the reply, waits for it to exit).
+* Side-effect types outside Gaze's taxonomy (the 48 names of
+  `types.SIDE_EFFECT_TYPE_TIER`) cost one host warning per effect
+  (`convertAnalysisResults` in sideeffect.go, defaulting them to P4). In
+  debug mode (`debug=True`, `WIREKIT_DEBUG=1` or `python -X dev`) the
+  helper checks what `analyze` and `analyze/stream` return and warns the
+  analyzer's author once per unknown type (`TaxonomyWarning`); in tests,
+  `unknown_side_effect_types()` gives the same answer.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Iterator
 from typing import Any, Callable, Optional, TypeVar
 
 from .protocols import gaze_analyzer_v1_1_0 as types
 from .service import ResultCheck, Service
 
-__all__ = ["Analyzer", "types"]
+__all__ = ["Analyzer", "TaxonomyWarning", "types", "unknown_side_effect_types"]
 
 AnalyzeHandler = Callable[[types.AnalyzeParams], types.AnalyzeResult]
 AnalyzeStreamHandler = Callable[[types.AnalyzeParams], Iterable[types.AnalyzedFunction]]
@@ -36,6 +77,32 @@ InitializeHook = Callable[[types.InitializeParams], None]
 ShutdownHook = Callable[[], None]
 
 H = TypeVar("H", bound=Callable[..., Any])
+
+TAXONOMY: frozenset[str] = frozenset(types.SIDE_EFFECT_TYPE_TIER)
+"""The side-effect types Gaze knows (its taxonomy's 48 canonical names)."""
+
+
+class TaxonomyWarning(UserWarning):
+    """A handler emitted a side-effect type outside Gaze's taxonomy."""
+
+
+def unknown_side_effect_types(functions: Iterable[Any]) -> set[str]:
+    """The side-effect types of `functions` (AnalyzedFunction dicts, or an
+    `analyze` result) that Gaze's taxonomy lacks: each costs one host
+    warning per effect, and Gaze files it under P4."""
+    if isinstance(functions, dict):
+        functions = functions.get("functions") or []
+    unknown: set[str] = set()
+    for function in functions:
+        for effect in function.get("side_effects") or []:
+            kind = effect.get("type")
+            if kind not in TAXONOMY:
+                unknown.add(str(kind))
+    return unknown
+
+
+def _debug_default() -> bool:
+    return bool(os.environ.get("WIREKIT_DEBUG")) or sys.flags.dev_mode
 
 
 class Analyzer(Service):
@@ -54,7 +121,15 @@ class Analyzer(Service):
         language_version: Optional[str] = None,
         protocol: str = "gaze-analyzer@1.1.0",
         result_check: ResultCheck = "reject",
+        streaming: Optional[bool] = None,
+        debug: Optional[bool] = None,
     ) -> None:
+        """`streaming`: whether to declare the `streaming` capability when an
+        `analyze/stream` handler is registered. `None` (the default) declares
+        it unless a `classify_signals` handler is registered too (Gaze calls
+        `classify_signals` after the stream, when the session is over).
+        `debug`: check the side-effect types the handlers emit (default:
+        `WIREKIT_DEBUG` set, or `python -X dev`)."""
         super().__init__(protocol, result_check=result_check)
         if self.protocol.name != "gaze-analyzer":
             raise ValueError(f"an Analyzer speaks gaze-analyzer, not {self.protocol.name}")
@@ -64,6 +139,9 @@ class Analyzer(Service):
         self.language_version = language_version
         self.root_path: Optional[str] = None
         self.config: dict[str, Any] = {}
+        self.streaming = streaming
+        self.debug = _debug_default() if debug is None else debug
+        self._warned_types: set[str] = set()
         self._initialize_hooks: list[InitializeHook] = []
         self._shutdown_hooks: list[ShutdownHook] = []
 
@@ -113,6 +191,46 @@ class Analyzer(Service):
         self._shutdown_hooks.append(hook)
         return hook
 
+    def declares_streaming(self) -> bool:
+        """Whether `initialize` declares `streaming` (see `streaming`)."""
+        if not self.handles("analyze/stream") or self.streaming is False:
+            return False
+        return self.streaming is True or not self.handles("classify_signals")
+
+    def capabilities(self) -> Any:
+        flags = super().capabilities()
+        if isinstance(flags, dict) and "streaming" in flags:
+            flags["streaming"] = self.declares_streaming()
+        return flags
+
+    def check_taxonomy(self, functions: Iterable[Any], method: str) -> None:
+        """Warns once per side-effect type outside Gaze's taxonomy."""
+        for kind in sorted(unknown_side_effect_types(functions) - self._warned_types):
+            self._warned_types.add(kind)
+            warnings.warn(
+                f"{self.name}: `{method}` emitted the side-effect type {kind!r}, which is not "
+                "in Gaze's taxonomy: Gaze warns once per such effect and files it under P4; "
+                "map it to one of wirekit.gaze.TAXONOMY",
+                TaxonomyWarning,
+                stacklevel=2,
+            )
+
+    def _checked(self, method: str, handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def checked(params: Any) -> Any:
+            result = handler(params)
+            self.check_taxonomy(result if isinstance(result, dict) else [], method)
+            return result
+
+        def checked_stream(params: Any) -> Iterator[Any]:
+            for item in handler(params):
+                self.check_taxonomy([item], method)
+                yield item
+
+        return checked_stream if method == "analyze/stream" else checked
+
+    def _analyze_from_stream(self, params: Any) -> dict[str, Any]:
+        return {"functions": list(self._streams["analyze/stream"](params))}
+
     def initialize_result(self) -> dict[str, Any]:
         """The `initialize` answer, from what is registered."""
         result: dict[str, Any] = {
@@ -143,7 +261,17 @@ class Analyzer(Service):
         handlers = super()._handlers()
         handlers.setdefault("initialize", self._initialize)
         handlers.setdefault("shutdown", self._shutdown)
+        if "analyze" not in handlers and self.handles("analyze/stream"):
+            handlers["analyze"] = self._analyze_from_stream
+        if self.debug and "analyze" in handlers:
+            handlers["analyze"] = self._checked("analyze", handlers["analyze"])
         return handlers
+
+    def _stream_handlers(self) -> dict[str, Callable[[Any], Iterable[Any]]]:
+        streams = super()._stream_handlers()
+        if self.debug and "analyze/stream" in streams:
+            streams["analyze/stream"] = self._checked("analyze/stream", streams["analyze/stream"])
+        return streams
 
     def run(self) -> str:
         """Serves stdin/stdout (the host spawns `<analyzer> --stdio`).
@@ -153,7 +281,22 @@ class Analyzer(Service):
         if "--version" in sys.argv[1:]:
             print(f"{self.name} {self.version} (gaze-analyzer {self.protocol.version})")
             return "version"
-        missing = [m for m in ("analyze", "complexity", "coverage") if not self.handles(m)]
+        missing = [m for m in ("complexity", "coverage") if not self.handles(m)]
+        if not self.handles("analyze") and not self.handles("analyze/stream"):
+            missing.insert(0, "analyze")
+        if self.streaming and self.handles("classify_signals") and self.handles("analyze/stream"):
+            print(
+                f"wirekit: {self.name} declares streaming and classify_signals: Gaze calls "
+                "classify_signals after analyze/stream, when the session is over, and loses "
+                "the signals (pass streaming=None to let it call the batch analyze instead)",
+                file=sys.stderr,
+            )
+        if self.streaming and not self.handles("analyze/stream"):
+            print(
+                f"wirekit: {self.name} was asked to stream but has no analyze/stream handler; "
+                "it does not declare streaming",
+                file=sys.stderr,
+            )
         if missing:
             print(
                 f"wirekit: {self.name} has no handler for the required method(s) "

@@ -7,6 +7,7 @@ only collects the handlers and runs the loop over stdin and stdout.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 from typing import Any, Callable, Literal, TypeVar, Union
@@ -119,12 +120,16 @@ class Service:
         """The request handlers to serve with (subclasses add built-in ones)."""
         return dict(self._requests)
 
+    def _stream_handlers(self) -> dict[str, StreamHandler]:
+        """The streamed-result handlers to serve with (subclasses may wrap them)."""
+        return dict(self._streams)
+
     def server(self, *, log: Union[Callable[[str], object], None] = None) -> Server:
         """The native server with the handlers registered so far."""
         return Server(
             self.protocol,
             self._handlers(),
-            streams=dict(self._streams),
+            streams=self._stream_handlers(),
             notifications=dict(self._notifications),
             result_check=self.result_check,
             log=log,
@@ -146,8 +151,23 @@ class Service:
         saved = sys.stdout
         sys.stdout = sys.stderr
         try:
-            return server.serve_stdio()
+            outcome = server.serve_stdio()
         except BrokenPipeError:
             return "peer_closed"
         finally:
             sys.stdout = saved
+        if outcome == "ended":
+            _release_stdout()
+        return outcome
+
+
+def _release_stdout() -> None:
+    """The session is over: points descriptor 1 at stderr, so the peer
+    reading our stdout sees its end now (a streamed result ends so: the
+    host reads until EOF) even if the program goes on, and a late `print`
+    cannot reach it."""
+    try:
+        sys.stdout.flush()
+        os.dup2(2, 1)
+    except (OSError, ValueError):
+        pass

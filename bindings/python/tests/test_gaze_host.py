@@ -1,0 +1,144 @@
+"""Analyzers written with wirekit.gaze, driven by a host that reads them as
+Gaze's own client does (gaze_host.py): a failed stream, a partial stream,
+classify_signals after the analysis and an answer over the host's 10 MiB
+line each end without a hang and with the failure visible to the host."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from typing import Any
+
+import pytest
+
+from gaze_host import MAX_SCAN_SIZE, GazeHost, HostError
+from support import SERVERS
+from wirekit.gaze import Analyzer, TaxonomyWarning, types, unknown_side_effect_types
+
+PARAMS = {"root_path": "/project", "patterns": None}
+
+
+def host(case: str) -> GazeHost:
+    return GazeHost([sys.executable, str(SERVERS / "gaze_cases.py"), case])
+
+
+def test_a_stream_failing_before_its_first_item_fails_the_host_without_a_hang() -> None:
+    gaze = host("stream-fails-first")
+    assert gaze.initialize()["capabilities"]["streaming"] is True
+    with pytest.raises(HostError) as failure:
+        gaze.load_streaming(PARAMS)
+    message = str(failure.value)
+    assert message.startswith("malformed JSONL on line 1: json: cannot unmarshal array"), message
+    # Gaze shows the line's first 200 bytes: the failure and its reason.
+    assert "failed before its first item: Internal error: RuntimeError" in message
+    assert "cannot read the project" in message
+    assert gaze.close() == 0
+    assert not gaze.hung
+
+
+def test_a_stream_failing_mid_way_is_never_taken_for_a_whole_result() -> None:
+    gaze = host("stream-fails-midway")
+    gaze.initialize()
+    with pytest.raises(HostError) as failure:
+        gaze.load_streaming(PARAMS)
+    message = str(failure.value)
+    assert message.startswith("malformed JSONL on line 3:"), message
+    assert "failed after 2 items, an incomplete result: Internal error: RuntimeError" in message
+    assert gaze.close() == 0
+    assert not gaze.hung
+
+
+def test_a_refused_stream_item_ends_the_stream_visibly_instead_of_vanishing() -> None:
+    gaze = host("stream-invalid-item")
+    gaze.initialize()
+    with pytest.raises(HostError) as failure:
+        gaze.load_streaming(PARAMS)
+    message = str(failure.value)
+    assert message.startswith("malformed JSONL on line 2:"), message
+    assert "item 1 was refused" in message
+    assert gaze.close() == 0
+    assert not gaze.hung
+
+
+def test_classify_signals_follows_a_batch_analyze_instead_of_a_stream() -> None:
+    # Gaze's adapter calls classify_signals after loading the analysis
+    # (classifyAndMerge at the end of loadBatch and loadStreaming): with a
+    # classify_signals handler the helper does not declare streaming, so
+    # the host takes the batch path and the signals arrive.
+    gaze = host("classify")
+    capabilities = gaze.initialize()["capabilities"]
+    assert capabilities["streaming"] is False and capabilities["classify_signals"] is True
+    analyzed = gaze.call("analyze", PARAMS)
+    assert [f["name"] for f in analyzed["result"]["functions"]] == ["function_000000", "function_000001"]
+    signals = gaze.call("classify_signals", PARAMS)
+    assert signals["result"]["signals"][0]["source"] == "docstring"
+    assert gaze.close() == 0
+
+
+def test_forced_streaming_with_classify_signals_loses_the_signals_and_says_so() -> None:
+    gaze = host("classify-forced")
+    assert gaze.initialize()["capabilities"]["streaming"] is True
+    assert len(gaze.load_streaming(PARAMS)) == 2
+    with pytest.raises(HostError, match="broken pipe|closed stdout"):
+        gaze.call("classify_signals", PARAMS)
+    assert gaze.close() == 0
+    assert b"loses the signals" in gaze.stderr
+
+
+def test_an_answer_over_the_hosts_line_is_a_clear_error_and_close_returns() -> None:
+    gaze = host("huge")
+    gaze.initialize()
+    response = gaze.call("analyze", PARAMS)
+    error = response["error"]
+    assert error["code"] == -32603
+    assert f"{MAX_SCAN_SIZE - 1}-byte frame bound" in error["message"]
+    assert "`analyze/stream`" in error["message"]
+    assert error["data"]["bytes"] > MAX_SCAN_SIZE
+    # The session goes on, and the streamed alternative carries it all.
+    complexity = gaze.call("complexity", PARAMS)
+    assert complexity["result"] == {"functions": []}
+    assert len(gaze.load_streaming(PARAMS)) == 60_000
+    assert gaze.close() == 0
+    assert not gaze.hung
+
+
+def test_the_author_is_warned_once_per_type_outside_the_taxonomy() -> None:
+    app = Analyzer(name="author", language="python", debug=True)
+
+    @app.analyze
+    def analyze(params: types.AnalyzeParams) -> types.AnalyzeResult:
+        effect: Any = {"type": "NetworkCall", "description": "calls out"}
+        return {"functions": [{"name": f"f{i}", "package": "p", "file": "p.py", "line": i + 1,
+                               "side_effects": [effect, {"type": "ReturnValue", "description": "r"}]}
+                              for i in range(3)]}
+
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"root_path": "/p"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "analyze", "params": PARAMS},
+        {"jsonrpc": "2.0", "id": 3, "method": "analyze", "params": PARAMS},
+    ]
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in requests)
+    with pytest.warns(TaxonomyWarning) as caught:
+        output = app.serve_bytes(data)
+    assert [str(w.message).split(":")[1].strip() for w in caught] == [
+        "`analyze` emitted the side-effect type 'NetworkCall', which is not in Gaze's taxonomy"
+    ]
+    assert output.count(b'"NetworkCall"') == 6, "the answer is sent as it is"
+
+
+def test_no_warning_outside_debug_mode_and_the_check_for_tests() -> None:
+    app = Analyzer(name="quiet", language="python", debug=False)
+
+    @app.analyze
+    def analyze(params: types.AnalyzeParams) -> types.AnalyzeResult:
+        effect: Any = {"type": "SubprocessCall", "description": "runs git"}
+        return {"functions": [{"name": "f", "package": "p", "file": "p.py", "line": 1,
+                               "side_effects": [effect]}]}
+
+    data = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/p"}}\n'
+            b'{"jsonrpc":"2.0","id":2,"method":"analyze","params":{"root_path":"/p","patterns":null}}\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        app.serve_bytes(data)
+    assert unknown_side_effect_types(analyze({"root_path": "/p", "patterns": None})) == {"SubprocessCall"}
