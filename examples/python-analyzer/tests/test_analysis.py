@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import textwrap
 from pathlib import Path
 
@@ -134,3 +135,28 @@ def test_classification_signals(project: Project) -> None:
     assert ("divide", "ErrorReturn", "docstring") in found
     assert ("add", "ReturnValue", "type_annotation") in found
     assert not any(name == "untested" for name, _, _ in found)
+
+
+def test_each_file_is_parsed_once_per_session_and_again_when_it_changes(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    first = package / "a.py"
+    first.write_text("def f():\n    return 1\n", encoding="utf-8")
+    (package / "b.py").write_text("def g():\n    pass\n", encoding="utf-8")
+    project = Project(tmp_path)
+    assert [f.name for f in project.functions(["pkg/a.py"])] == ["f"]
+    assert project.parses == 1, "patterns: only the file asked for is parsed"
+    assert [f.name for f in project.functions(["./..."])] == ["f", "g"]
+    assert project.parses == 2
+    project.refresh()
+    project.functions()
+    assert project.parses == 2, "unchanged files are not parsed again"
+    first.write_text("def f():\n    return 2\n\n\ndef h():\n    pass\n", encoding="utf-8")
+    stamp = first.stat().st_mtime_ns + 1_000_000_000
+    os.utime(first, ns=(stamp, stamp))
+    project.refresh()
+    assert [f.name for f in project.functions()] == ["f", "h", "g"]
+    assert project.parses == 3, "the changed file, and only it, is parsed again"
+    (package / "b.py").unlink()
+    project.refresh()
+    assert [f.name for f in project.functions()] == ["f", "h"]

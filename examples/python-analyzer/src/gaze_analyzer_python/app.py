@@ -10,7 +10,7 @@ import platform
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
 from wirekit.gaze import Analyzer, types
 
@@ -30,10 +30,36 @@ app = Analyzer(
 )
 
 _coverage_cache: dict[Path, dict[Function, FunctionCoverage]] = {}
+_projects: dict[Path, Project] = {}
+T = TypeVar("T")
 
 
 def project_of(root_path: str) -> Project:
-    return Project(root_path)
+    """The session's parsed project at `root_path`, refreshed: each file is
+    parsed once per session, again only when its mtime or size changes."""
+    root = Path(root_path).resolve()
+    project = _projects.get(root)
+    if project is None:
+        project = _projects[root] = Project(root)
+    else:
+        project.refresh()
+    return project
+
+
+def memo(project: Project, function: Function, what: str, compute: Callable[[Function], T]) -> T:
+    """`compute(function)`, kept with the function's file until it changes."""
+    source = project.source_of(function)
+    if source is None:
+        return compute(function)
+    key = (what, function.line, function.name)
+    if key not in source.memo:
+        source.memo[key] = compute(function)
+    value: T = source.memo[key]
+    return value
+
+
+def analyzed_in(project: Project, function: Function) -> types.AnalyzedFunction:
+    return memo(project, function, "analyzed", analyzed)
 
 
 def analyzed(function: Function) -> types.AnalyzedFunction:
@@ -59,14 +85,14 @@ def analyzed(function: Function) -> types.AnalyzedFunction:
 @app.analyze
 def analyze(params: types.AnalyzeParams) -> types.AnalyzeResult:
     project = project_of(params["root_path"])
-    return {"functions": [analyzed(f) for f in project.functions(params.get("patterns"))]}
+    return {"functions": [analyzed_in(project, f) for f in project.functions(params.get("patterns"))]}
 
 
 @app.analyze_stream
 def analyze_stream(params: types.AnalyzeParams) -> Iterator[types.AnalyzedFunction]:
     project = project_of(params["root_path"])
     for function in project.functions(params.get("patterns")):
-        yield analyzed(function)
+        yield analyzed_in(project, function)
 
 
 @app.complexity
@@ -79,7 +105,7 @@ def complexity(params: types.ComplexityParams) -> types.ComplexityResult:
                 "package": f.package,
                 "file": f.file,
                 "line": f.line,
-                "complexity": cyclomatic_complexity(f.node),
+                "complexity": memo(project, f, "complexity", lambda f: cyclomatic_complexity(f.node)),
             }
             for f in project.functions(params.get("patterns"))
         ]
@@ -186,7 +212,8 @@ def classify_signals(params: types.ClassifySignalsParams) -> types.ClassifySigna
                 "reasoning": s.reasoning,
             }
             for f in project.functions(params.get("patterns"))
-            for s in signals(f)
+            for s in memo(project, f, "signals",
+                          lambda f: list(signals(f, analyzed_in(project, f)["side_effects"])))
         ]
     }
 

@@ -4,7 +4,7 @@ docstrings and annotations."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -59,14 +59,14 @@ class Signal:
     reasoning: str
 
 
-def signals(function: Function) -> Iterator[Signal]:
+def signals(function: Function, effects: Optional[Sequence[Mapping[str, object]]] = None) -> Iterator[Signal]:
     """A docstring naming a raised exception marks the ErrorReturn contractual;
     a return annotation, or a docstring that speaks of returning, marks the
     ReturnValue contractual."""
     node = function.node
     docstring = ast.get_docstring(node) or ""
     lowered = docstring.lower()
-    for effect in side_effects(function):
+    for effect in side_effects(function) if effects is None else effects:
         kind, target = str(effect["type"]), str(effect["target"])
         if kind == "ErrorReturn" and target.rsplit(".", 1)[-1] in docstring:
             yield Signal(function, kind, "docstring", 15, f"docstring mentions {target.rsplit('.', 1)[-1]}")

@@ -5,15 +5,20 @@
 * assigning into, or calling a mutating method of, a parameter: PointerArgMutation;
 * assigning a name declared `global`: GlobalMutation;
 * `open(..., "w")`, `Path.write_text`, `json.dump`, ...: FileSystemWrite;
-  `os.remove`, `shutil.rmtree`, ...: FileSystemDelete; reading files: FileSystemRead;
-* `requests.get`, `urllib.request.urlopen`, `socket.create_connection`, ...: NetworkCall;
-* `subprocess.run`, `os.system`, ...: SubprocessCall (not in Gaze's canonical
-  list, so the host files it under P4);
+  `os.remove`, `shutil.rmtree`, ...: FileSystemDelete; `open(...)` for
+  reading: ResourceManagement (a file handle acquired; reading itself
+  changes nothing observable, so `read_text` and the like are no effect);
+* `requests.get`, `urllib.request.urlopen`, `socket.create_connection`, ...:
+  StreamOutput (bytes sent to a peer);
+* `subprocess.run`, `os.system`, ...: GoroutineSpawn (Gaze's
+  language-neutral AsyncTaskSpawn: another process runs);
 * `print(...)`: StdoutWrite, or StderrWrite with `file=sys.stderr`;
   `sys.stdout.write` / `sys.stderr.write` likewise; `logging.*`: LogWrite;
 * `threading.Thread`, `asyncio.create_task`, ...: GoroutineSpawn;
 * `sys.exit`, `os._exit`: ProcessExit; `os.environ[...] = ...`: EnvVarMutation.
 
+Every type is one of the 48 of Gaze's taxonomy (`wirekit.gaze.TAXONOMY`):
+a type outside it costs one host warning per effect and lands in P4.
 Calls are recognised by their dotted name as written (`os.remove`,
 `requests.get`), the way a reader recognises them.
 """
@@ -41,7 +46,6 @@ WRITE_CALLS = {
     "os.replace": "replaces a file",
 }
 WRITE_METHODS = frozenset({"write_text", "write_bytes", "touch", "mkdir"})
-READ_METHODS = frozenset({"read_text", "read_bytes"})
 DELETE_CALLS = frozenset({"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree"})
 DELETE_METHODS = frozenset({"unlink", "rmdir"})
 NETWORK_PREFIXES = ("requests.", "httpx.", "urllib.request.", "http.client.", "aiohttp.")
@@ -176,19 +180,17 @@ class EffectFinder:
             if any(flag in mode for flag in "wax+"):
                 self.add("FileSystemWrite", call, f"opens {target} for writing (mode {mode!r})", target)
             else:
-                self.add("FileSystemRead", call, f"opens {target} for reading", target)
+                self.add("ResourceManagement", call, f"opens {target} for reading", target)
         elif name in WRITE_CALLS:
             self.add("FileSystemWrite", call, WRITE_CALLS[name], name)
         elif name in DELETE_CALLS or (last in DELETE_METHODS and "." in name):
             self.add("FileSystemDelete", call, f"deletes with {name}", name)
         elif last in WRITE_METHODS and "." in name:
             self.add("FileSystemWrite", call, f"writes with {name}", name)
-        elif last in READ_METHODS and "." in name:
-            self.add("FileSystemRead", call, f"reads with {name}", name)
         elif name.startswith(NETWORK_PREFIXES) or name in NETWORK_CALLS or last == "urlopen":
-            self.add("NetworkCall", call, f"calls the network with {name}", name)
+            self.add("StreamOutput", call, f"calls the network with {name}", name)
         elif name in SUBPROCESS_CALLS:
-            self.add("SubprocessCall", call, f"runs a subprocess with {name}", name)
+            self.add("GoroutineSpawn", call, f"runs a subprocess with {name}", name)
         elif name in SPAWN_CALLS:
             self.add("GoroutineSpawn", call, f"starts concurrent work with {name}", name)
         elif name in EXIT_CALLS:

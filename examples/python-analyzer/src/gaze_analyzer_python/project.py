@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".tox", ".nox", ".venv", "venv", "env", "__pycache__", "build", "dist",
@@ -52,6 +52,8 @@ class SourceFile:
     tree: ast.Module
     is_test: bool
     functions: list[Function] = field(default_factory=list)
+    memo: dict[tuple[str, int, str], Any] = field(default_factory=dict)
+    """Results computed from this file: (what, line, name) to value."""
 
 
 def is_test_file(relative: str) -> bool:
@@ -132,33 +134,95 @@ def collect_functions(tree: ast.Module, package: str, relative: str) -> list[Fun
 
 
 class Project:
-    """A project's Python files, parsed once."""
+    """A project's Python files, each parsed once per session.
+
+    `refresh()` (called by every handler) lists the files again and keeps
+    each parsed file whose modification time and size are unchanged; a file
+    is parsed the first time a call needs it, so a call with `patterns`
+    parses only the files they match. Results computed from a file (its
+    side effects, complexities, signals) live on its `SourceFile.memo` and
+    go with it when the file changes.
+    """
 
     def __init__(self, root: Union[str, Path]) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise FileNotFoundError(f"root_path {self.root} is not a folder")
-        self.files: list[SourceFile] = []
-        self.unparsable: list[str] = []
+        self._paths: dict[str, Path] = {}
+        self._stamps: dict[str, tuple[int, int]] = {}
+        self._parsed: dict[str, SourceFile] = {}
+        self._unparsable: dict[str, tuple[int, int]] = {}
+        self.parses = 0
+        """How many times a file was parsed (for tests and benchmarks)."""
+        self.generation = 0
+        """Moves on whenever a file appears, changes or goes away."""
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Lists the files again; drops what changed or went away."""
+        paths: dict[str, Path] = {}
+        stamps: dict[str, tuple[int, int]] = {}
         for path in iter_python_files(self.root):
             relative = path.relative_to(self.root).as_posix()
             try:
-                tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            except (SyntaxError, UnicodeDecodeError, ValueError):
-                self.unparsable.append(relative)
+                status = path.stat()
+            except OSError:
                 continue
-            package = module_name(relative)
-            source = SourceFile(path, relative, package, tree, is_test_file(relative))
-            source.functions = collect_functions(tree, package, relative)
-            self.files.append(source)
+            paths[relative] = path
+            stamps[relative] = (status.st_mtime_ns, status.st_size)
+        for relative in list(self._parsed):
+            if stamps.get(relative) != self._stamps.get(relative):
+                del self._parsed[relative]
+        for relative in list(self._unparsable):
+            if stamps.get(relative) != self._unparsable[relative]:
+                del self._unparsable[relative]
+        if stamps != self._stamps:
+            self.generation += 1
+        self._paths, self._stamps = paths, stamps
+
+    def _load(self, relative: str) -> Optional[SourceFile]:
+        source = self._parsed.get(relative)
+        if source is not None or relative in self._unparsable:
+            return source
+        path = self._paths[relative]
+        self.parses += 1
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
+            self._unparsable[relative] = self._stamps[relative]
+            return None
+        package = module_name(relative)
+        source = SourceFile(path, relative, package, tree, is_test_file(relative))
+        source.functions = collect_functions(tree, package, relative)
+        self._parsed[relative] = source
+        return source
+
+    def _loaded(self, relatives: list[str]) -> list[SourceFile]:
+        return [s for s in (self._load(r) for r in relatives) if s is not None]
+
+    @property
+    def files(self) -> list[SourceFile]:
+        """Every parsable file."""
+        return self._loaded(list(self._paths))
+
+    @property
+    def unparsable(self) -> list[str]:
+        """The files that do not parse (of those parsed so far)."""
+        return sorted(self._unparsable)
+
+    def source_of(self, function: Function) -> Optional[SourceFile]:
+        """The parsed file `function` comes from."""
+        return self._parsed.get(function.file)
 
     def sources(self, patterns: Optional[Sequence[str]] = None) -> list[SourceFile]:
-        """The non-test files matching `patterns`."""
-        return [f for f in self.files if not f.is_test and matches(f.relative, patterns)]
+        """The non-test files matching `patterns` (only those are parsed)."""
+        return self._loaded(
+            [r for r in self._paths if not is_test_file(r) and matches(r, patterns)]
+        )
 
     def tests(self) -> list[SourceFile]:
         """The test files."""
-        return [f for f in self.files if f.is_test]
+        return self._loaded([r for r in self._paths if is_test_file(r)])
 
     def functions(self, patterns: Optional[Sequence[str]] = None) -> list[Function]:
         """Every function of the non-test files matching `patterns`."""
