@@ -122,6 +122,19 @@ pub fn load(py: Python<'_>, spec: &str) -> PyResult<Arc<RustProtocol>> {
         .map_err(|error| protocol_error(py, &error))
 }
 
+/// Loads a protocol from a folder laid out as `schemas/`
+/// (`<protocol>/<version>/protocol.json`) at run time: the registry reads
+/// every manifest and the core compiles the one asked for, refusing a
+/// folder that breaks the manifest shape or the consistency rules (the
+/// `ProtocolError` names the file and the pointer at fault).
+pub fn load_from(py: Python<'_>, spec: &str, dir: &std::path::Path) -> PyResult<Arc<RustProtocol>> {
+    py.detach(|| {
+        let registry = wirekit::protocol::Registry::from_dir(dir)?;
+        RustProtocol::compile(registry.get(spec)?.clone()).map(Arc::new)
+    })
+    .map_err(|error| protocol_error(py, &error))
+}
+
 /// A protocol version ready to validate messages (`"gaze-analyzer"` for the
 /// newest version, `"gaze-analyzer@1.0.0"` for one).
 #[pyclass(module = "wirekit._native", name = "Protocol", frozen)]
@@ -375,8 +388,12 @@ impl PyProtocol {
 #[pymethods]
 impl PyProtocol {
     #[new]
-    fn new(py: Python<'_>, spec: &str) -> PyResult<Self> {
-        let inner = load(py, spec)?;
+    #[pyo3(signature = (spec, *, schemas=None))]
+    fn new(py: Python<'_>, spec: &str, schemas: Option<std::path::PathBuf>) -> PyResult<Self> {
+        let inner = match schemas {
+            Some(dir) => load_from(py, spec, &dir)?,
+            None => load(py, spec)?,
+        };
         let wire = Wire::new(&inner.manifest().transport);
         Ok(PyProtocol {
             inner,

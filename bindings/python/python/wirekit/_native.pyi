@@ -1,5 +1,6 @@
 """The wirekit Rust core as a native module (typed here, checked by mypy.stubtest)."""
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional, Union, final
 
@@ -163,7 +164,7 @@ def embedded_protocols() -> list[str]: ...
 class Protocol:
     """A protocol version ready to validate messages."""
 
-    def __new__(cls, spec: str) -> Protocol: ...
+    def __new__(cls, spec: str, *, schemas: Optional[Union[str, os.PathLike[str]]] = None) -> Protocol: ...
     @property
     def name(self) -> str: ...
     @property

@@ -58,7 +58,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from .protocols import gaze_analyzer_v1_1_0 as types
 from .service import ResultCheck, Service
@@ -123,14 +123,16 @@ class Analyzer(Service):
         result_check: ResultCheck = "reject",
         streaming: Optional[bool] = None,
         debug: Optional[bool] = None,
+        schemas: Union[str, "os.PathLike[str]", None] = None,
     ) -> None:
         """`streaming`: whether to declare the `streaming` capability when an
         `analyze/stream` handler is registered. `None` (the default) declares
         it unless a `classify_signals` handler is registered too (Gaze calls
         `classify_signals` after the stream, when the session is over).
         `debug`: check the side-effect types the handlers emit (default:
-        `WIREKIT_DEBUG` set, or `python -X dev`)."""
-        super().__init__(protocol, result_check=result_check)
+        `WIREKIT_DEBUG` set, or `python -X dev`). `schemas`: a folder to load
+        the protocol from at run time (the embedded one by default)."""
+        super().__init__(protocol, result_check=result_check, schemas=schemas)
         if self.protocol.name != "gaze-analyzer":
             raise ValueError(f"an Analyzer speaks gaze-analyzer, not {self.protocol.name}")
         self.name = name

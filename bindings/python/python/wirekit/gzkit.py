@@ -13,7 +13,8 @@ Content-Length framing, the bare envelope, version negotiation
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import os
+from typing import Any, Callable, Union
 
 from .protocols import gzkit_authoring_guide as types
 from .service import ResultCheck, Service
@@ -27,9 +28,13 @@ class AuthoringGuide(Service):
     """A gzkit authoring guide service (`gzkit-authoring-guide` protocol)."""
 
     def __init__(
-        self, *, protocol: str = "gzkit-authoring-guide", result_check: ResultCheck = "reject"
+        self,
+        *,
+        protocol: str = "gzkit-authoring-guide",
+        result_check: ResultCheck = "reject",
+        schemas: Union[str, "os.PathLike[str]", None] = None,
     ) -> None:
-        super().__init__(protocol, result_check=result_check)
+        super().__init__(protocol, result_check=result_check, schemas=schemas)
         negotiation = self.protocol.manifest.get("version_negotiation") or {}
         self.server_version: str = negotiation.get("server_version", self.protocol.version)
 

@@ -38,9 +38,15 @@ class Service:
     """
 
     def __init__(
-        self, protocol: Union[str, Protocol], *, result_check: ResultCheck = "reject"
+        self,
+        protocol: Union[str, Protocol],
+        *,
+        result_check: ResultCheck = "reject",
+        schemas: Union[str, "os.PathLike[str]", None] = None,
     ) -> None:
-        self.protocol = protocol if isinstance(protocol, Protocol) else Protocol(protocol)
+        # `schemas`: a folder laid out as wirekit's schemas/ to load the
+        # protocol from at run time; the embedded protocols by default.
+        self.protocol = protocol if isinstance(protocol, Protocol) else Protocol(protocol, schemas=schemas)
         self.result_check: ResultCheck = result_check
         self._requests: dict[str, Handler] = {}
         self._streams: dict[str, StreamHandler] = {}
