@@ -71,7 +71,11 @@ class ContentLengthDecoder:
     """Bounded push decoder for Content-Length frames (every fault ends the stream)."""
 
     def __new__(
-        cls, *, max_frame_bytes: Optional[int] = None, max_header_bytes: Optional[int] = None
+        cls,
+        *,
+        max_frame_bytes: Optional[int] = None,
+        max_header_bytes: Optional[int] = None,
+        strict_line_endings: bool = False,
     ) -> ContentLengthDecoder: ...
     def push(self, data: bytes) -> None: ...
     def finish(self) -> None: ...
@@ -93,7 +97,11 @@ class NdjsonEncoder:
     """Encoder for NDJSON lines: the body and one LF."""
 
     def __new__(
-        cls, *, max_frame_bytes: Optional[int] = None, max_header_bytes: Optional[int] = None
+        cls,
+        *,
+        max_frame_bytes: Optional[int] = None,
+        max_header_bytes: Optional[int] = None,
+        strict_line_endings: bool = False,
     ) -> NdjsonEncoder: ...
     def encode(self, body: Union[bytes, str]) -> bytes: ...
     @property
@@ -104,7 +112,11 @@ class ContentLengthEncoder:
     """Encoder for Content-Length frames."""
 
     def __new__(
-        cls, *, max_frame_bytes: Optional[int] = None, max_header_bytes: Optional[int] = None
+        cls,
+        *,
+        max_frame_bytes: Optional[int] = None,
+        max_header_bytes: Optional[int] = None,
+        strict_line_endings: bool = False,
     ) -> ContentLengthEncoder: ...
     def encode(self, body: Union[bytes, str]) -> bytes: ...
     @property
