@@ -10,11 +10,11 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyModule};
 use serde_json::Value;
 
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
-use serde_json::{json, Map};
 use serde_json::value::RawValue;
+use serde_json::{json, Map};
 use wirekit::envelope::{self, EnvelopeOptions, ErrorObject, Message, Response};
-use wirekit::serve::{Wire, WireError};
 use wirekit::protocol::bundle::{localize_ref, DRAFT_2020_12};
+use wirekit::serve::{Wire, WireError};
 use wirekit::validate::{IssueKind, Part, Protocol as RustProtocol, ValidationIssue};
 
 use crate::check::Check;
@@ -584,9 +584,10 @@ impl PyProtocol {
     ) -> PyResult<Bound<'py, PyList>> {
         let value = from_python_err(error)?;
         let object = ErrorObject {
-            code: value.get("code").and_then(Value::as_i64).ok_or_else(|| {
-                PyValueError::new_err("an error object has an integer `code`")
-            })?,
+            code: value
+                .get("code")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| PyValueError::new_err("an error object has an integer `code`"))?,
             message: value
                 .get("message")
                 .and_then(Value::as_str)
