@@ -19,7 +19,7 @@ from .complexity import cyclomatic_complexity
 from .coverage_run import FunctionCoverage, function_coverage, run_tests
 from .docs import public_symbols, signals, snippet
 from .effects import side_effects
-from .project import Function, Project
+from .project import Function, Project, SourceFile
 from .assertions import map_tests
 
 app = Analyzer(
@@ -40,10 +40,20 @@ def project_of(root_path: str) -> Project:
     root = Path(root_path).resolve()
     project = _projects.get(root)
     if project is None:
-        project = _projects[root] = Project(root)
+        project = _projects[root] = Project(root, on_parse=analyze_file)
     else:
         project.refresh()
     return project
+
+
+def analyze_file(source: SourceFile) -> None:
+    """Side effects and complexity of a source file's functions, computed
+    once when it is parsed: every later call of the session reads them."""
+    if source.is_test:
+        return
+    for function in source.functions:
+        source.memo[("analyzed", function.line, function.name)] = analyzed(function)
+        source.memo[("complexity", function.line, function.name)] = cyclomatic_complexity(function.node)
 
 
 def memo(project: Project, function: Function, what: str, compute: Callable[[Function], T]) -> T:

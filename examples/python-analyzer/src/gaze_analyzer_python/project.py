@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -144,8 +144,13 @@ class Project:
     go with it when the file changes.
     """
 
-    def __init__(self, root: Union[str, Path]) -> None:
+    def __init__(
+        self, root: Union[str, Path], on_parse: Optional[Callable[[SourceFile], None]] = None
+    ) -> None:
+        """`on_parse(source)` runs after each parse (to compute what every
+        call needs while the file is fresh)."""
         self.root = Path(root).resolve()
+        self.on_parse = on_parse
         if not self.root.is_dir():
             raise FileNotFoundError(f"root_path {self.root} is not a folder")
         self._paths: dict[str, Path] = {}
@@ -195,6 +200,8 @@ class Project:
         source = SourceFile(path, relative, package, tree, is_test_file(relative))
         source.functions = collect_functions(tree, package, relative)
         self._parsed[relative] = source
+        if self.on_parse is not None:
+            self.on_parse(source)
         return source
 
     def _loaded(self, relatives: list[str]) -> list[SourceFile]:
