@@ -181,3 +181,44 @@ fn an_invocation_that_never_completes_is_reported_after_the_timeout() {
     assert_eq!(last["error"]["kind"], "Timeout", "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_host_hands_an_invocations_notifications_to_an_iterator_until_its_completion() {
+    use wirekit::host::Host;
+    let dir = scratch("iterator");
+    let file = dir.join("input.bin");
+    std::fs::write(&file, vec![7u8; 150_000]).expect("input");
+    let protocol = wirekit_protocols::protocol("agentapi-driver").expect("protocol");
+    let mut host = Host::spawn(protocol, &mut Command::new(rust_driver())).expect("spawns");
+    let template = std::fs::read_to_string(repo("tests/drivers/full-run.ndjson")).expect("calls");
+    let calls: Vec<Value> = template
+        .replace("@OPERATION@", "fs.digest")
+        .replace("@PERMISSION@", "filesystem-read")
+        .replace("@INPUT@", &file.to_string_lossy())
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("call"))
+        .collect();
+    for call in &calls[..4] {
+        host.call(
+            call["method"].as_str().expect("method"),
+            call.get("params").cloned(),
+        )
+        .expect("answered");
+    }
+    assert_eq!(host.session().awaiting(), Some("driver.completed"));
+    let notifications: Vec<_> = host.notifications().map(|n| n.expect("checked")).collect();
+    let methods: Vec<&str> = notifications.iter().map(|n| n.method.as_str()).collect();
+    assert_eq!(
+        methods,
+        [
+            "driver.observation",
+            "driver.observation",
+            "driver.observation",
+            "driver.completed"
+        ]
+    );
+    assert_eq!(host.session().awaiting(), None);
+    assert_eq!(host.session().state(), "PREPARED");
+    host.call("driver.shutdown", None).expect("shutdown");
+    let _ = std::fs::remove_dir_all(&dir);
+}
