@@ -30,6 +30,7 @@ rm -rf "$wheels"
 "$py" -m pip install --quiet --force-reinstall --no-deps "$wheels"/wirekit-*.whl
 "$py" -m pip install --quiet --force-reinstall --no-deps "$repo/examples/python-analyzer"
 "$py" -m pip install --quiet "$repo/examples/python-analyzer"   # its dependencies (coverage)
+"$py" -m pip install --quiet --force-reinstall --no-deps "$repo/examples/python-driver"
 
 cd "$repo"
 if command -v cargo >/dev/null; then
@@ -40,6 +41,8 @@ echo "== mypy --strict: the helper"
 "$py" -m mypy --strict --no-incremental "$repo/bindings/python/python/wirekit"
 echo "== mypy --strict: the example analyzer and its tests"
 "$py" -m mypy --strict --no-incremental "$repo/examples/python-analyzer/src" "$repo/examples/python-analyzer/tests"
+echo "== mypy --strict: the example driver and its tests"
+"$py" -m mypy --strict --no-incremental "$repo/examples/python-driver/src" "$repo/examples/python-driver/tests"
 echo "== mypy.stubtest wirekit._native"
 "$py" -m mypy.stubtest wirekit._native
 
@@ -47,3 +50,8 @@ echo "== pytest: bindings/python"
 (cd "$repo/bindings/python" && "$py" -m pytest -p no:cacheprovider)
 echo "== pytest: examples/python-analyzer"
 (cd "$repo/examples/python-analyzer" && "$py" -m pytest -p no:cacheprovider)
+echo "== pytest: examples/python-driver (driven by wirekit drive)"
+if command -v cargo >/dev/null; then
+    (cd "$repo" && cargo build -q -p wirekit-cli)
+fi
+(cd "$repo/examples/python-driver" && "$py" -m pytest -p no:cacheprovider)

@@ -10,6 +10,7 @@ mod envelope;
 mod errors;
 mod fast;
 mod framing;
+mod notifier;
 mod pyjson;
 mod raw;
 mod serve;
@@ -58,6 +59,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(validate::embedded_protocols, module)?)?;
     module.add_class::<session::PySession>()?;
     module.add_class::<serve::PyServer>()?;
+    module.add_class::<notifier::PyNotifier>()?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(dumps, module)?)?;
     module.add_function(wrap_pyfunction!(cli::run_cli, module)?)?;

@@ -21,10 +21,11 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use wirekit::envelope::{ErrorCode, ErrorObject};
-use wirekit::serve::{Emit, Handler, ResultCheck, ServeOptions, ServeOutcome, Server};
+use wirekit::serve::{outbox, Emit, Handler, ResultCheck, ServeOptions, ServeOutcome, Server};
 use wirekit::validate::{invalid_result_warning, Part, Protocol as RustProtocol};
 
 use crate::convert::{from_python, to_python};
+use crate::notifier::PyNotifier;
 use crate::validate::{raw_json, PyProtocol};
 
 /// A `BaseException` that is not an `Exception` (KeyboardInterrupt,
@@ -375,6 +376,8 @@ fn handler_map(
 /// `requests` maps request methods to `handler(params) -> result`;
 /// `streams` maps streamed-result methods to `handler(params) -> iterable`;
 /// `notifications` maps notifications to `handler(params) -> None`.
+/// With a `notifier`, other threads send the server's own notifications
+/// while it serves (`Notifier.send`).
 /// `params` is `None` when absent.
 #[pyclass(module = "wirekit._native", name = "Server", frozen)]
 pub struct PyServer {
@@ -385,6 +388,7 @@ pub struct PyServer {
     notifications: HashMap<String, Py<PyAny>>,
     result_check: ResultCheck,
     log: Option<Py<PyAny>>,
+    notifier: Option<Py<PyNotifier>>,
 }
 
 impl PyServer {
@@ -428,7 +432,7 @@ impl PyServer {
         }
     }
 
-    fn run<R: Read + Send, W: Write + Send>(
+    fn run<R: Read + Send + 'static, W: Write + Send>(
         &self,
         py: Python<'_>,
         input: R,
@@ -441,7 +445,19 @@ impl PyServer {
             inner: output,
             fatal: Arc::clone(&fatal),
         };
-        let served = py.detach(|| server.serve(&mut handler, input, &mut guarded));
+        let served = match &self.notifier {
+            None => py.detach(|| server.serve(&mut handler, input, &mut guarded)),
+            Some(notifier) => {
+                // Notifications from other threads (the core's outbox): the
+                // input is read on a thread of its own.
+                let (outbox, inbox) = outbox();
+                notifier.get().attach(outbox);
+                let served = py
+                    .detach(|| server.serve_with_outbox(&mut handler, inbox, input, &mut guarded));
+                notifier.get().detach();
+                served
+            }
+        };
         let stashed = fatal.lock().ok().and_then(|mut slot| slot.take());
         if let Some(error) = stashed {
             return Err(error);
@@ -462,7 +478,8 @@ fn outcome_name(outcome: &ServeOutcome) -> String {
 #[pymethods]
 impl PyServer {
     #[new]
-    #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None))]
+    #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None, notifier=None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature's keywords
     fn new(
         py: Python<'_>,
         protocol: Bound<'_, PyProtocol>,
@@ -471,6 +488,7 @@ impl PyServer {
         notifications: Option<&Bound<'_, PyDict>>,
         result_check: &str,
         log: Option<Bound<'_, PyAny>>,
+        notifier: Option<Bound<'_, PyNotifier>>,
     ) -> PyResult<Self> {
         let result_check = match result_check {
             "reject" => ResultCheck::Reject,
@@ -489,6 +507,7 @@ impl PyServer {
             notifications: handler_map(py, notifications, "notification")?,
             result_check,
             log: log.filter(|log| !log.is_none()).map(Bound::unbind),
+            notifier: notifier.map(Bound::unbind),
         })
     }
 
@@ -496,7 +515,7 @@ impl PyServer {
     /// written back.
     fn serve_bytes<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
         let fatal: Fatal = Arc::new(Mutex::new(None));
-        let (_, output) = self.run(py, data, Vec::new(), fatal)?;
+        let (_, output) = self.run(py, io::Cursor::new(data.to_vec()), Vec::new(), fatal)?;
         Ok(PyBytes::new(py, &output))
     }
 

@@ -1,0 +1,1 @@
+"""An AgentAPI driver on wirekit: runs commands, fetches from a local HTTP server."""
