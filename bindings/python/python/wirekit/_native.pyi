@@ -13,6 +13,7 @@ __all__ = [
     "Message",
     "NdjsonDecoder",
     "NdjsonEncoder",
+    "Notifier",
     "Protocol",
     "Server",
     "Session",
@@ -237,6 +238,7 @@ class Server:
     def serve_bytes(self, data: bytes) -> bytes: ...
     def serve_stdio(self, *, redirect_stdout: bool = True) -> str: ...
 
+@final
 class Notifier:
     """Hands a serving loop notifications from other threads (checked by the loop)."""
 
