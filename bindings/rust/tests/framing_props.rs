@@ -46,6 +46,64 @@ fn decode(framing: Framing, limits: FrameLimits, input: &[u8], sizes: &[usize]) 
     out
 }
 
+/// The same decoding through the borrowed-frame API ([`FrameDecoder::decode`]):
+/// every chunk is handed over until it is consumed, nothing is queued.
+fn decode_lent(
+    framing: Framing,
+    limits: FrameLimits,
+    input: &[u8],
+    sizes: &[usize],
+) -> Vec<Outcome> {
+    let mut decoder = decoder_for(framing, limits);
+    let mut out = Vec::new();
+    let held = limits.max_frame_bytes + limits.max_header_bytes + 1;
+    let mut rest = input;
+    let mut sizes = sizes.iter().copied().cycle();
+    while !rest.is_empty() {
+        let size = sizes.next().unwrap_or(rest.len()).clamp(1, rest.len());
+        let (chunk, after) = rest.split_at(size);
+        rest = after;
+        let mut pending = chunk;
+        loop {
+            let step = decoder.decode(pending);
+            assert!(step.consumed <= pending.len());
+            pending = &pending[step.consumed..];
+            match step.item {
+                None => {
+                    assert!(
+                        pending.is_empty(),
+                        "decode returned None before using its input up"
+                    );
+                    break;
+                }
+                Some(Ok(frame)) => {
+                    if frame.is_borrowed_from_input() {
+                        // Lent from the chunk: its bytes lie just before what is pending.
+                        let consumed = chunk.len() - pending.len();
+                        assert!(frame.len() <= consumed);
+                    }
+                    out.push(Outcome::Frame(frame.offset(), frame.body().to_string()));
+                }
+                Some(Err(error)) => {
+                    check_error(framing, &error);
+                    assert_eq!(decoder.is_dead(), error.ends_stream());
+                    out.push(Outcome::Fault(error.offset(), error.kind()));
+                }
+            }
+            assert!(decoder.buffered_bytes() <= held);
+        }
+    }
+    decoder.finish();
+    while let Some(item) = decoder.decode(&[]).item {
+        out.push(match item {
+            Ok(frame) => Outcome::Frame(frame.offset(), frame.into_frame().into_body()),
+            Err(error) => Outcome::Fault(error.offset(), error.kind()),
+        });
+    }
+    assert_eq!(decoder.buffered_bytes(), 0);
+    out
+}
+
 fn drain(framing: Framing, decoder: &mut dyn FrameDecoder, out: &mut Vec<Outcome>) {
     // Terminates: each push adds at most one result per input byte, plus one.
     while let Some(item) = decoder.next_frame() {
@@ -122,6 +180,7 @@ proptest! {
             expected.push(Outcome::Frame(wire.len() as u64, body.clone()));
             encoder.encode_into(body.as_bytes(), &mut wire).map_err(|e| TestCaseError::fail(e.to_string()))?;
         }
+        prop_assert_eq!(decode_lent(Framing::ContentLength, limits, &wire, &sizes), expected.clone());
         prop_assert_eq!(decode(Framing::ContentLength, limits, &wire, &sizes), expected);
     }
 
@@ -138,6 +197,7 @@ proptest! {
             expected.push(Outcome::Frame(wire.len() as u64, body.clone()));
             encoder.encode_into(body.as_bytes(), &mut wire).map_err(|e| TestCaseError::fail(e.to_string()))?;
         }
+        prop_assert_eq!(decode_lent(Framing::Ndjson, limits, &wire, &sizes), expected.clone());
         prop_assert_eq!(decode(Framing::Ndjson, limits, &wire, &sizes), expected);
     }
 
@@ -158,6 +218,7 @@ proptest! {
             }
         }
         let limits = FrameLimits::ndjson_default();
+        prop_assert_eq!(decode_lent(Framing::Ndjson, limits, &wire, &sizes), expected.clone());
         prop_assert_eq!(decode(Framing::Ndjson, limits, &wire, &sizes), expected);
     }
 
@@ -171,6 +232,7 @@ proptest! {
         let whole = decode(framing, limits, &input, &[input.len().max(1)]);
         prop_assert!(whole.len() <= input.len() + 1);
         prop_assert_eq!(decode(framing, limits, &input, &sizes), whole.clone());
+        prop_assert_eq!(decode_lent(framing, limits, &input, &sizes), whole.clone());
         prop_assert_eq!(decode(framing, limits, &input, &[1]), whole);
     }
 
@@ -182,7 +244,8 @@ proptest! {
         sizes in chunk_sizes(),
     ) {
         let whole = decode(framing, limits, &input, &[input.len().max(1)]);
-        prop_assert_eq!(decode(framing, limits, &input, &sizes), whole);
+        prop_assert_eq!(decode(framing, limits, &input, &sizes), whole.clone());
+        prop_assert_eq!(decode_lent(framing, limits, &input, &sizes), whole);
     }
 
     #[test]

@@ -4,17 +4,45 @@
 use std::collections::VecDeque;
 
 use super::{
-    ContentLengthDecoder, ContentLengthEncoder, Frame, FrameLimits, Framing, FramingError,
-    NdjsonDecoder, NdjsonEncoder,
+    ContentLengthDecoder, ContentLengthEncoder, Frame, FrameLimits, FrameRef, Framing,
+    FramingError, NdjsonDecoder, NdjsonEncoder,
 };
 
 /// An I/O-free, bounded push decoder.
 ///
-/// Feed bytes with [`push`](FrameDecoder::push) as they arrive, call
-/// [`finish`](FrameDecoder::finish) at end of input, and take results with
-/// [`next_frame`](FrameDecoder::next_frame) until it returns `None`. A push
-/// processes its chunk at once: completed frames and faults wait in a small
-/// queue, partial frames are kept only within the [`FrameLimits`].
+/// Two ways to use it, which may be mixed:
+///
+/// * Owned frames: feed bytes with [`push`](FrameDecoder::push) as they
+///   arrive, call [`finish`](FrameDecoder::finish) at end of input, and take
+///   results with [`next_frame`](FrameDecoder::next_frame) until it returns
+///   `None`. A push processes its chunk at once: completed frames and faults
+///   wait in a small queue, partial frames are kept only within the
+///   [`FrameLimits`].
+/// * Borrowed frames: hand each chunk to [`decode`](FrameDecoder::decode)
+///   until it has consumed it all. A frame whole in the chunk is lent from the
+///   chunk itself (found, checked as UTF-8, never copied); only a frame split
+///   across chunks is copied into the decoder, and lent from there. Nothing
+///   is queued.
+///
+/// ```
+/// use wirekit::framing::{FrameDecoder, FrameLimits, NdjsonDecoder};
+///
+/// let mut decoder = NdjsonDecoder::new(FrameLimits::ndjson_default());
+/// let mut bodies = Vec::new();
+/// for chunk in [&b"{\"id\":1}\n{\"id"[..], b"\":2}\n"] {
+///     let mut rest = chunk;
+///     loop {
+///         let step = decoder.decode(rest);
+///         rest = &rest[step.consumed..];
+///         match step.item {
+///             Some(Ok(frame)) => bodies.push((frame.body().to_string(), frame.is_borrowed_from_input())),
+///             Some(Err(fault)) => eprintln!("{fault}"),
+///             None => break, // the chunk is used up
+///         }
+///     }
+/// }
+/// assert_eq!(bodies, [("{\"id\":1}".to_string(), true), ("{\"id\":2}".to_string(), false)]);
+/// ```
 ///
 /// Drain the queue after every push: memory held is then at most the frame
 /// bound, plus the header bound, plus one pushed chunk. A push queues at most
@@ -33,6 +61,20 @@ pub trait FrameDecoder {
     /// The next completed frame or fault, in stream order.
     fn next_frame(&mut self) -> Option<Result<Frame, FramingError>>;
 
+    /// Decode from the front of `input`: consume bytes until one frame or
+    /// fault is complete, or until `input` is used up (then `item` is `None`
+    /// and `consumed` is `input.len()`). Pass the rest, `&input[consumed..]`,
+    /// to the next call.
+    ///
+    /// Results already queued by [`push`](FrameDecoder::push) or
+    /// [`finish`](FrameDecoder::finish) come first, consuming nothing. A
+    /// frame is lent until the next call on the decoder; see [`FrameRef`].
+    /// Every bound is checked before a byte is kept, as with `push`, and
+    /// the results are the same as `push` and `next_frame` give for the
+    /// same bytes, however they are split. Once the decoder is dead or
+    /// finished, input is consumed and ignored.
+    fn decode<'a>(&'a mut self, input: &'a [u8]) -> Decoded<'a>;
+
     /// Bytes held: the partial frame, and the bodies of queued frames.
     fn buffered_bytes(&self) -> usize;
 
@@ -40,6 +82,85 @@ pub trait FrameDecoder {
     /// decoder holds no partial frame and ignores all further input; frames
     /// and the fault already queued can still be taken.
     fn is_dead(&self) -> bool;
+}
+
+/// What one [`FrameDecoder::decode`] call did.
+#[derive(Debug)]
+pub struct Decoded<'a> {
+    /// Bytes taken from the front of the input.
+    pub consumed: usize,
+    /// The frame or fault completed, or `None` when the input was used up
+    /// first (its bytes are kept within the bounds, or skipped).
+    pub item: Option<Result<FrameRef<'a>, FramingError>>,
+}
+
+/// What a decoder's step completed: a frame in the input, a frame in the
+/// decoder's lent buffer, or a fault.
+#[derive(Debug)]
+pub(crate) enum Step<'a> {
+    /// A checked body lying in the input.
+    Input(u64, &'a str),
+    /// A checked body in the decoder's lent buffer.
+    Held(u64),
+    /// A fault.
+    Fault(FramingError),
+}
+
+impl<'a> Step<'a> {
+    /// The step as a lent frame; `lent` is the decoder's lent buffer.
+    pub(crate) fn lend(self, lent: &'a mut String) -> Result<FrameRef<'a>, FramingError> {
+        match self {
+            Step::Input(offset, body) => Ok(FrameRef::borrowed(offset, body)),
+            Step::Held(offset) => Ok(FrameRef::held(offset, lent)),
+            Step::Fault(error) => Err(error),
+        }
+    }
+
+    /// Queue the step as an owned frame (the lent buffer is taken, a body in
+    /// the input copied) or a fault.
+    pub(crate) fn queue(self, lent: &mut String, out: &mut Outbox) {
+        match self {
+            Step::Input(offset, body) => out.frame(Frame::new(offset, body.to_owned())),
+            Step::Held(offset) => out.frame(Frame::new(offset, std::mem::take(lent))),
+            Step::Fault(error) => out.fault(error),
+        }
+    }
+}
+
+/// A queued result, lent: a frame's body moves into the decoder's lent buffer.
+pub(crate) fn lend_queued(
+    item: Result<Frame, FramingError>,
+    lent: &mut String,
+) -> Result<FrameRef<'_>, FramingError> {
+    let frame = item?;
+    let offset = frame.offset();
+    *lent = frame.into_body();
+    Ok(FrameRef::held(offset, lent))
+}
+
+/// Capacity of a frame buffer kept for the next frame; a larger one is freed.
+pub(crate) const RETAINED_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Give the lent buffer's allocation back to the (empty) frame buffer when
+/// it is small, else free it: a body lent earlier is no longer in use.
+pub(crate) fn recycle(lent: &mut String, buffer: &mut Vec<u8>) {
+    if lent.capacity() == 0 {
+        return;
+    }
+    let mut bytes = std::mem::take(lent).into_bytes();
+    if buffer.capacity() == 0 && bytes.capacity() <= RETAINED_BUFFER_BYTES {
+        bytes.clear();
+        *buffer = bytes;
+    }
+}
+
+/// Empty a frame buffer, keeping its allocation only when it is small.
+pub(crate) fn discard(buffer: &mut Vec<u8>) {
+    if buffer.capacity() > RETAINED_BUFFER_BYTES {
+        *buffer = Vec::new();
+    } else {
+        buffer.clear();
+    }
 }
 
 /// A frame encoder: shapes one body into the bytes of one frame.

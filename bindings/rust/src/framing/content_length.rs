@@ -4,11 +4,18 @@
 //! the declared number of body bytes. See the [module docs](super) for the
 //! rules; every fault ends the stream.
 
-use super::codec::{reserve_capped, Outbox};
+use super::codec::{lend_queued, recycle, reserve_capped, Outbox, Step};
 use super::header::{HeaderOutcome, HeaderParser};
-use super::{FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, FramingError};
+use super::{
+    Decoded, FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, FramingError,
+};
 
 /// Bounded push decoder for `Content-Length` frames.
+///
+/// A header section or body found whole in the input is checked where it
+/// lies; only one split across inputs is copied into the decoder (within
+/// the bounds: a body's buffer is sized from its declared length, which was
+/// checked against the frame bound first).
 ///
 /// ```
 /// use wirekit::framing::{ContentLengthDecoder, FrameDecoder, FrameLimits};
@@ -27,18 +34,24 @@ use super::{FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, 
 pub struct ContentLengthDecoder {
     limits: FrameLimits,
     state: State,
+    /// The current header section (its line buffer is kept between frames).
+    header: HeaderParser,
+    /// The current body so far, when it is split across inputs.
+    body: Vec<u8>,
     /// Stream offset of the next byte to arrive.
     offset: u64,
     /// Stream offset of the first header byte of the current frame.
     frame_start: u64,
     finished: bool,
     out: Outbox,
+    /// The last body completed in `body`, lent by `decode`.
+    lent: String,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 enum State {
-    Header(HeaderParser),
-    Body { declared: usize, body: Vec<u8> },
+    Header,
+    Body { declared: usize },
     Dead,
 }
 
@@ -47,11 +60,14 @@ impl ContentLengthDecoder {
     pub fn new(limits: FrameLimits) -> Self {
         ContentLengthDecoder {
             limits,
-            state: State::Header(HeaderParser::default()),
+            state: State::Header,
+            header: HeaderParser::default(),
+            body: Vec::new(),
             offset: 0,
             frame_start: 0,
             finished: false,
             out: Outbox::default(),
+            lent: String::new(),
         }
     }
 
@@ -60,91 +76,108 @@ impl ContentLengthDecoder {
         self.limits
     }
 
-    /// Queue a fault and stop: drop every partial byte, ignore further input.
-    fn fail(&mut self, kind: FaultKind, detail: String) {
+    /// A fault that stops the stream: drop every partial byte, ignore
+    /// further input.
+    fn fail(&mut self, kind: FaultKind, detail: String) -> Step<'static> {
         self.state = State::Dead;
+        self.header.reset();
+        self.body = Vec::new();
         let error = FramingError::decode(kind, Framing::ContentLength, self.frame_start, detail);
-        self.out.fault(error);
+        Step::Fault(error)
     }
 
-    /// Queue a complete body (or a fault if it is not UTF-8), then expect
-    /// the next header section at `self.offset`.
-    fn complete(&mut self, body: Vec<u8>) {
-        match String::from_utf8(body) {
-            Ok(text) => {
-                self.out.frame(Frame::new(self.frame_start, text));
-                self.frame_start = self.offset;
-                self.state = State::Header(HeaderParser::default());
-            }
-            Err(error) => {
-                let detail = format!(
-                    "frame body of {} bytes is not valid UTF-8 (first invalid byte at body byte {})",
-                    error.as_bytes().len(),
-                    error.utf8_error().valid_up_to()
-                );
-                self.fail(FaultKind::BodyNotUtf8, detail);
-            }
+    /// The frame's body is complete; expect the next header section.
+    fn next_section(&mut self) -> u64 {
+        let start = self.frame_start;
+        self.frame_start = self.offset;
+        self.state = State::Header;
+        self.header.reset();
+        start
+    }
+
+    fn not_utf8(&mut self, length: usize, valid_up_to: usize) -> Step<'static> {
+        let detail = format!(
+            "frame body of {length} bytes is not valid UTF-8 (first invalid byte at body byte {valid_up_to})"
+        );
+        self.fail(FaultKind::BodyNotUtf8, detail)
+    }
+
+    /// Consume from the front of `input` up to one completed frame or fault.
+    fn step<'a>(&mut self, input: &'a [u8]) -> (usize, Option<Step<'a>>) {
+        recycle(&mut self.lent, &mut self.body);
+        if self.finished {
+            return (input.len(), None);
         }
-    }
-
-    /// Consume header bytes from the front of `rest`; returns how many.
-    fn push_header(&mut self, rest: &[u8]) -> usize {
-        let State::Header(parser) = &mut self.state else {
-            return 0;
-        };
-        let (used, outcome) = parser.feed(rest, &self.limits);
-        self.offset += used as u64;
-        match outcome {
-            None => {}
-            Some(HeaderOutcome::Fault(kind, detail)) => self.fail(kind, detail),
-            Some(HeaderOutcome::Complete(0)) => self.complete(Vec::new()),
-            Some(HeaderOutcome::Complete(declared)) => {
-                self.state = State::Body {
-                    declared,
-                    body: Vec::new(),
+        let mut rest = input;
+        loop {
+            match self.state {
+                State::Dead => return (input.len(), None),
+                State::Header => {
+                    if rest.is_empty() {
+                        return (input.len(), None);
+                    }
+                    let (used, outcome) = self.header.feed(rest, &self.limits);
+                    self.offset += used as u64;
+                    rest = rest.get(used..).unwrap_or_default();
+                    match outcome {
+                        None => return (input.len(), None),
+                        Some(HeaderOutcome::Fault(kind, detail)) => {
+                            return (input.len(), Some(self.fail(kind, detail)))
+                        }
+                        Some(HeaderOutcome::Complete(declared)) => {
+                            self.state = State::Body { declared };
+                        }
+                    }
+                }
+                State::Body { declared } => {
+                    if self.body.is_empty() && rest.len() >= declared {
+                        // The whole body is in the input: check it there.
+                        let (body, after) = rest.split_at(declared);
+                        self.offset += declared as u64;
+                        let consumed = input.len() - after.len();
+                        return match std::str::from_utf8(body) {
+                            Ok(text) => (consumed, Some(Step::Input(self.next_section(), text))),
+                            Err(error) => (
+                                input.len(),
+                                Some(self.not_utf8(declared, error.valid_up_to())),
+                            ),
+                        };
+                    }
+                    let take = (declared - self.body.len()).min(rest.len());
+                    let (piece, after) = rest.split_at(take);
+                    reserve_capped(&mut self.body, take, declared);
+                    self.body.extend_from_slice(piece);
+                    self.offset += take as u64;
+                    let consumed = input.len() - after.len();
+                    if self.body.len() < declared {
+                        return (consumed, None);
+                    }
+                    return match String::from_utf8(std::mem::take(&mut self.body)) {
+                        Ok(text) => {
+                            self.lent = text;
+                            (consumed, Some(Step::Held(self.next_section())))
+                        }
+                        Err(error) => {
+                            let valid_up_to = error.utf8_error().valid_up_to();
+                            (input.len(), Some(self.not_utf8(declared, valid_up_to)))
+                        }
+                    };
                 }
             }
         }
-        used
-    }
-
-    /// Consume body bytes from the front of `rest`; returns how many.
-    fn push_body(&mut self, rest: &[u8]) -> usize {
-        let State::Body { declared, body } = &mut self.state else {
-            return 0;
-        };
-        let declared = *declared;
-        let take = (declared - body.len()).min(rest.len());
-        let (piece, _) = rest.split_at(take);
-        self.offset += take as u64;
-        if body.is_empty() && take == declared {
-            // The whole body is in this chunk: one exact copy.
-            self.complete(piece.to_vec());
-        } else {
-            reserve_capped(body, take, declared);
-            body.extend_from_slice(piece);
-            if body.len() == declared {
-                let body = std::mem::take(body);
-                self.complete(body);
-            }
-        }
-        take
     }
 }
 
 impl FrameDecoder for ContentLengthDecoder {
     fn push(&mut self, chunk: &[u8]) {
-        if self.finished {
-            return;
-        }
         let mut rest = chunk;
-        while !rest.is_empty() {
-            let used = match self.state {
-                State::Header(_) => self.push_header(rest),
-                State::Body { .. } => self.push_body(rest),
-                State::Dead => return,
-            };
+        loop {
+            let (used, step) = self.step(rest);
             rest = rest.get(used..).unwrap_or_default();
+            match step {
+                Some(step) => step.queue(&mut self.lent, &mut self.out),
+                None => break,
+            }
         }
     }
 
@@ -152,33 +185,49 @@ impl FrameDecoder for ContentLengthDecoder {
         if self.finished {
             return;
         }
+        recycle(&mut self.lent, &mut self.body);
         self.finished = true;
-        let detail = match &self.state {
+        let detail = match self.state {
             State::Dead => return,
-            State::Header(parser) if parser.is_untouched() => return,
-            State::Header(parser) => format!(
+            State::Header if self.header.is_untouched() => return,
+            State::Header => format!(
                 "input ended inside a header section, after {} header bytes",
-                parser.section_len()
+                self.header.section_len()
             ),
-            State::Body { declared, body } => format!(
+            State::Body { declared } => format!(
                 "input ended after {} of {declared} declared body bytes",
-                body.len()
+                self.body.len()
             ),
         };
-        self.fail(FaultKind::TruncatedFrame, detail);
+        let step = self.fail(FaultKind::TruncatedFrame, detail);
+        step.queue(&mut self.lent, &mut self.out);
     }
 
     fn next_frame(&mut self) -> Option<Result<Frame, FramingError>> {
         self.out.pop()
     }
 
+    fn decode<'a>(&'a mut self, input: &'a [u8]) -> Decoded<'a> {
+        if let Some(item) = self.out.pop() {
+            return Decoded {
+                consumed: 0,
+                item: Some(lend_queued(item, &mut self.lent)),
+            };
+        }
+        let (consumed, step) = self.step(input);
+        Decoded {
+            consumed,
+            item: step.map(|step| step.lend(&mut self.lent)),
+        }
+    }
+
     fn buffered_bytes(&self) -> usize {
-        let partial = match &self.state {
-            State::Header(parser) => parser.held_bytes(),
-            State::Body { body, .. } => body.len(),
+        let partial = match self.state {
+            State::Header => self.header.held_bytes(),
+            State::Body { .. } => self.body.len(),
             State::Dead => 0,
         };
-        partial + self.out.bytes()
+        partial + self.out.bytes() + self.lent.len()
     }
 
     fn is_dead(&self) -> bool {
@@ -243,11 +292,12 @@ impl FrameEncoder for ContentLengthEncoder {
                 detail,
             ));
         }
-        let header = format!("Content-Length: {}\r\n\r\n", body.len());
-        if header.len() > self.limits.max_header_bytes {
+        let mut digits = [0u8; 20];
+        let digits = decimal(body.len(), &mut digits);
+        let header_len = HEADER_PREFIX.len() + digits.len() + HEADER_END.len();
+        if header_len > self.limits.max_header_bytes {
             let detail = format!(
-                "header section of {} bytes exceeds the header bound of {} bytes",
-                header.len(),
+                "header section of {header_len} bytes exceeds the header bound of {} bytes",
                 self.limits.max_header_bytes
             );
             return Err(FramingError::encode(
@@ -256,11 +306,33 @@ impl FrameEncoder for ContentLengthEncoder {
                 detail,
             ));
         }
-        out.reserve(header.len() + body.len());
-        out.extend_from_slice(header.as_bytes());
+        out.reserve(header_len + body.len());
+        out.extend_from_slice(HEADER_PREFIX);
+        out.extend_from_slice(digits);
+        out.extend_from_slice(HEADER_END);
         out.extend_from_slice(body);
         Ok(())
     }
+}
+
+/// What an encoded frame starts with, before the length's digits.
+const HEADER_PREFIX: &[u8] = b"Content-Length: ";
+/// The end of the header line and of the header section.
+const HEADER_END: &[u8] = b"\r\n\r\n";
+
+/// `value` in decimal, written at the end of `buffer` (20 digits hold any
+/// `usize`).
+fn decimal(mut value: usize, buffer: &mut [u8; 20]) -> &[u8] {
+    let mut start = buffer.len();
+    for slot in buffer.iter_mut().rev() {
+        *slot = b'0' + (value % 10) as u8;
+        start -= 1;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    buffer.get(start..).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -271,6 +343,14 @@ mod tests {
         std::iter::from_fn(|| decoder.next_frame())
             .map(|item| item.map_err(|e| e.kind()))
             .collect()
+    }
+
+    #[test]
+    fn decimal_digits() {
+        let mut buffer = [0; 20];
+        for value in [0, 7, 10, 99, 4096, 16 << 20, usize::MAX] {
+            assert_eq!(decimal(value, &mut buffer), value.to_string().as_bytes());
+        }
     }
 
     #[test]

@@ -46,6 +46,82 @@ impl Frame {
     }
 }
 
+/// A decoded frame lent by [`FrameDecoder::decode`](super::FrameDecoder::decode):
+/// its body lies in the input just handed to the decoder when the frame was
+/// whole in it (no copy), or in the decoder's own buffer when it arrived in
+/// pieces. Either way it is valid UTF-8, and lent until the decoder's next call.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FrameRef<'a> {
+    offset: u64,
+    body: BodyRef<'a>,
+}
+
+/// Where a lent body lies.
+#[derive(Debug, PartialEq, Eq)]
+enum BodyRef<'a> {
+    /// In the caller's input.
+    Input(&'a str),
+    /// In the decoder's buffer, which [`FrameRef::into_frame`] may take.
+    Held(&'a mut String),
+}
+
+impl<'a> FrameRef<'a> {
+    /// A frame whose body lies in the caller's input.
+    pub(crate) fn borrowed(offset: u64, body: &'a str) -> Self {
+        FrameRef {
+            offset,
+            body: BodyRef::Input(body),
+        }
+    }
+
+    /// A frame whose body is the decoder's buffer `body`.
+    pub(crate) fn held(offset: u64, body: &'a mut String) -> Self {
+        FrameRef {
+            offset,
+            body: BodyRef::Held(body),
+        }
+    }
+
+    /// Byte offset in the whole stream where this frame starts (see
+    /// [`Frame::offset`]).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The body, without header or line ending.
+    pub fn body(&self) -> &str {
+        match &self.body {
+            BodyRef::Input(body) => body,
+            BodyRef::Held(body) => body.as_str(),
+        }
+    }
+
+    /// Whether the body lies in the caller's input (it was not copied).
+    pub fn is_borrowed_from_input(&self) -> bool {
+        matches!(self.body, BodyRef::Input(_))
+    }
+
+    /// Length of the body in bytes.
+    pub fn len(&self) -> usize {
+        self.body().len()
+    }
+
+    /// Whether the body is empty (only `Content-Length: 0` yields one).
+    pub fn is_empty(&self) -> bool {
+        self.body().is_empty()
+    }
+
+    /// The frame, owned: a body in the caller's input is copied, a body in
+    /// the decoder's buffer is taken without a copy.
+    pub fn into_frame(self) -> Frame {
+        let body = match self.body {
+            BodyRef::Input(body) => body.to_owned(),
+            BodyRef::Held(body) => std::mem::take(body),
+        };
+        Frame::new(self.offset, body)
+    }
+}
+
 /// How messages are delimited on a byte stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Framing {

@@ -1,14 +1,21 @@
-//! Incremental parser of one LSP header section, byte by byte.
+//! Incremental parser of one LSP header section, a line at a time.
 //!
 //! The section is `*(name ":" value CRLF) CRLF`. Each line is checked as soon
 //! as its CRLF arrives, so a peer speaking another framing (say NDJSON, whose
 //! first line ends in a bare LF) is refused at once rather than after the
 //! header bound. The section bound counts every byte, the final CRLF included.
+//!
+//! Lines are found with `memchr`; a line that arrives whole in one input
+//! slice is checked where it lies, and only a line split across inputs is
+//! copied into the parser's line buffer (kept between frames).
 
 use super::codec::quote;
 use super::{FaultKind, FrameLimits};
 
 const CONTENT_LENGTH: &str = "Content-Length";
+
+/// The header line every encoder writes, up to its digits.
+const CANONICAL_PREFIX: &[u8] = b"Content-Length: ";
 
 /// How a header section ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -22,7 +29,8 @@ pub(crate) enum HeaderOutcome {
 /// The state of one header section being read.
 #[derive(Debug, Default)]
 pub(crate) struct HeaderParser {
-    /// The current line, without its line ending.
+    /// The current line so far, without its line ending, when it was split
+    /// across inputs.
     line: Vec<u8>,
     /// Bytes of the section seen so far.
     section_len: usize,
@@ -35,6 +43,15 @@ pub(crate) struct HeaderParser {
 }
 
 impl HeaderParser {
+    /// Start a new section, keeping the line buffer's capacity.
+    pub(crate) fn reset(&mut self) {
+        self.line.clear();
+        self.section_len = 0;
+        self.lines = 0;
+        self.pending_cr = false;
+        self.content_length = None;
+    }
+
     /// Whether no byte of the section has arrived yet.
     pub(crate) fn is_untouched(&self) -> bool {
         self.section_len == 0
@@ -52,52 +69,94 @@ impl HeaderParser {
 
     /// Read header bytes from the front of `bytes`. Returns how many were
     /// consumed and, when the section ended or was refused, the outcome;
-    /// the parser must not be fed again after an outcome.
+    /// the parser must be [reset](HeaderParser::reset) before it is fed
+    /// again after an outcome.
+    ///
+    /// The result is the one a byte-at-a-time reading gives: a byte past the
+    /// bound is `HeaderTooLong` when it arrives, a CR must be followed by
+    /// LF, a bare LF is refused, a line is checked when its LF arrives.
     pub(crate) fn feed(
         &mut self,
         bytes: &[u8],
         limits: &FrameLimits,
     ) -> (usize, Option<HeaderOutcome>) {
-        for (index, &byte) in bytes.iter().enumerate() {
-            let used = index + 1;
-            if self.section_len >= limits.max_header_bytes {
-                let detail = format!(
-                    "header section exceeds the bound of {} bytes without reaching its blank line",
-                    limits.max_header_bytes
-                );
-                return (
-                    used,
-                    Some(HeaderOutcome::Fault(FaultKind::HeaderTooLong, detail)),
-                );
-            }
-            self.section_len += 1;
-            let line_no = self.lines + 1;
+        let max = limits.max_header_bytes;
+        let mut pos = 0;
+        loop {
             if self.pending_cr {
+                let Some(&byte) = bytes.get(pos) else {
+                    return (pos, None);
+                };
+                if self.section_len >= max {
+                    return (pos + 1, Some(too_long(max)));
+                }
+                self.section_len += 1;
+                pos += 1;
                 self.pending_cr = false;
                 if byte != b'\n' {
-                    let detail = format!("header line {line_no} has a CR not followed by LF");
-                    return (used, Some(malformed(detail)));
+                    return (pos, Some(self.bare_cr()));
                 }
-                let outcome = if self.line.is_empty() {
+                let line = std::mem::take(&mut self.line);
+                let outcome = if line.is_empty() {
                     Some(self.end_section())
                 } else {
-                    self.end_line(limits)
+                    self.end_line(&line, limits)
+                };
+                self.line = line;
+                self.line.clear();
+                if outcome.is_some() {
+                    return (pos, outcome);
+                }
+                continue;
+            }
+            let rest = bytes.get(pos..).unwrap_or_default();
+            if rest.is_empty() {
+                return (pos, None);
+            }
+            let budget = max.saturating_sub(self.section_len);
+            let window = rest.get(..budget).unwrap_or(rest);
+            let Some(at) = memchr::memchr2(b'\r', b'\n', window) else {
+                if window.len() < rest.len() {
+                    // The byte right after the window is over the bound.
+                    return (pos + window.len() + 1, Some(too_long(max)));
+                }
+                self.line.extend_from_slice(window);
+                self.section_len += window.len();
+                return (bytes.len(), None);
+            };
+            let piece = window.get(..at).unwrap_or_default();
+            self.section_len += at + 1;
+            pos += at + 1;
+            if window.get(at) == Some(&b'\n') {
+                let n = self.lines + 1;
+                let detail =
+                    format!("header line {n} ends with a bare LF; header lines end with CRLF");
+                return (pos, Some(malformed(detail)));
+            }
+            let whole_line_here =
+                bytes.get(pos) == Some(&b'\n') && self.line.is_empty() && self.section_len < max;
+            if whole_line_here {
+                self.section_len += 1;
+                pos += 1;
+                let outcome = if piece.is_empty() {
+                    Some(self.end_section())
+                } else {
+                    self.end_line(piece, limits)
                 };
                 if outcome.is_some() {
-                    return (used, outcome);
+                    return (pos, outcome);
                 }
-            } else if byte == b'\r' {
-                self.pending_cr = true;
-            } else if byte == b'\n' {
-                let detail = format!(
-                    "header line {line_no} ends with a bare LF; header lines end with CRLF"
-                );
-                return (used, Some(malformed(detail)));
             } else {
-                self.line.push(byte);
+                // The LF (or whatever follows the CR) is handled above.
+                self.line.extend_from_slice(piece);
+                self.pending_cr = true;
             }
         }
-        (bytes.len(), None)
+    }
+
+    fn bare_cr(&self) -> HeaderOutcome {
+        let n = self.lines + 1;
+        malformed(format!("header line {n} has a CR not followed by LF"))
     }
 
     /// The blank line arrived.
@@ -115,10 +174,20 @@ impl HeaderParser {
     }
 
     /// A non-empty header line arrived; `None` when it is acceptable.
-    fn end_line(&mut self, limits: &FrameLimits) -> Option<HeaderOutcome> {
+    fn end_line(&mut self, line: &[u8], limits: &FrameLimits) -> Option<HeaderOutcome> {
         self.lines += 1;
         let n = self.lines;
-        let Ok(text) = std::str::from_utf8(&self.line) else {
+        // The line every encoder writes: a token name, a colon, a space and
+        // at most 19 digits (within u64) pass every check below unchanged.
+        if let Some(digits) = line.strip_prefix(CANONICAL_PREFIX) {
+            if (1..=19).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
+                let declared = digits
+                    .iter()
+                    .fold(0u64, |acc, digit| acc * 10 + u64::from(digit - b'0'));
+                return self.accept_length(declared, n, limits);
+            }
+        }
+        let Ok(text) = std::str::from_utf8(line) else {
             return Some(malformed(format!("header line {n} is not UTF-8 text")));
         };
         if let Some(c) = text.chars().find(|c| c.is_control() && *c != '\t') {
@@ -143,40 +212,53 @@ impl HeaderParser {
                 quote(name)
             )));
         }
-        if name.eq_ignore_ascii_case(CONTENT_LENGTH) {
-            if self.content_length.is_some() {
-                return Some(HeaderOutcome::Fault(
-                    FaultKind::DuplicateContentLength,
-                    format!("header line {n} is a second Content-Length header"),
-                ));
-            }
-            let value = value.trim_matches([' ', '\t']);
-            let declared = match parse_decimal(value) {
-                Ok(declared) => declared,
-                Err(why) => {
-                    return Some(HeaderOutcome::Fault(
-                        FaultKind::BadContentLength,
-                        format!("Content-Length value {} {why}", quote(value)),
-                    ))
-                }
-            };
-            let Some(length) = usize::try_from(declared)
-                .ok()
-                .filter(|&length| length <= limits.max_frame_bytes)
-            else {
-                return Some(HeaderOutcome::Fault(
-                    FaultKind::FrameTooLong,
-                    format!(
-                        "declared Content-Length {declared} exceeds the frame bound of {} bytes",
-                        limits.max_frame_bytes
-                    ),
-                ));
-            };
-            self.content_length = Some(length);
+        if !name.eq_ignore_ascii_case(CONTENT_LENGTH) {
+            return None;
         }
-        self.line.clear();
+        let value = value.trim_matches([' ', '\t']);
+        match parse_decimal(value) {
+            Ok(declared) => self.accept_length(declared, n, limits),
+            Err(why) => Some(HeaderOutcome::Fault(
+                FaultKind::BadContentLength,
+                format!("Content-Length value {} {why}", quote(value)),
+            )),
+        }
+    }
+
+    /// Header line `n` declares `declared` body bytes.
+    fn accept_length(
+        &mut self,
+        declared: u64,
+        n: usize,
+        limits: &FrameLimits,
+    ) -> Option<HeaderOutcome> {
+        if self.content_length.is_some() {
+            return Some(HeaderOutcome::Fault(
+                FaultKind::DuplicateContentLength,
+                format!("header line {n} is a second Content-Length header"),
+            ));
+        }
+        let Some(length) = usize::try_from(declared)
+            .ok()
+            .filter(|&length| length <= limits.max_frame_bytes)
+        else {
+            return Some(HeaderOutcome::Fault(
+                FaultKind::FrameTooLong,
+                format!(
+                    "declared Content-Length {declared} exceeds the frame bound of {} bytes",
+                    limits.max_frame_bytes
+                ),
+            ));
+        };
+        self.content_length = Some(length);
         None
     }
+}
+
+fn too_long(max: usize) -> HeaderOutcome {
+    let detail =
+        format!("header section exceeds the bound of {max} bytes without reaching its blank line");
+    HeaderOutcome::Fault(FaultKind::HeaderTooLong, detail)
 }
 
 fn malformed(detail: String) -> HeaderOutcome {

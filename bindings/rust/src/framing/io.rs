@@ -127,7 +127,10 @@ impl From<io::Error> for WriteError {
 pub struct FrameReader<R: Read> {
     reader: R,
     decoder: Box<dyn FrameDecoder + Send>,
+    /// The last chunk read; `chunk[start..end]` is not yet decoded.
     chunk: Vec<u8>,
+    start: usize,
+    end: usize,
     eof: bool,
 }
 
@@ -143,6 +146,8 @@ impl<R: Read> FrameReader<R> {
             reader,
             decoder,
             chunk: vec![0; DEFAULT_CHUNK_SIZE],
+            start: 0,
+            end: 0,
             eof: false,
         }
     }
@@ -150,7 +155,12 @@ impl<R: Read> FrameReader<R> {
     /// Read up to `size` bytes (at least 1) per `read` call.
     #[must_use]
     pub fn with_chunk_size(mut self, size: usize) -> Self {
-        self.chunk = vec![0; size.max(1)];
+        let pending = self.chunk.get(self.start..self.end).unwrap_or_default();
+        let mut chunk = pending.to_vec();
+        chunk.resize(size.max(1).max(pending.len()), 0);
+        self.end = pending.len();
+        self.start = 0;
+        self.chunk = chunk;
         self
     }
 
@@ -161,18 +171,27 @@ impl<R: Read> FrameReader<R> {
     /// decoder state is kept, so a retry (say after `WouldBlock`) carries on.
     pub fn read_frame(&mut self) -> Result<Option<Frame>, ReadError> {
         loop {
-            if let Some(item) = self.decoder.next_frame() {
-                return item.map(Some).map_err(ReadError::Framing);
+            // Decode what is pending (a frame whole in it is copied once,
+            // into the frame returned); read more when it is used up.
+            let pending = self.chunk.get(self.start..self.end).unwrap_or_default();
+            let step = self.decoder.decode(pending);
+            self.start += step.consumed;
+            if let Some(item) = step.item {
+                return item
+                    .map(|frame| Some(frame.into_frame()))
+                    .map_err(ReadError::Framing);
             }
             if self.eof || self.decoder.is_dead() {
                 return Ok(None);
             }
+            self.start = 0;
+            self.end = 0;
             match self.reader.read(&mut self.chunk) {
                 Ok(0) => {
                     self.eof = true;
                     self.decoder.finish();
                 }
-                Ok(n) => self.decoder.push(self.chunk.get(..n).unwrap_or_default()),
+                Ok(n) => self.end = n,
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
                 Err(error) => return Err(ReadError::Io(error)),
             }

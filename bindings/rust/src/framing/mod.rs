@@ -102,10 +102,10 @@ pub mod io;
 mod limits;
 mod ndjson;
 
-pub use codec::{decoder_for, encoder_for, FrameDecoder, FrameEncoder};
+pub use codec::{decoder_for, encoder_for, Decoded, FrameDecoder, FrameEncoder};
 pub use content_length::{ContentLengthDecoder, ContentLengthEncoder};
 pub use fault::{FaultKind, FramingError};
-pub use frame::{Frame, Framing, UnknownFramingError};
+pub use frame::{Frame, FrameRef, Framing, UnknownFramingError};
 pub use io::{FrameReader, FrameWriter, ReadError, WriteError};
 pub use limits::FrameLimits;
 pub use ndjson::{NdjsonDecoder, NdjsonEncoder};

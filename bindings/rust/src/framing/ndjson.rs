@@ -3,15 +3,21 @@
 //! Lines end with LF; one CR right before the LF (or before the end of
 //! input) is dropped. With strict line endings
 //! ([`FrameLimits::strict_line_endings`]) a line is one NDJSON line: LF or
-//! CRLF ends it and any other CR is a fault. No fault ends the stream: after an oversized line the
-//! decoder skips to the next LF, holding nothing, and carries on.
+//! CRLF ends it and any other CR is a fault. No fault ends the stream: after
+//! an oversized line the decoder skips to the next LF, holding nothing, and
+//! carries on.
 
 use std::borrow::Cow;
 
-use super::codec::{reserve_capped, Outbox};
-use super::{FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, FramingError};
+use super::codec::{discard, lend_queued, recycle, reserve_capped, Outbox, Step};
+use super::{
+    Decoded, FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, FramingError,
+};
 
 /// Bounded push decoder for NDJSON lines.
+///
+/// A line found whole in the input is checked where it lies; only a line
+/// split across inputs is copied into the decoder (within the bound).
 ///
 /// ```
 /// use wirekit::framing::{FrameDecoder, FrameLimits, NdjsonDecoder};
@@ -32,8 +38,9 @@ use super::{FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, 
 #[derive(Debug)]
 pub struct NdjsonDecoder {
     limits: FrameLimits,
-    /// The current line so far: at most `max_frame_bytes` bytes, or one
-    /// more when that last byte is a CR (which may precede the LF).
+    /// The current line so far, when it is split across inputs: at most
+    /// `max_frame_bytes` bytes, or one more when that last byte is a CR
+    /// (which may precede the LF).
     line: Vec<u8>,
     /// Stream offset of the first byte of the current line.
     line_start: u64,
@@ -43,6 +50,8 @@ pub struct NdjsonDecoder {
     skipping: bool,
     finished: bool,
     out: Outbox,
+    /// The last line completed in `line`, lent by `decode`.
+    lent: String,
 }
 
 impl NdjsonDecoder {
@@ -56,6 +65,7 @@ impl NdjsonDecoder {
             skipping: false,
             finished: false,
             out: Outbox::default(),
+            lent: String::new(),
         }
     }
 
@@ -64,36 +74,70 @@ impl NdjsonDecoder {
         self.limits
     }
 
-    fn fault(&mut self, kind: FaultKind, detail: impl Into<Cow<'static, str>>) {
-        let error = FramingError::decode(kind, Framing::Ndjson, self.line_start, detail);
-        self.out.fault(error);
+    fn fault(
+        &self,
+        kind: FaultKind,
+        at: u64,
+        detail: impl Into<Cow<'static, str>>,
+    ) -> Step<'static> {
+        Step::Fault(FramingError::decode(kind, Framing::Ndjson, at, detail))
     }
 
-    /// Refuse the current line as too long and skip the rest of it.
-    fn refuse_line(&mut self, detail: String) {
-        self.line = Vec::new();
-        self.skipping = true;
-        self.fault(FaultKind::FrameTooLong, detail);
+    /// Consume from the front of `input` up to one completed line or fault.
+    fn step<'a>(&mut self, input: &'a [u8]) -> (usize, Option<Step<'a>>) {
+        recycle(&mut self.lent, &mut self.line);
+        if self.finished {
+            return (input.len(), None);
+        }
+        let mut rest = input;
+        if self.skipping {
+            let Some(lf) = memchr::memchr(b'\n', rest) else {
+                self.offset += rest.len() as u64;
+                return (input.len(), None);
+            };
+            self.skipping = false;
+            self.offset += lf as u64 + 1;
+            self.line_start = self.offset;
+            rest = rest.get(lf + 1..).unwrap_or_default();
+        }
+        let skipped = input.len() - rest.len();
+        let Some(lf) = memchr::memchr(b'\n', rest) else {
+            self.offset += rest.len() as u64;
+            let fault = if rest.is_empty() {
+                None
+            } else {
+                self.extend_line(rest)
+            };
+            return (input.len(), fault);
+        };
+        let (piece, _) = rest.split_at(lf);
+        let start = self.line_start;
+        self.offset += lf as u64 + 1;
+        self.line_start = self.offset;
+        (skipped + lf + 1, Some(self.end_line(piece, start, true)))
     }
 
-    /// Keep `piece`, a part of the current line with no LF in it.
-    fn extend_line(&mut self, piece: &[u8]) {
+    /// Keep `piece`, a part of the current line with no LF in it; a fault
+    /// when the line is now known to be over the bound.
+    fn extend_line(&mut self, piece: &[u8]) -> Option<Step<'static>> {
         let max = self.limits.max_frame_bytes;
         let total = self.line.len().saturating_add(piece.len());
         let ends_in_cr = piece.last() == Some(&b'\r');
         if total > max.saturating_add(1) || (total > max && !ends_in_cr) {
+            discard(&mut self.line);
+            self.skipping = true;
             let detail =
                 format!("line exceeds the frame bound of {max} bytes; skipping to the next LF");
-            self.refuse_line(detail);
-            return;
+            return Some(self.fault(FaultKind::FrameTooLong, self.line_start, detail));
         }
         reserve_capped(&mut self.line, piece.len(), max.saturating_add(1));
         self.line.extend_from_slice(piece);
+        None
     }
 
-    /// The current line ends with `piece`, then an LF (`with_lf`) or the
-    /// end of input.
-    fn end_line(&mut self, piece: &[u8], with_lf: bool) {
+    /// The line starting at stream offset `start` ends with `piece`, then
+    /// an LF (`with_lf`) or the end of input.
+    fn end_line<'a>(&mut self, piece: &'a [u8], start: u64, with_lf: bool) -> Step<'a> {
         let total = self.line.len() + piece.len();
         let last_is_cr = piece.last().or(self.line.last()) == Some(&b'\r');
         let strict = self.limits.strict_line_endings;
@@ -101,76 +145,77 @@ impl NdjsonDecoder {
         let ends_in_cr = last_is_cr && (with_lf || !strict);
         let length = total - usize::from(ends_in_cr);
         if length > self.limits.max_frame_bytes {
+            discard(&mut self.line);
             let detail = format!(
                 "line of {length} bytes exceeds the frame bound of {} bytes",
                 self.limits.max_frame_bytes
             );
-            self.refuse_line(detail);
-            self.skipping = false;
-            return;
+            return self.fault(FaultKind::FrameTooLong, start, detail);
         }
-        let mut bytes = if self.line.is_empty() {
-            piece.to_vec()
-        } else {
-            let mut line = std::mem::take(&mut self.line);
-            line.extend_from_slice(piece);
-            line
-        };
-        bytes.truncate(length);
         if strict {
-            if let Some(at) = memchr::memchr(b'\r', &bytes) {
+            let held = self.line.len().min(length);
+            let piece_part = piece.get(..length - held).unwrap_or(piece);
+            let bare_cr = memchr::memchr(b'\r', self.line.get(..held).unwrap_or_default())
+                .or_else(|| memchr::memchr(b'\r', piece_part).map(|at| held + at));
+            if let Some(at) = bare_cr {
+                self.line.clear();
                 let detail = format!(
                     "bare CR at line byte {at}; a line holds one JSON value and ends with LF or CRLF"
                 );
-                self.fault(FaultKind::BareCarriageReturn, detail);
-                return;
+                return self.fault(FaultKind::BareCarriageReturn, start, detail);
             }
         }
-        if bytes.is_empty() {
+        if length == 0 {
+            self.line.clear();
             let detail = if ends_in_cr {
                 "line holds only a CR; an NDJSON frame is one JSON value"
             } else {
                 "line is empty; an NDJSON frame is one JSON value"
             };
-            self.fault(FaultKind::EmptyFrame, detail);
-            return;
+            return self.fault(FaultKind::EmptyFrame, start, detail);
         }
-        match String::from_utf8(bytes) {
-            Ok(text) => self.out.frame(Frame::new(self.line_start, text)),
+        if self.line.is_empty() {
+            // The whole line lies in the input: check it there.
+            let body = piece.get(..length).unwrap_or(piece);
+            return match std::str::from_utf8(body) {
+                Ok(text) => Step::Input(start, text),
+                Err(error) => self.not_utf8(start, length, error.valid_up_to()),
+            };
+        }
+        self.line.extend_from_slice(piece);
+        self.line.truncate(length);
+        match String::from_utf8(std::mem::take(&mut self.line)) {
+            Ok(text) => {
+                self.lent = text;
+                Step::Held(start)
+            }
             Err(error) => {
-                let detail = format!(
-                    "line of {} bytes is not valid UTF-8 (first invalid byte at line byte {})",
-                    error.as_bytes().len(),
-                    error.utf8_error().valid_up_to()
-                );
-                self.fault(FaultKind::BodyNotUtf8, detail);
+                let valid_up_to = error.utf8_error().valid_up_to();
+                self.line = error.into_bytes();
+                discard(&mut self.line);
+                self.not_utf8(start, length, valid_up_to)
             }
         }
+    }
+
+    fn not_utf8(&self, start: u64, length: usize, valid_up_to: usize) -> Step<'static> {
+        let detail = format!(
+            "line of {length} bytes is not valid UTF-8 (first invalid byte at line byte {valid_up_to})"
+        );
+        self.fault(FaultKind::BodyNotUtf8, start, detail)
     }
 }
 
 impl FrameDecoder for NdjsonDecoder {
     fn push(&mut self, chunk: &[u8]) {
-        if self.finished {
-            return;
-        }
         let mut rest = chunk;
-        while let Some(lf) = memchr::memchr(b'\n', rest) {
-            let (piece, after) = rest.split_at(lf);
-            if self.skipping {
-                self.skipping = false;
-            } else {
-                self.end_line(piece, true);
+        loop {
+            let (used, step) = self.step(rest);
+            rest = rest.get(used..).unwrap_or_default();
+            match step {
+                Some(step) => step.queue(&mut self.lent, &mut self.out),
+                None => break,
             }
-            self.offset += lf as u64 + 1;
-            self.line_start = self.offset;
-            rest = after.get(1..).unwrap_or_default();
-        }
-        if !rest.is_empty() {
-            if !self.skipping {
-                self.extend_line(rest);
-            }
-            self.offset += rest.len() as u64;
         }
     }
 
@@ -178,11 +223,13 @@ impl FrameDecoder for NdjsonDecoder {
         if self.finished {
             return;
         }
+        recycle(&mut self.lent, &mut self.line);
         self.finished = true;
         if self.skipping {
             self.skipping = false;
         } else if !self.line.is_empty() {
-            self.end_line(&[], false);
+            let step = self.end_line(&[], self.line_start, false);
+            step.queue(&mut self.lent, &mut self.out);
         }
     }
 
@@ -190,8 +237,22 @@ impl FrameDecoder for NdjsonDecoder {
         self.out.pop()
     }
 
+    fn decode<'a>(&'a mut self, input: &'a [u8]) -> Decoded<'a> {
+        if let Some(item) = self.out.pop() {
+            return Decoded {
+                consumed: 0,
+                item: Some(lend_queued(item, &mut self.lent)),
+            };
+        }
+        let (consumed, step) = self.step(input);
+        Decoded {
+            consumed,
+            item: step.map(|step| step.lend(&mut self.lent)),
+        }
+    }
+
     fn buffered_bytes(&self) -> usize {
-        self.line.len() + self.out.bytes()
+        self.line.len() + self.out.bytes() + self.lent.len()
     }
 
     /// Always `false`: no NDJSON fault ends the stream.
