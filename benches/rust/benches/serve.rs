@@ -1,0 +1,212 @@
+//! Request round trips over pipes: a wirekit server on the serve loop, driven
+//! by the wirekit host, beside an `lsp-server` server doing the same exchange
+//! (gzkit authoring guide: `initialize`, then `analyze` requests one at a
+//! time, each answered with the spec's worked-example result).
+//!
+//! `cargo bench -p wirekit-bench --bench serve`. The servers are this bench
+//! binary itself, started again with `WIREKIT_BENCH_SERVER` set.
+
+use std::io::{BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, SamplingMode, Throughput};
+use serde_json::{json, Value};
+use wirekit::envelope::ErrorObject;
+use wirekit::host::Host;
+use wirekit::serve::{Handler, ServeOptions, Server};
+
+const ROLE: &str = "WIREKIT_BENCH_SERVER";
+const PROTOCOL: &str = "gzkit-authoring-guide";
+
+fn initialize_result() -> Value {
+    json!({"version": "1.0", "capabilities": ["analyze"]})
+}
+
+fn analyze_params() -> Value {
+    json!({"file_path": "/src/mymodule/parser.py"})
+}
+
+fn analyze_result() -> Value {
+    json!({"hints": [{
+        "metric": "radon_cc", "precedence_band": "approaching", "crossing_value": 9.0,
+        "archetype": "arrowhead", "doctrinal_frame_headline": "Nesting depth approaching warn threshold",
+        "recommended_move": "Flatten nested conditions using early returns",
+        "file_path": "/src/mymodule/parser.py", "start_line": 42, "end_line": 78
+    }]})
+}
+
+/// The wirekit server's methods: fixed answers.
+struct Guide;
+
+impl Handler for Guide {
+    fn implements(&self, method: &str) -> bool {
+        matches!(method, "initialize" | "analyze" | "shutdown")
+    }
+
+    fn handle(&mut self, method: &str, _params: Option<Value>) -> Result<Value, ErrorObject> {
+        Ok(match method {
+            "initialize" => initialize_result(),
+            "analyze" => analyze_result(),
+            _ => json!({}),
+        })
+    }
+}
+
+fn wirekit_server() {
+    let Ok(protocol) = wirekit_protocols::protocol(PROTOCOL) else {
+        std::process::exit(2);
+    };
+    let mut server = Server::new(protocol, ServeOptions::default());
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    if server.serve(&mut Guide, stdin, stdout).is_err() {
+        std::process::exit(1);
+    }
+}
+
+fn lsp_server_server() {
+    use lsp_server::{Connection, Message, Response};
+    let (connection, threads) = Connection::stdio();
+    for message in &connection.receiver {
+        let Message::Request(request) = message else {
+            continue;
+        };
+        let result = match request.method.as_str() {
+            "initialize" => initialize_result(),
+            "analyze" => analyze_result(),
+            _ => json!({}),
+        };
+        let last = request.method == "shutdown";
+        if connection
+            .sender
+            .send(Response::new_ok(request.id, result).into())
+            .is_err()
+            || last
+        {
+            break;
+        }
+    }
+    drop(connection);
+    let _ = threads.join();
+}
+
+fn spawn(role: &str) -> std::io::Result<Command> {
+    let mut command = Command::new(std::env::current_exe()?);
+    command.env(ROLE, role);
+    Ok(command)
+}
+
+/// A client writing the requests' bytes and reading answers with
+/// `lsp-server`'s `Message::read`: the same client for both servers.
+struct RawClient {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl RawClient {
+    fn start(role: &str) -> std::io::Result<Self> {
+        let mut child = spawn(role)?
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("no pipes"));
+        };
+        let mut client = RawClient {
+            child,
+            input,
+            output: BufReader::new(output),
+            next_id: 0,
+        };
+        client.call("initialize", &json!({"clientVersion": "1.0"}))?;
+        Ok(client)
+    }
+
+    fn call(&mut self, method: &str, params: &Value) -> std::io::Result<lsp_server::Message> {
+        self.next_id += 1;
+        let body = json!({"id": self.next_id, "method": method, "params": params}).to_string();
+        write!(self.input, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+        self.input.flush()?;
+        lsp_server::Message::read(&mut self.output)?
+            .ok_or_else(|| std::io::Error::other("the server closed its output"))
+    }
+
+    fn stop(mut self) {
+        let _ = self.call("shutdown", &json!({}));
+        drop(self.input);
+        let _ = self.output.read_to_end(&mut Vec::new());
+        let _ = self.child.wait();
+    }
+}
+
+fn round_trips(c: &mut Criterion) {
+    let mut g = c.benchmark_group("serve_round_trip");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .throughput(Throughput::Elements(1));
+    let params = analyze_params();
+    for (name, role) in [
+        (
+            "lsp-server server, raw client (Message::read)",
+            "lsp-server",
+        ),
+        ("wirekit serve loop, raw client (Message::read)", "wirekit"),
+    ] {
+        let Ok(mut client) = RawClient::start(role) else {
+            eprintln!("cannot start the {role} server; skipped");
+            continue;
+        };
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let answer = client.call("analyze", &params);
+                    assert!(matches!(answer, Ok(lsp_server::Message::Response(_))));
+                }
+                start.elapsed()
+            })
+        });
+        client.stop();
+    }
+    let host = wirekit_protocols::protocol(PROTOCOL)
+        .ok()
+        .zip(spawn("wirekit").ok())
+        .and_then(|(protocol, mut command)| Host::spawn(protocol, &mut command).ok());
+    if let Some(mut host) = host {
+        if host
+            .call("initialize", Some(json!({"clientVersion": "1.0"})))
+            .is_ok()
+        {
+            g.bench_function("wirekit serve loop, wirekit host (both validate)", |b| {
+                b.iter_custom(|iters| {
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        let answer = host.call("analyze", Some(params.clone()));
+                        assert!(answer.is_ok());
+                    }
+                    start.elapsed()
+                })
+            });
+        }
+        let _ = host.call("shutdown", Some(json!({})));
+        let _ = host.close(Duration::from_secs(2));
+    }
+    g.finish();
+}
+
+fn main() {
+    match std::env::var(ROLE).as_deref() {
+        Ok("wirekit") => return wirekit_server(),
+        Ok("lsp-server") => return lsp_server_server(),
+        _ => {}
+    }
+    let mut criterion = Criterion::default().configure_from_args();
+    round_trips(&mut criterion);
+    criterion.final_summary();
+}
