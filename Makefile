@@ -69,11 +69,20 @@ check-generated:
 goldens:
 	WIREKIT_UPDATE_GOLDENS=1 $(CARGO) test -q -p wirekit-codegen --test golden
 
-## Benchmarks (figures in BENCHMARKS.md): code generation against its peers, and the Python binding against its peers.
+## Benchmarks (figures in BENCHMARKS.md), each printing its table with the peers measured in the
+## same run: code generation, the Rust framing and serve loop (criterion), a 16 MiB frame's peak
+## memory, and the Python binding (built from this tree first). Long: about 15 minutes on 2 cores.
+CRITERION_DIR = $${CARGO_TARGET_DIR:-target}/criterion
 bench:
 	bash benches/codegen/run.sh
+	rm -rf $(CRITERION_DIR)
+	nice -n 10 $(CARGO) bench -p wirekit-bench
+	$(PYTHON) benches/rust/report.py $(CRITERION_DIR)
+	nice -n 10 $(CARGO) run --release -q -p wirekit-bench --bin frame_rss
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --force-reinstall --no-deps ./bindings/python
 	$(VENV)/bin/pip install --quiet -r benches/python/requirements.txt
-	$(VENV)/bin/python benches/python/bench.py
+	nice -n 10 $(VENV)/bin/python benches/python/bench.py
 
 fuzz-build:
 	cd fuzz && $(CARGO) check

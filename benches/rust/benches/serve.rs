@@ -6,6 +6,9 @@
 //! `cargo bench -p wirekit-bench --bench serve`. The servers are this bench
 //! binary itself, started again with `WIREKIT_BENCH_SERVER` set.
 
+// criterion's macros generate undocumented items.
+#![allow(missing_docs)]
+
 use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -78,6 +78,7 @@ impl ContentLengthDecoder {
 
     /// A fault that stops the stream: drop every partial byte, ignore
     /// further input.
+    #[cold]
     fn fail(&mut self, kind: FaultKind, detail: String) -> Step<'static> {
         self.state = State::Dead;
         self.header.reset();
@@ -95,6 +96,7 @@ impl ContentLengthDecoder {
         start
     }
 
+    #[cold]
     fn not_utf8(&mut self, length: usize, valid_up_to: usize) -> Step<'static> {
         let detail = format!(
             "frame body of {length} bytes is not valid UTF-8 (first invalid byte at body byte {valid_up_to})"
@@ -116,7 +118,10 @@ impl ContentLengthDecoder {
                     if rest.is_empty() {
                         return (input.len(), None);
                     }
-                    let (used, outcome) = self.header.feed(rest, &self.limits);
+                    let (used, outcome) = match self.header.feed_canonical(rest, &self.limits) {
+                        Some(read) => (read.0, Some(read.1)),
+                        None => self.header.feed(rest, &self.limits),
+                    };
                     self.offset += used as u64;
                     rest = rest.get(used..).unwrap_or_default();
                     match outcome {
@@ -207,6 +212,7 @@ impl FrameDecoder for ContentLengthDecoder {
         self.out.pop()
     }
 
+    #[inline]
     fn decode<'a>(&'a mut self, input: &'a [u8]) -> Decoded<'a> {
         if let Some(item) = self.out.pop() {
             return Decoded {

@@ -154,6 +154,45 @@ impl HeaderParser {
         }
     }
 
+    /// The section every encoder writes, `Content-Length: N` CRLF CRLF, read
+    /// in one go when it lies whole at the front of `bytes` and the parser
+    /// is fresh; `None` otherwise (then [`feed`](HeaderParser::feed) reads
+    /// it). The outcome is the one `feed` gives for the same bytes.
+    pub(crate) fn feed_canonical(
+        &mut self,
+        bytes: &[u8],
+        limits: &FrameLimits,
+    ) -> Option<(usize, HeaderOutcome)> {
+        if !self.is_untouched() {
+            return None;
+        }
+        let rest = bytes.strip_prefix(CANONICAL_PREFIX)?;
+        let digits_len = rest.iter().take(20).position(|b| !b.is_ascii_digit())?;
+        if !(1..=19).contains(&digits_len) {
+            return None;
+        }
+        let (digits, after) = rest.split_at(digits_len);
+        if !after.starts_with(b"\r\n\r\n") {
+            return None;
+        }
+        let line_end = CANONICAL_PREFIX.len() + digits_len + 2;
+        let section_end = line_end + 2;
+        if section_end > limits.max_header_bytes {
+            return None;
+        }
+        let declared = digits
+            .iter()
+            .fold(0u64, |acc, digit| acc * 10 + u64::from(digit - b'0'));
+        self.lines = 1;
+        self.section_len = line_end;
+        if let Some(fault) = self.accept_length(declared, 1, limits) {
+            return Some((line_end, fault));
+        }
+        self.section_len = section_end;
+        let outcome = self.end_section();
+        Some((section_end, outcome))
+    }
+
     fn bare_cr(&self) -> HeaderOutcome {
         let n = self.lines + 1;
         malformed(format!("header line {n} has a CR not followed by LF"))
@@ -311,6 +350,44 @@ mod tests {
             parse(input),
             (input.len() - 5, Some(HeaderOutcome::Complete(5)))
         );
+    }
+
+    #[test]
+    fn canonical_section_reads_as_feed_does() {
+        let inputs: [&[u8]; 6] = [
+            b"Content-Length: 5\r\n\r\nhello",
+            b"Content-Length: 0\r\n\r\n",
+            b"Content-Length: 007\r\n\r\n",
+            b"Content-Length: 99999999\r\n\r\n",
+            b"Content-Length: 18446744073709551615\r\n\r\n",
+            b"Content-Length: 12\r\n\r\n",
+        ];
+        for limits in [
+            FrameLimits::content_length_default(),
+            FrameLimits::new(10, 24),
+        ] {
+            for input in inputs {
+                let fast = HeaderParser::default().feed_canonical(input, &limits);
+                let (used, outcome) = HeaderParser::default().feed(input, &limits);
+                if let Some((fast_used, fast_outcome)) = fast {
+                    assert_eq!(
+                        (fast_used, Some(fast_outcome)),
+                        (used, outcome),
+                        "{input:?}"
+                    );
+                }
+            }
+        }
+        let limits = FrameLimits::content_length_default();
+        for other in [
+            &b"Content-Length: 5\r\nX: y\r\n\r\n"[..],
+            b"content-length: 5\r\n\r\n",
+            b"Content-Length: 5\r\n",
+        ] {
+            assert!(HeaderParser::default()
+                .feed_canonical(other, &limits)
+                .is_none());
+        }
     }
 
     #[test]

@@ -74,6 +74,7 @@ impl NdjsonDecoder {
         self.limits
     }
 
+    #[cold]
     fn fault(
         &self,
         kind: FaultKind,
@@ -198,6 +199,7 @@ impl NdjsonDecoder {
         }
     }
 
+    #[cold]
     fn not_utf8(&self, start: u64, length: usize, valid_up_to: usize) -> Step<'static> {
         let detail = format!(
             "line of {length} bytes is not valid UTF-8 (first invalid byte at line byte {valid_up_to})"
@@ -237,6 +239,7 @@ impl FrameDecoder for NdjsonDecoder {
         self.out.pop()
     }
 
+    #[inline]
     fn decode<'a>(&'a mut self, input: &'a [u8]) -> Decoded<'a> {
         if let Some(item) = self.out.pop() {
             return Decoded {
