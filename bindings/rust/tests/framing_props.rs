@@ -153,7 +153,9 @@ fn soup() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn small_limits() -> impl Strategy<Value = FrameLimits> {
-    (0usize..48, 0usize..64).prop_map(|(frame, header)| FrameLimits::new(frame, header))
+    (0usize..48, 0usize..64, any::<bool>()).prop_map(|(frame, header, strict)| {
+        FrameLimits::new(frame, header).with_strict_line_endings(strict)
+    })
 }
 
 fn framing() -> impl Strategy<Value = Framing> {
