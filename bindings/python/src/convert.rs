@@ -17,9 +17,14 @@ use serde_json::{Map, Number, Value};
 
 use crate::fast::PointerMap;
 
-/// Nesting deeper than this is refused (both directions), so no input can
-/// exhaust the stack.
-pub const MAX_DEPTH: usize = 512;
+/// The deepest nesting of arrays and objects a value (params, result,
+/// stream item, error data, or a value given to `loads`/`dumps`) may have,
+/// in every direction and on every path: the reading side is bounded by
+/// `serde_json`'s recursion limit (127 levels for a whole message), and a
+/// message's envelope takes one of them, so this is what can always be read
+/// back. Deeper values are refused when written, so wirekit never writes what
+/// it cannot read.
+pub const MAX_DEPTH: usize = 126;
 
 /// Converts a JSON value to Python objects.
 pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -88,7 +93,10 @@ fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py
     } else if let Some(integer) = number.as_u64() {
         Ok(integer.into_pyobject(py)?.into_any())
     } else {
-        Ok(PyFloat::new(py, number.as_f64().unwrap_or(f64::NAN)).into_any())
+        // serde_json gives every number an f64 form; a missing one would be
+        // an internal error, not a NaN.
+        let value = number.as_f64().expect("a JSON number has an f64 form");
+        Ok(PyFloat::new(py, value).into_any())
     }
 }
 
@@ -184,17 +192,20 @@ fn object_to_value(
     path: &mut Vec<Step>,
     names: &mut Names,
 ) -> Result<Value, NotJson> {
-    if path.len() > MAX_DEPTH {
-        return Err(fail(
-            path,
-            format!("nested deeper than {MAX_DEPTH} levels"),
-            true,
-        ));
-    }
     if let Ok(text) = object.cast::<PyString>() {
         return python_str(text, path).map(Value::String);
     }
+    let too_deep = |path: &[Step]| {
+        fail(
+            path,
+            format!("nested deeper than {MAX_DEPTH} levels of arrays and objects"),
+            true,
+        )
+    };
     if let Ok(dict) = object.cast::<PyDict>() {
+        if path.len() >= MAX_DEPTH {
+            return Err(too_deep(path));
+        }
         let mut members = Map::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let Ok(key) = key.cast::<PyString>() else {
@@ -227,6 +238,9 @@ fn object_to_value(
         return Ok(Value::Object(members));
     }
     if let Ok(list) = object.cast::<PyList>() {
+        if path.len() >= MAX_DEPTH {
+            return Err(too_deep(path));
+        }
         let mut items = Vec::with_capacity(list.len());
         for (index, item) in list.iter().enumerate() {
             path.push(Step::Index(index));
@@ -262,6 +276,9 @@ fn object_to_value(
             .ok_or_else(|| fail(path, format!("{number} has no JSON form"), true));
     }
     if let Ok(tuple) = object.cast::<PyTuple>() {
+        if path.len() >= MAX_DEPTH {
+            return Err(too_deep(path));
+        }
         let mut items = Vec::with_capacity(tuple.len());
         for (index, item) in tuple.iter().enumerate() {
             path.push(Step::Index(index));

@@ -67,6 +67,22 @@ pub fn id_to_python<'py>(py: Python<'py>, id: Option<&Id>) -> PyResult<Bound<'py
     }
 }
 
+/// `wirekit.errors.UnexpectedMessage`: a message of kind `kind` where the
+/// call reads one of kind `expected`.
+pub fn unexpected_message(py: Python<'_>, kind: &str, expected: &str) -> PyErr {
+    let made = (|| {
+        attrs(
+            py,
+            &[
+                ("kind", kind.into_pyobject(py)?.into_any()),
+                ("expected", expected.into_pyobject(py)?.into_any()),
+            ],
+        )
+    })();
+    let message = format!("expected a {expected}, got a {kind}");
+    or_runtime(py, "UnexpectedMessage", &message, made)
+}
+
 /// `wirekit.errors.FramingError`.
 pub fn framing_error(py: Python<'_>, error: &FramingError) -> PyErr {
     let made = (|| {

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-use crate::check::{Check, MemberCache};
+use crate::check::Check;
 use crate::convert::MAX_DEPTH;
 use crate::raw::{self, Kind};
 
@@ -93,8 +93,9 @@ fn slot(address: usize, node: usize) -> usize {
 pub enum Checked {
     /// Written, and the quick check accepts it.
     Accepted,
-    /// The quick check does not accept it (the full validator decides).
-    Refused,
+    /// The quick check cannot tell (it never refuses for good): the full
+    /// validator decides.
+    Unknown,
     /// Not JSON of exact builtin types (the general path says why).
     NotJson,
 }
@@ -194,7 +195,9 @@ pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
         if escape == 0 {
             continue;
         }
-        out.extend_from_slice(bytes.get(start..index).unwrap_or_default());
+        // In bounds: `start <= index < bytes.len()` (indexing panics on a bug
+        // rather than writing a truncated string).
+        out.extend_from_slice(&bytes[start..index]);
         if escape == b'u' {
             out.extend_from_slice(b"\\u00");
             out.push(HEX[(byte >> 4) as usize]);
@@ -205,7 +208,7 @@ pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
         }
         start = index + 1;
     }
-    out.extend_from_slice(bytes.get(start..).unwrap_or_default());
+    out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
@@ -263,7 +266,10 @@ impl JsonWriter {
         let Some(node) = node else {
             return plain(self, out);
         };
-        if depth > MAX_DEPTH {
+        // `depth` counts `anyOf`-with-null steps too, so it is at least the
+        // nesting: stopping here leaves the value to the general path,
+        // which applies the exact bound (`MAX_DEPTH`).
+        if depth >= MAX_DEPTH {
             return Checked::NotJson;
         }
         let kind = raw::kind(object);
@@ -281,7 +287,7 @@ impl JsonWriter {
             None => check.node_accepts(node, object, kind, depth),
         };
         if !accepted {
-            return Checked::Refused;
+            return Checked::Unknown;
         }
         match kind {
             Kind::Dict if check.has_members(node) => {
@@ -313,7 +319,7 @@ impl JsonWriter {
                 if seen == check.required(node) {
                     Checked::Accepted
                 } else {
-                    Checked::Refused
+                    Checked::Unknown
                 }
             }
             Kind::List | Kind::Tuple => {
@@ -386,10 +392,11 @@ impl JsonWriter {
         out: &mut Vec<u8>,
         depth: usize,
     ) -> Option<()> {
-        if depth > MAX_DEPTH {
+        let kind = raw::kind(object);
+        // A container at `depth` is the `depth + 1`th level (`MAX_DEPTH`).
+        if matches!(kind, Kind::Dict | Kind::List | Kind::Tuple) && depth >= MAX_DEPTH {
             return None;
         }
-        let kind = raw::kind(object);
         match kind {
             Kind::Str => escaped(out, raw::utf8(object)?.as_bytes()),
             Kind::Dict => {
@@ -430,9 +437,7 @@ impl JsonWriter {
                 raw::Integer::Signed(n) => {
                     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes())
                 }
-                raw::Integer::Unsigned(n) => {
-                    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes())
-                }
+                // Beyond i64: the general path writes its digits.
                 raw::Integer::Big => return None,
             },
             Kind::Float => {
@@ -449,57 +454,40 @@ impl JsonWriter {
     }
 }
 
-/// What one parse shares: member names met so far, and the quick check
-/// run while the objects are built (`check`).
-pub struct SeedContext<'c, 'py> {
+/// What one parse shares: member names met so far.
+///
+/// The parse runs no quick check: measured, it bought about 8% on the
+/// decode path (BENCHMARKS.md, "quick check"), below the 20% that would
+/// keep a second validator in step with the full one there. The full
+/// validator reads the built objects in place (`pyjson`).
+#[derive(Default)]
+pub struct SeedContext<'py> {
     names: NameMap<Bound<'py, PyString>>,
     /// Names too long to share, kept alive for the parse.
     kept: Vec<Bound<'py, PyString>>,
-    check: Option<&'c Check>,
-    /// Whether the quick check has refused the value (the full validator
-    /// decides then).
-    refused: bool,
-    cache: MemberCache,
+    /// Whether an integer beyond `i64` was built: the in-place validator
+    /// reads integers as `i64` (`raw::integer`), so the caller takes the
+    /// core's path then.
+    big_integer: bool,
 }
 
-impl<'c> SeedContext<'c, '_> {
-    /// A context checking what it builds against `check`, if any.
-    pub fn new(check: Option<&'c Check>) -> Self {
-        SeedContext {
-            names: NameMap::default(),
-            kept: Vec::new(),
-            check,
-            refused: false,
-            cache: MemberCache::new(),
-        }
-    }
-
-    /// Whether the quick check accepted everything built (false when there
-    /// was no check).
-    pub fn accepted(&self) -> bool {
-        self.check.is_some() && !self.refused
+impl SeedContext<'_> {
+    /// Whether an integer beyond `i64` was built (see the field).
+    pub fn saw_big_integer(&self) -> bool {
+        self.big_integer
     }
 }
 
-/// Builds Python objects while `serde_json` parses, checking them against
-/// the quick check's node for their place.
-pub struct PySeed<'a, 'c, 'py> {
+/// Builds Python objects while `serde_json` parses.
+pub struct PySeed<'a, 'py> {
     py: Python<'py>,
-    ctx: &'a mut SeedContext<'c, 'py>,
-    node: Option<usize>,
-    depth: usize,
+    ctx: &'a mut SeedContext<'py>,
 }
 
-impl<'a, 'c, 'py> PySeed<'a, 'c, 'py> {
-    /// The seed of a whole value (the check's root node).
-    pub fn new(py: Python<'py>, ctx: &'a mut SeedContext<'c, 'py>) -> Self {
-        let node = ctx.check.map(Check::root);
-        PySeed {
-            py,
-            ctx,
-            node,
-            depth: 0,
-        }
+impl<'a, 'py> PySeed<'a, 'py> {
+    /// The seed of a whole value.
+    pub fn new(py: Python<'py>, ctx: &'a mut SeedContext<'py>) -> Self {
+        PySeed { py, ctx }
     }
 }
 
@@ -508,74 +496,27 @@ fn failed<E: de::Error>(error: PyErr) -> E {
     E::custom(format!("cannot build a Python object: {error}"))
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, '_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, 'py> {
     type Value = Bound<'py, PyAny>;
 
-    #[allow(unsafe_code)]
     fn deserialize<D: de::Deserializer<'de>>(
         self,
         deserializer: D,
     ) -> Result<Self::Value, D::Error> {
-        let PySeed {
-            py,
-            ctx,
-            node,
-            depth,
-        } = self;
-        let check = ctx.check;
-        let mut node = node.filter(|_| !ctx.refused);
-        let mut nullable = false;
-        if let (Some(id), Some(check)) = (node, check) {
-            if let Some(inner) = check.nullable(id) {
-                node = Some(inner);
-                nullable = true;
-            }
-        }
-        let value = deserializer.deserialize_any(Build {
-            py,
-            ctx: &mut *ctx,
-            node,
-            depth,
-        })?;
-        if let (Some(id), Some(check)) = (node, check) {
-            if !ctx.refused {
-                let object = value.as_ptr();
-                // SAFETY: a live object just built, of exact builtin types,
-                // the GIL held (`raw`).
-                let kind = unsafe { raw::kind(object) };
-                let accepted = (nullable && kind == Kind::None)
-                    || unsafe {
-                        check
-                            .simple_accepts(id, object, kind)
-                            .unwrap_or_else(|| check.node_accepts(id, object, kind, depth))
-                    };
-                if !accepted {
-                    ctx.refused = true;
-                }
-            }
-        }
-        Ok(value)
+        deserializer.deserialize_any(self)
     }
 }
 
-/// The visitor behind [`PySeed`].
-struct Build<'a, 'c, 'py> {
+struct NameSeed<'a, 'py> {
     py: Python<'py>,
-    ctx: &'a mut SeedContext<'c, 'py>,
-    node: Option<usize>,
-    depth: usize,
-}
-
-struct NameSeed<'a, 'c, 'py> {
-    py: Python<'py>,
-    ctx: &'a mut SeedContext<'c, 'py>,
+    ctx: &'a mut SeedContext<'py>,
 }
 
 /// A member name's `str`, borrowed from the context (which holds it for the
 /// whole parse), so it costs no reference counting per member.
 type NamePtr = *mut ffi::PyObject;
 
-impl<'de> DeserializeSeed<'de> for NameSeed<'_, '_, '_> {
+impl<'de> DeserializeSeed<'de> for NameSeed<'_, '_> {
     type Value = NamePtr;
 
     fn deserialize<D: de::Deserializer<'de>>(
@@ -586,7 +527,7 @@ impl<'de> DeserializeSeed<'de> for NameSeed<'_, '_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for NameSeed<'_, '_, '_> {
+impl<'de> Visitor<'de> for NameSeed<'_, '_> {
     type Value = NamePtr;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -612,7 +553,7 @@ impl<'de> Visitor<'de> for NameSeed<'_, '_, '_> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
+impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -630,6 +571,9 @@ impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        if i64::try_from(v).is_err() {
+            self.ctx.big_integer = true;
+        }
         Ok(v.into_pyobject(self.py)
             .map(Bound::into_any)
             .unwrap_or_else(|never| match never {}))
@@ -652,77 +596,20 @@ impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let Build {
-            py,
-            ctx,
-            node,
-            depth,
-        } = self;
-        let items_node = match (node, ctx.check) {
-            (Some(id), Some(check)) => check.items(id),
-            _ => None,
-        };
+        let PySeed { py, ctx } = self;
         let mut items: Vec<Bound<'py, PyAny>> = Vec::new();
-        while let Some(item) = seq.next_element_seed(PySeed {
-            py,
-            ctx: &mut *ctx,
-            node: items_node,
-            depth: depth + 1,
-        })? {
+        while let Some(item) = seq.next_element_seed(PySeed { py, ctx: &mut *ctx })? {
             items.push(item);
         }
         new_list(py, items).map_err(failed)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let Build {
-            py,
-            ctx,
-            node,
-            depth,
-        } = self;
+        let PySeed { py, ctx } = self;
         let dict = PyDict::new(py);
-        let check = ctx.check;
-        let node = match (node, check) {
-            (Some(id), Some(check)) if check.has_members(id) => Some(id),
-            _ => None,
-        };
-        let mut seen = 0u64;
         while let Some(name) = map.next_key_seed(NameSeed { py, ctx: &mut *ctx })? {
-            let mut schema = None;
-            if let (Some(id), Some(check), false) = (node, check, ctx.refused) {
-                let address = name as usize;
-                let (found, bit) = match ctx.cache.get(address, id) {
-                    Some(found) => found,
-                    None => {
-                        // SAFETY: a live `str` we hold, the GIL held.
-                        #[allow(unsafe_code)]
-                        let text = unsafe { raw::utf8(name) };
-                        let found = match text {
-                            Some(text) => check.member(id, text.as_bytes()),
-                            None => (None, None),
-                        };
-                        ctx.cache.put(address, id, found);
-                        found
-                    }
-                };
-                if let Some(bit) = bit {
-                    seen |= 1 << bit;
-                }
-                schema = found;
-            }
-            let value = map.next_value_seed(PySeed {
-                py,
-                ctx: &mut *ctx,
-                node: schema,
-                depth: depth + 1,
-            })?;
+            let value = map.next_value_seed(PySeed { py, ctx: &mut *ctx })?;
             set_item(&dict, name, &value).map_err(failed)?;
-        }
-        if let (Some(id), Some(check)) = (node, check) {
-            if seen != check.required(id) {
-                ctx.refused = true;
-            }
         }
         Ok(dict.into_any())
     }

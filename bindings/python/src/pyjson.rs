@@ -61,10 +61,9 @@ pub struct PyNode<'a> {
 impl PyNode<'_> {
     #[allow(unsafe_code)]
     fn new(object: *mut ffi::PyObject) -> Self {
-        let object = NonNull::new(object).unwrap_or_else(|| {
-            // SAFETY: `Py_None` is a live immortal object.
-            NonNull::new(unsafe { ffi::Py_None() }).unwrap_or(NonNull::dangling())
-        });
+        // Every pointer comes from a live value or a member or item of one
+        // (`raw`), never null; null would be an internal error.
+        let object = NonNull::new(object).expect("a null object in a value validated in place");
         // SAFETY: live (borrowed from a value alive for the validation).
         let kind = unsafe { raw::kind(object.as_ptr()) };
         PyNode {
@@ -99,14 +98,14 @@ impl Json for PyJson {
     }
 }
 
-/// A Python number, read once.
+/// A Python number, read once. Integers beyond i64 never reach an
+/// in-place validation (the writer and the parser send them to the core's
+/// path), so there is no variant for them.
 #[derive(Clone, Copy)]
 pub enum PyNumber {
-    /// Fits i64.
+    /// An `int` (within i64).
     Signed(i64),
-    /// Fits u64 but not i64.
-    Unsigned(u64),
-    /// A float, or an int beyond u64 (approximated).
+    /// A `float`.
     Float(f64),
 }
 
@@ -114,7 +113,6 @@ impl JsonNumber for PyNumber {
     fn as_u64(&self) -> Option<u64> {
         match *self {
             PyNumber::Signed(n) => u64::try_from(n).ok(),
-            PyNumber::Unsigned(n) => Some(n),
             PyNumber::Float(_) => None,
         }
     }
@@ -122,14 +120,13 @@ impl JsonNumber for PyNumber {
     fn as_i64(&self) -> Option<i64> {
         match *self {
             PyNumber::Signed(n) => Some(n),
-            PyNumber::Unsigned(_) | PyNumber::Float(_) => None,
+            PyNumber::Float(_) => None,
         }
     }
 
     fn as_f64(&self) -> Option<f64> {
         Some(match *self {
             PyNumber::Signed(n) => n as f64,
-            PyNumber::Unsigned(n) => n as f64,
             PyNumber::Float(n) => n,
         })
     }
@@ -137,7 +134,6 @@ impl JsonNumber for PyNumber {
     fn as_str(&self) -> Cow<'_, str> {
         Cow::Owned(match *self {
             PyNumber::Signed(n) => n.to_string(),
-            PyNumber::Unsigned(n) => n.to_string(),
             PyNumber::Float(n) => {
                 Number::from_f64(n).map_or_else(|| n.to_string(), |n| n.to_string())
             }
@@ -147,14 +143,14 @@ impl JsonNumber for PyNumber {
     fn to_number(&self) -> Cow<'_, Number> {
         Cow::Owned(match *self {
             PyNumber::Signed(n) => Number::from(n),
-            PyNumber::Unsigned(n) => Number::from(n),
-            PyNumber::Float(n) => Number::from_f64(n).unwrap_or_else(|| Number::from(0)),
+            // Finite: the writer refuses the others, the parser makes none.
+            PyNumber::Float(n) => Number::from_f64(n).expect("a finite float"),
         })
     }
 
     fn is_integer(&self) -> bool {
         match *self {
-            PyNumber::Signed(_) | PyNumber::Unsigned(_) => true,
+            PyNumber::Signed(_) => true,
             PyNumber::Float(n) => n.is_finite() && n.fract() == 0.0,
         }
     }
@@ -195,16 +191,15 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
         unsafe { raw::utf8(self.ptr()) }
     }
 
+    // An int beyond i64 here is an internal error (see `PyNumber`): a
+    // panic, which pyo3 raises as an exception, rather than a wrong answer.
+    #[allow(clippy::panic)]
     fn as_number(&self) -> Option<PyNumber> {
         match self.kind {
             Kind::Int => Some(match unsafe { raw::integer(self.ptr()) } {
                 raw::Integer::Signed(n) => PyNumber::Signed(n),
-                raw::Integer::Unsigned(n) => PyNumber::Unsigned(n),
-                raw::Integer::Big => {
-                    let n = unsafe { ffi::PyLong_AsDouble(self.ptr()) };
-                    unsafe { ffi::PyErr_Clear() };
-                    PyNumber::Float(n)
-                }
+                // Screened out before validating in place (`PyNumber`).
+                raw::Integer::Big => panic!("an int beyond i64 validated in place"),
             }),
             Kind::Float => Some(PyNumber::Float(unsafe { raw::float(self.ptr()) })),
             _ => None,
@@ -237,7 +232,9 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
     fn to_value(&self) -> Cow<'a, Value> {
         let py = unsafe { Python::assume_attached() };
         let object = unsafe { Borrowed::from_ptr(py, self.ptr()) };
-        Cow::Owned(from_python(&object).unwrap_or(Value::Null))
+        // Screened (written or parsed) before validating in place, so it
+        // converts; a failure is an internal error, not a `null`.
+        Cow::Owned(from_python(&object).expect("a screened value converts"))
     }
 
     fn identity(&self) -> Option<NodeIdentity> {
@@ -258,11 +255,12 @@ impl<'a> Iterator for Members<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         // SAFETY: as for `PyNode`; the dict is not changed while validated.
         let (key, value) = unsafe { raw::dict_next(self.dict.ptr(), &mut self.position)? };
-        let name = if unsafe { raw::kind(key) } == Kind::Str {
-            unsafe { raw::utf8(key) }.unwrap_or_default()
-        } else {
-            Cow::Borrowed("")
-        };
+        // Screened: exact `str` keys with a UTF-8 form (`raw`).
+        assert!(
+            unsafe { raw::kind(key) } == Kind::Str,
+            "a member name that is not a str"
+        );
+        let name = unsafe { raw::utf8(key) }.expect("a member name with a UTF-8 form");
         Some((Name(name), PyNode::new(value)))
     }
 }

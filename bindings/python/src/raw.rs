@@ -12,10 +12,22 @@
 //! `None` only (the writer refuses anything else, so a handler's value is
 //! written, and thereby screened, before it is validated in place; a parsed
 //! value is ours alone). No call below runs Python code on such values (no
-//! `__eq__`, `__hash__` or `__del__`; reads allocate no container, so the
-//! garbage collector does not run), so nothing can change or free them while
-//! a walk holds their pointers.
-#![allow(unsafe_code)]
+//! `__eq__`, `__hash__` or `__del__`), so nothing can change or free them
+//! while a walk holds their pointers.
+//!
+//! The garbage collector: it runs when a container object is allocated, and
+//! a collection may call finalizers of unrelated garbage (Python code).
+//! [`integer`] never raises (so allocates no exception object); [`utf8`]
+//! allocates only the UTF-8 cache (plain memory, not an object) except for
+//! a `str` holding lone surrogates, where CPython raises (and we clear) a
+//! `UnicodeEncodeError`. That one allocation can start a collection; the
+//! values walked stay alive (the caller holds them), and a finalizer would
+//! have to mutate one of them mid-walk to do harm. This is the one case
+//! the borrowed walks accept rather than exclude; the writer stops at the
+//! first such string (the general path then refuses it).
+//!
+//! Each function is `unsafe` with its contract under `# Safety`; each
+//! call site says why it holds (`// SAFETY:`).
 
 use std::borrow::Cow;
 use std::os::raw::c_int;
@@ -53,6 +65,7 @@ mod utf8_in_place {
 ///
 /// `object` is a live `str` that outlives `'a`, the GIL is held.
 #[cfg(not(windows))]
+#[allow(unsafe_code)]
 pub unsafe fn utf8<'a>(object: *mut ffi::PyObject) -> Option<Cow<'a, str>> {
     let mut size: ffi::Py_ssize_t = 0;
     let data = utf8_in_place::PyUnicode_AsUTF8AndSize(object, &mut size);
@@ -71,6 +84,7 @@ pub unsafe fn utf8<'a>(object: *mut ffi::PyObject) -> Option<Cow<'a, str>> {
 ///
 /// `object` is a live `str`, the GIL is held.
 #[cfg(windows)]
+#[allow(unsafe_code)]
 pub unsafe fn utf8<'a>(object: *mut ffi::PyObject) -> Option<Cow<'a, str>> {
     let bytes = ffi::PyUnicode_AsUTF8String(object);
     if bytes.is_null() {
@@ -116,6 +130,7 @@ pub enum Kind {
 ///
 /// `object` is live, the GIL is held.
 #[inline]
+#[allow(unsafe_code)]
 pub unsafe fn kind(object: *mut ffi::PyObject) -> Kind {
     let tp = ffi::Py_TYPE(object);
     if tp == std::ptr::addr_of_mut!(ffi::PyUnicode_Type) {
@@ -139,40 +154,37 @@ pub unsafe fn kind(object: *mut ffi::PyObject) -> Kind {
     }
 }
 
-/// An exact `int`'s value, when it fits i64, else when it fits u64.
+/// An exact `int`'s value when it fits i64.
 pub enum Integer {
     /// Fits i64.
     Signed(i64),
-    /// Fits u64 but not i64.
-    Unsigned(u64),
-    /// Beyond both.
+    /// Beyond i64: the walks leave it to the general path, which keeps
+    /// every digit.
     Big,
 }
 
-/// Reads an `int`.
+/// Reads an `int` without raising: `PyLong_AsLongLongAndOverflow` reports
+/// a value beyond i64 through `overflow` and sets no exception for an
+/// exact `int`, so this allocates nothing (see the module docs). Values
+/// beyond i64 are [`Integer::Big`], not read further: reading them as u64
+/// (`PyLong_AsUnsignedLongLong`) would raise `OverflowError` beyond u64.
 ///
 /// # Safety
 ///
-/// `object` is a live `int`, the GIL is held.
+/// `object` is a live exact `int`, the GIL is held.
+#[allow(unsafe_code)]
 pub unsafe fn integer(object: *mut ffi::PyObject) -> Integer {
     let mut overflow: c_int = 0;
     let value = ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow);
-    if overflow == 0 {
-        if value == -1 && !ffi::PyErr_Occurred().is_null() {
-            ffi::PyErr_Clear();
-            return Integer::Big;
-        }
-        return Integer::Signed(value);
+    if overflow != 0 {
+        return Integer::Big;
     }
-    if overflow > 0 {
-        let value = ffi::PyLong_AsUnsignedLongLong(object);
-        if value == u64::MAX && !ffi::PyErr_Occurred().is_null() {
-            ffi::PyErr_Clear();
-            return Integer::Big;
-        }
-        return Integer::Unsigned(value);
-    }
-    Integer::Big
+    // Only a non-int argument can fail here, and callers pass exact ints.
+    assert!(
+        value != -1 || ffi::PyErr_Occurred().is_null(),
+        "PyLong_AsLongLongAndOverflow failed on an exact int"
+    );
+    Integer::Signed(value)
 }
 
 /// A `float`'s value.
@@ -181,6 +193,7 @@ pub unsafe fn integer(object: *mut ffi::PyObject) -> Integer {
 ///
 /// `object` is a live `float`, the GIL is held.
 #[inline]
+#[allow(unsafe_code)]
 pub unsafe fn float(object: *mut ffi::PyObject) -> f64 {
     ffi::PyFloat_AsDouble(object)
 }
@@ -190,6 +203,7 @@ pub unsafe fn float(object: *mut ffi::PyObject) -> f64 {
 /// # Safety
 ///
 /// `dict` is a live `dict` not changed during the iteration, the GIL is held.
+#[allow(unsafe_code)]
 pub unsafe fn dict_next(
     dict: *mut ffi::PyObject,
     position: &mut ffi::Py_ssize_t,
@@ -209,6 +223,7 @@ pub unsafe fn dict_next(
 ///
 /// `object` is live and of that kind, the GIL is held.
 #[inline]
+#[allow(unsafe_code)]
 pub unsafe fn len(object: *mut ffi::PyObject, kind: Kind) -> usize {
     let n = match kind {
         Kind::Dict => ffi::PyDict_Size(object),
@@ -216,7 +231,8 @@ pub unsafe fn len(object: *mut ffi::PyObject, kind: Kind) -> usize {
         Kind::Tuple => ffi::PyTuple_Size(object),
         _ => 0,
     };
-    usize::try_from(n).unwrap_or(0)
+    // -1 (an error) only for an object not of `kind`: a broken contract.
+    usize::try_from(n).expect("the length of a dict, list or tuple")
 }
 
 /// Item `index` of a `list` or `tuple`, borrowed.
@@ -225,6 +241,7 @@ pub unsafe fn len(object: *mut ffi::PyObject, kind: Kind) -> usize {
 ///
 /// `object` is a live `list` or `tuple` (by `kind`) longer than `index`.
 #[inline]
+#[allow(unsafe_code)]
 pub unsafe fn item(object: *mut ffi::PyObject, kind: Kind, index: usize) -> *mut ffi::PyObject {
     let index = index as ffi::Py_ssize_t;
     if kind == Kind::Tuple {
@@ -241,6 +258,7 @@ pub unsafe fn item(object: *mut ffi::PyObject, kind: Kind, index: usize) -> *mut
 /// `dict` is a live `dict` whose keys are exact `str`, `key` a live exact
 /// `str`, the GIL is held.
 #[inline]
+#[allow(unsafe_code)]
 pub unsafe fn dict_get(
     dict: *mut ffi::PyObject,
     key: *mut ffi::PyObject,

@@ -554,16 +554,25 @@ impl PyServer {
         );
         let result = match protocol_out {
             Some(private) => {
+                // The writer owns (and closes) its descriptor; the restore
+                // uses a copy of its own, so it works however serving ended
+                // (a KeyboardInterrupt included).
                 let served = self.run(
                     py,
                     stdin,
                     io::BufWriter::with_capacity(64 * 1024, private.file),
                     fatal,
                 );
-                let restored = restore_stdout(py, private.saved_fd);
-                let outcome = served?;
-                restored?;
-                outcome.0
+                let restored = restore_stdout(py, &private.restore);
+                match (served, restored) {
+                    (Ok(outcome), Ok(())) => outcome.0,
+                    (Ok(_), Err(error)) => return Err(error),
+                    (Err(error), Ok(())) => return Err(error),
+                    (Err(error), Err(restore_error)) => {
+                        error.set_cause(py, Some(restore_error));
+                        return Err(error);
+                    }
+                }
             }
             None => self.run(py, stdin, io::stdout(), fatal)?.0,
         };
@@ -573,8 +582,13 @@ impl PyServer {
 }
 
 struct PrivateStdout {
+    /// The protocol's writer: a copy of descriptor 1 as it was.
     file: std::fs::File,
+    /// The writer's descriptor number, for `widen_pipe`.
     saved_fd: i64,
+    /// Another copy of descriptor 1 as it was, to point descriptor 1 back
+    /// at once serving is over (closed after the restore).
+    restore: std::fs::File,
 }
 
 /// A private copy of descriptor 1 for the protocol, then descriptor 1
@@ -583,12 +597,14 @@ struct PrivateStdout {
 fn private_stdout(py: Python<'_>) -> PyResult<Option<PrivateStdout>> {
     use std::os::fd::{AsFd, AsRawFd};
     let copy = io::stdout().as_fd().try_clone_to_owned()?;
+    let restore = io::stdout().as_fd().try_clone_to_owned()?;
     let saved_fd = i64::from(copy.as_raw_fd());
     let os = py.import("os")?;
     os.call_method1("dup2", (2, 1))?;
     Ok(Some(PrivateStdout {
         file: std::fs::File::from(copy),
         saved_fd,
+        restore: std::fs::File::from(restore),
     }))
 }
 
@@ -621,8 +637,15 @@ fn widen_pipe(py: Python<'_>, fd: i64) {
 }
 
 /// Points descriptor 1 back at the protocol stream once serving is over.
-fn restore_stdout(py: Python<'_>, saved_fd: i64) -> PyResult<()> {
+#[cfg(unix)]
+fn restore_stdout(py: Python<'_>, restore: &std::fs::File) -> PyResult<()> {
+    use std::os::fd::AsRawFd;
     let os = py.import("os")?;
-    os.call_method1("dup2", (saved_fd, 1))?;
+    os.call_method1("dup2", (restore.as_raw_fd(), 1))?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn restore_stdout(_py: Python<'_>, _restore: &std::fs::File) -> PyResult<()> {
     Ok(())
 }

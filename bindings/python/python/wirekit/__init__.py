@@ -28,6 +28,7 @@ from .errors import (
     ProtocolError,
     RpcError,
     SessionViolation,
+    UnexpectedMessage,
     ValidationError,
     WirekitError,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "Service",
     "Session",
     "SessionViolation",
+    "UnexpectedMessage",
     "ValidationError",
     "ValidationIssue",
     "WirekitError",

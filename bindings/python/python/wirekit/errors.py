@@ -17,6 +17,7 @@ __all__ = [
     "ProtocolError",
     "RpcError",
     "SessionViolation",
+    "UnexpectedMessage",
     "ValidationError",
     "WirekitError",
 ]
@@ -154,3 +155,18 @@ class SessionViolation(WirekitError):
         self.pointer = pointer
         self.ends_session = ends_session
 
+
+
+class UnexpectedMessage(WirekitError, ValueError):
+    """A well-formed message of the wrong kind for the call, such as a
+    request given to `Protocol.read_result`, which reads responses.
+
+    `kind` is the kind received (`"request"`, `"notification"`),
+    `expected` the kind the call reads (`"response"`). Also a `ValueError`,
+    as it was before it had a class of its own.
+    """
+
+    def __init__(self, message: str, *, kind: str, expected: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.expected = expected
