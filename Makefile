@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench fuzz-build
+.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench fuzz-build fuzz-long
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
@@ -86,3 +86,13 @@ bench:
 
 fuzz-build:
 	cd fuzz && $(CARGO) check
+
+## Long differential runs (`make test` runs the same tests with a short fixed-seed budget):
+## the Python paths against jsonschema-rs, orjson, rfc8785 and json (hypothesis, random seed,
+## DIFF_EXAMPLES examples a test), then the core's proptests with PROPTEST_CASES cases.
+## Needs the package installed in .venv (`make test-python` does it).
+DIFF_EXAMPLES ?= 20000
+PROPTEST_CASES ?= 20000
+fuzz-long:
+	cd bindings/python && WIREKIT_DIFF_EXAMPLES=$(DIFF_EXAMPLES) ../../$(VENV)/bin/python -m pytest -p no:cacheprovider -q tests/test_differential.py
+	PROPTEST_CASES=$(PROPTEST_CASES) $(CARGO) test --release -p wirekit --test differential_props

@@ -23,6 +23,8 @@ py="$venv/bin/python"
 echo "== installing wirekit, the example analyzer and the test tools"
 "$py" -m pip install --quiet --upgrade pip
 "$py" -m pip install --quiet pytest mypy "maturin>=1.9.4,<2"
+# The differential tests' references (tests/test_differential.py).
+"$py" -m pip install --quiet hypothesis jsonschema-rs orjson rfc8785
 wheels="$repo/target/wheels/python"
 echo "== maturin build --release (the wheel; a few minutes when the Rust side changed)"
 rm -rf "$wheels"
@@ -36,6 +38,8 @@ cd "$repo"
 if command -v cargo >/dev/null; then
     echo "== cargo fmt --check (bindings/python)"
     cargo fmt --manifest-path "$repo/bindings/python/Cargo.toml" --check
+    echo "== cargo clippy -D warnings (bindings/python)"
+    cargo clippy --quiet --manifest-path "$repo/bindings/python/Cargo.toml" --all-targets -- -D warnings
 fi
 echo "== mypy --strict: the helper"
 "$py" -m mypy --strict --no-incremental "$repo/bindings/python/python/wirekit"

@@ -1,0 +1,217 @@
+//! Differential property tests of the core against its references:
+//! `serde_json` for the envelope's reading of JSON text (numbers of every
+//! width, nesting), and the `jsonschema` crate for the validation of
+//! generated schemas and instances through a protocol built from them.
+//! Any disagreement fails, an acceptance the reference refuses above all.
+//! (Integers beyond u64 are read as floats by both sides: the core has no
+//! `arbitrary_precision` yet, issue 15's open defect 2.)
+
+use proptest::collection::{btree_map, vec};
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use wirekit::envelope::{decode, encode, EnvelopeOptions, Message, Response};
+use wirekit::protocol::bundle::SchemaFiles;
+use wirekit::protocol::ProtocolSource;
+use wirekit::validate::{Part, Protocol};
+
+/// Number literals: integers of every width, `-0`, floats and exponents.
+fn arb_number_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        any::<u128>().prop_map(|n| n.to_string()),
+        any::<i128>().prop_map(|n| n.to_string()),
+        "-?[1-9][0-9]{19,40}",
+        Just("-0.0".to_owned()),
+        Just("0".to_owned()),
+        Just("1.0".to_owned()),
+        Just("1e2".to_owned()),
+        Just("1E+400".to_owned()),
+        Just("5e-324".to_owned()),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| f.to_string()),
+    ]
+}
+
+fn arb_json_text() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        "[a-z é]{0,4}".prop_map(|text| format!("\"{text}\"")),
+        arb_number_text(),
+    ];
+    leaf.prop_recursive(4, 32, 4, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..4).prop_map(|items| format!("[{}]", items.join(","))),
+            btree_map("[a-c]", inner, 0..4).prop_map(|members| {
+                let members: Vec<String> = members
+                    .iter()
+                    .map(|(k, v)| format!("\"{k}\":{v}"))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }),
+        ]
+    })
+}
+
+/// `PROPTEST_CASES` (`make fuzz-long`) or the short default of `make test`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(default)
+}
+
+fn nested(depth: usize) -> String {
+    format!("{}1{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(256)))]
+
+    /// The envelope reads a result as `serde_json` reads it, refuses what
+    /// it refuses, and reads its own encoding back to the same message.
+    #[test]
+    fn envelope_reads_results_as_serde_json_does(text in arb_json_text()) {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#);
+        let reference = serde_json::from_str::<Value>(&text);
+        let decoded = decode(body.as_bytes(), &EnvelopeOptions::JSONRPC_2);
+        let (Ok(reference), Ok(Message::Response(Response { outcome: Ok(result), .. }))) = (&reference, &decoded) else {
+            prop_assert!(reference.is_err() && decoded.is_err(), "{} {:?} {:?}", body, reference, decoded);
+            return Ok(());
+        };
+        prop_assert_eq!(result, reference);
+        let message = Message::Response(Response::success(wirekit::envelope::Id::from(1), result.clone()));
+        let again = encode(&message, &EnvelopeOptions::JSONRPC_2);
+        prop_assert_eq!(decode(&again, &EnvelopeOptions::JSONRPC_2).ok(), Some(message));
+    }
+
+    /// The envelope accepts a nesting depth exactly when `serde_json` does.
+    #[test]
+    fn nesting_is_bounded_as_serde_json_bounds_it(depth in 100usize..140) {
+        let text = nested(depth);
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#);
+        let reference = serde_json::from_str::<Value>(&body).is_ok();
+        prop_assert_eq!(decode(body.as_bytes(), &EnvelopeOptions::JSONRPC_2).is_ok(), reference);
+    }
+}
+
+// ---- validation against the jsonschema crate ----
+
+fn arb_bound() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!(0)),
+        Just(json!(-1)),
+        Just(json!(5)),
+        Just(json!(1.5)),
+        Just(json!(9007199254740993u64)),
+        Just(json!(u64::MAX)),
+        Just(Value::Number(
+            "100000000000000000000"
+                .parse::<Number>()
+                .unwrap_or_else(|_| Number::from(0))
+        )),
+    ]
+}
+
+fn arb_type() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!("null")),
+        Just(json!("boolean")),
+        Just(json!("object")),
+        Just(json!("array")),
+        Just(json!("number")),
+        Just(json!("integer")),
+        Just(json!("string")),
+    ]
+}
+
+fn arb_schema() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        any::<bool>().prop_map(Value::Bool),
+        arb_type().prop_map(|t| json!({ "type": t })),
+        (
+            prop_oneof![
+                Just("minimum"),
+                Just("maximum"),
+                Just("exclusiveMinimum"),
+                Just("exclusiveMaximum")
+            ],
+            arb_bound()
+        )
+            .prop_map(|(k, v)| json!({ k: v })),
+        (
+            prop_oneof![Just("minLength"), Just("maxItems"), Just("minProperties")],
+            0u8..3
+        )
+            .prop_map(|(k, v)| json!({ k: v })),
+        Just(json!({"enum": ["a", 1, null]})),
+        Just(json!({"const": 1})),
+    ];
+    leaf.prop_recursive(3, 16, 3, |inner| {
+        prop_oneof![
+            (
+                prop_oneof![Just("allOf"), Just("anyOf"), Just("oneOf")],
+                vec(inner.clone(), 1..3)
+            )
+                .prop_map(|(k, subs)| json!({ k: subs })),
+            inner.clone().prop_map(|sub| json!({ "not": sub })),
+            inner
+                .clone()
+                .prop_map(|sub| json!({ "type": "array", "items": sub })),
+            (btree_map("[ab]", inner, 0..3), any::<bool>()).prop_map(|(props, required)| {
+                let mut schema = Map::new();
+                schema.insert("type".into(), json!("object"));
+                schema.insert(
+                    "properties".into(),
+                    Value::Object(props.into_iter().collect()),
+                );
+                if required {
+                    schema.insert("required".into(), json!(["a"]));
+                }
+                Value::Object(schema)
+            }),
+        ]
+    })
+}
+
+fn protocol_for(schema: &Value) -> Option<Protocol> {
+    let manifest = json!({
+        "protocol": "differential", "version": "1.0.0",
+        "transport": {"framing": "ndjson", "envelope": "jsonrpc-2.0", "max_frame_bytes": 1048576},
+        "schemas": ["s.json"],
+        "methods": {"m": {"kind": "request", "direction": "client-to-server",
+                          "result": {"$ref": "s.json#/$defs/R"}}}
+    });
+    let mut files = SchemaFiles::new();
+    files.insert(
+        "s.json".into(),
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"R": schema}}),
+    );
+    Protocol::compile(ProtocolSource::new("differential/1.0.0", manifest, files).ok()?).ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(128)))]
+
+    /// The core's validation of a result equals the `jsonschema` crate's
+    /// verdict on the same schema, for instances read from text (so numbers
+    /// of any size).
+    #[test]
+    fn validation_agrees_with_jsonschema(schema in arb_schema(), texts in vec(arb_json_text(), 1..6)) {
+        let Some(protocol) = protocol_for(&schema) else {
+            return Err(TestCaseError::fail(format!("schema does not compile: {schema}")));
+        };
+        let reference = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&schema)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for text in texts {
+            let instance: Value = serde_json::from_str(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let expected = reference.is_valid(&instance);
+            let issues = protocol.validate("m", Part::Result, Some(&instance));
+            prop_assert_eq!(issues.is_empty(), expected, "schema {} instance {} issues {:?}", schema, text, issues);
+        }
+    }
+}
