@@ -1,6 +1,9 @@
 //! Checks shared by the wirekit fuzz targets. A failed check panics, which
 //! libFuzzer reports as a crash with the input that caused it.
 
+pub mod manifest;
+pub mod session;
+
 use wirekit::framing::{decoder_for, encoder_for, FaultKind, FrameDecoder, FrameLimits, Framing};
 
 /// A decoder result, comparable.
