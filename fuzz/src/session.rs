@@ -18,17 +18,16 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
-use wirekit::protocol::Registry;
 use wirekit::session::{Session, Violation};
 use wirekit::validate::Protocol;
 
 fn protocols() -> Vec<Arc<Protocol>> {
-    let Ok(registry) = Registry::embedded() else {
+    let Ok(registry) = wirekit_protocols::registry() else {
         return Vec::new();
     };
     registry
         .iter()
-        .filter_map(|source| Protocol::embedded(&source.id()).ok())
+        .filter_map(|source| wirekit_protocols::protocol(&source.id()).ok())
         .collect()
 }
 

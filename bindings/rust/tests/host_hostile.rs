@@ -21,7 +21,7 @@ fn python(script: &str) -> Command {
 }
 
 fn gaze() -> Arc<Protocol> {
-    Protocol::embedded("gaze-analyzer@1.0.0").expect("embedded")
+    wirekit_protocols::protocol("gaze-analyzer@1.0.0").expect("embedded")
 }
 
 /// One `initialize` call against `script`, which must fail within 20 s.
@@ -61,7 +61,7 @@ fn an_endless_line_stops_at_the_frame_bound() {
 
 #[test]
 fn a_content_length_of_2_gib_is_refused_before_buffering() {
-    let gzkit = Protocol::embedded("gzkit-authoring-guide").expect("embedded");
+    let gzkit = wirekit_protocols::protocol("gzkit-authoring-guide").expect("embedded");
     let script = "import sys, time\nsys.stdin.buffer.read(1)\nsys.stdout.write('Content-Length: 2147483648\\r\\n\\r\\n' + 'x' * 1000)\nsys.stdout.flush()\ntime.sleep(60)\n";
     let method = gzkit
         .manifest()
