@@ -430,11 +430,10 @@ impl PyProtocol {
                 .and_then(RustProtocol::compile)
         });
         let inner = Arc::new(compiled.map_err(|error| protocol_error(py, &error))?);
-        let transport = &inner.manifest().transport;
-        let encoder = encoder_for(transport.framing, transport.frame_limits());
+        let wire = Wire::new(&inner.manifest().transport);
         Ok(PyProtocol {
             inner,
-            encoder,
+            wire,
             in_place: Mutex::new(HashMap::new()),
         })
     }
