@@ -9,23 +9,31 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench fuzz-build fuzz-long
+.PHONY: demo test test-rust test-readme test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench fuzz-build fuzz-long
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
-	$(CARGO) build -q -p wirekit-cli
+	@echo "-- cargo build: the wirekit command (first time: about 3 minutes on 2 cores; cargo's progress below)"
+	$(CARGO) build -p wirekit-cli
+	@echo "-- wirekit generate: every binding and doc regenerated from schemas/ (seconds)"
 	$(WIREKIT) generate
 	bash examples/demo.sh
 
 ## Every test: Rust (fmt, clippy, tests, generated-file drift), schemas, Python, TypeScript,
 ## and the generated goldens type-checked in their languages.
-test: test-rust test-schemas test-python test-install-python test-typescript test-codegen test-install-rust test-install-npm
+test: test-rust test-readme test-schemas test-python test-install-python test-typescript test-codegen test-install-rust test-install-npm
 	@echo "make test: every suite passed"
 
+# cargo test -q: one "test result" line per test binary, failures in full.
 test-rust:
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) test --workspace
+	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
+	$(CARGO) test -q --workspace
+	@echo "== test-rust: fmt, clippy and every Rust test passed"
+
+# Every command of README.md's tour, run as written.
+test-readme:
+	bash tests/readme_tour.sh
 
 # Install path Rust: every publishable crate packaged and compiled from its package,
 # and `cargo install --path cli` run (fast after test-rust: it reuses its build).
@@ -42,8 +50,14 @@ test-install-python:
 test-install-npm:
 	bash tests/install/npm-pack.sh
 
-test-schemas:
-	$(PYTHON) schemas/check.py
+# schemas/check.py needs jsonschema and referencing: installed into the project's venv.
+test-schemas: $(VENV)/.schema-tools
+	$(VENV)/bin/python schemas/check.py
+
+$(VENV)/.schema-tools:
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet "jsonschema>=4.18" referencing
+	touch $@
 
 test-python:
 	PYTHON=$(PYTHON) bash bindings/python/run-tests.sh
@@ -56,7 +70,7 @@ test-codegen: $(VENV)/bin/mypy
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash codegen/tests/typecheck_goldens.sh
 
 $(VENV)/bin/mypy:
-	$(PYTHON) -m venv $(VENV)
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet mypy
 
 generate:

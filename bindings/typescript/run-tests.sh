@@ -2,7 +2,7 @@
 # The TypeScript suite: install (npm ci), check that the ajv validators are
 # generated from the current schemas, type-check (strict), build, then
 # node's built-in test runner over the compiled tests. Exits non-zero on any
-# failure; its last lines are node's test summary.
+# failure; its last line is the test summary (each failure above it in full).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -25,4 +25,6 @@ npx tsc -p .
 npx tsc -p tsconfig.test.json
 
 echo "== node --test"
-exec node --test dist/.test/test/*.test.js
+# One line for the suite, each failure in full (scripts/concise-reporter.mjs).
+exec node --test --test-reporter=./scripts/concise-reporter.mjs --test-reporter-destination=stdout \
+  dist/.test/test/*.test.js
