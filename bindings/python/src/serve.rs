@@ -22,7 +22,9 @@ use serde_json::{json, Value};
 
 use wirekit::envelope::{ErrorCode, ErrorObject};
 use wirekit::serve::{outbox, Emit, Handler, ResultCheck, ServeOptions, ServeOutcome, Server};
-use wirekit::validate::{invalid_result_warning, Part, Protocol as RustProtocol};
+use wirekit::validate::{
+    invalid_result_refused, invalid_result_warning, Part, Protocol as RustProtocol,
+};
 
 use crate::convert::{from_python, to_python};
 use crate::notifier::PyNotifier;
@@ -137,8 +139,10 @@ impl PythonHandler {
             py.detach(|| (inner.validate(method, Part::Result, Some(&value)), value));
         if !issues.is_empty() {
             match self.result_check {
+                // Logged like a raising handler's traceback, then answered.
                 ResultCheck::Reject => {
-                    return Err(inner.invalid_result_answer(method, Part::Result, &issues))
+                    self.log(py, &invalid_result_refused(method, Part::Result, &issues));
+                    return Err(inner.invalid_result_answer(method, Part::Result, &issues));
                 }
                 // The line the core's serve loop logs for the same result.
                 ResultCheck::Warn => {

@@ -58,6 +58,16 @@ def test_an_invalid_result_answers_the_issues_the_core_finds() -> None:
     assert answer["error"]["data"] == {"part": "result", "errors": [issue.to_dict() for issue in issues]}
 
 
+def test_an_invalid_result_is_logged_with_its_pointers() -> None:
+    lines: list[str] = []
+    result = {"functions": [{"name": "f", "package": "p", "file": "p.py", "line": "one"}]}
+    answer = json.loads(serve(result, log=lines.append)[1])
+    assert answer["error"]["code"] == -32603
+    assert len(lines) == 1
+    assert lines[0].startswith("error: the handler's result for `complexity` is invalid; answered an internal error instead: ")
+    assert "/functions/0/line" in lines[0]
+
+
 def test_warn_mode_sends_the_invalid_result_and_logs_every_issue() -> None:
     lines: list[str] = []
     result = {"functions": [{"name": "f", "package": "p", "file": "p.py", "line": "one"}]}

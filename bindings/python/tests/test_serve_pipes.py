@@ -169,6 +169,11 @@ def test_an_invalid_result_is_refused_naming_the_pointers(peer_factory: StartPee
     assert pointers == {"/functions/0/start_line", "/functions/0/end_line", "/functions/0/covered_stmts",
                         "/functions/0/total_stmts", "/functions/0/percentage"}
     assert "/functions/0/end_line" in answer["error"]["message"]
+    code, _, stderr = peer.close()
+    assert code == 0
+    # Logged like a raising handler's traceback: every pointer, on stderr.
+    assert "error: the handler's result for `coverage` is invalid; answered an internal error instead: " in stderr
+    assert all(pointer in stderr for pointer in pointers)
 
 
 def test_warn_mode_sends_an_invalid_result_with_a_warning(peer_factory: StartPeer) -> None:

@@ -18,7 +18,7 @@ use crate::envelope::{
 use crate::framing::{FaultKind, Frame, FrameLimits, FrameReader, FramingError, ReadError};
 use crate::protocol::{Direction, MethodKind};
 use crate::session::Session;
-use crate::validate::{invalid_result_warning, Part, Protocol};
+use crate::validate::{invalid_result_refused, invalid_result_warning, Part, Protocol};
 
 /// What to do with a result (or streamed item) that fails its schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -278,6 +278,7 @@ impl Server {
                 match (issues.is_empty(), self.options.result_check) {
                     (true, _) => Ok(result),
                     (false, ResultCheck::Reject) => {
+                        (self.logger)(&invalid_result_refused(&method, Part::Result, &issues));
                         Err(self
                             .protocol
                             .invalid_result_answer(&method, Part::Result, &issues))

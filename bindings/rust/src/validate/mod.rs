@@ -20,6 +20,7 @@ mod rules;
 
 pub use compiled::Protocol;
 pub use issue::{
-    invalid_params, invalid_result, invalid_result_warning, IssueKind, Part, ValidationIssue,
+    invalid_params, invalid_result, invalid_result_refused, invalid_result_warning, IssueKind,
+    Part, ValidationIssue,
 };
 pub use rules::SESSION_RULES;
