@@ -55,12 +55,20 @@ fn arb_json_text() -> impl Strategy<Value = String> {
     })
 }
 
-/// `PROPTEST_CASES` (`make fuzz-long`) or the short default of `make test`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
+/// `PROPTEST_CASES` (`make fuzz-long`: that many cases from a random seed) or the short run of
+/// `make test` (the given number of cases from a fixed seed, so CI runs the same cases every time).
+fn config(default: u32) -> ProptestConfig {
+    match std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|cases| cases.parse().ok())
-        .unwrap_or(default)
+    {
+        Some(cases) => ProptestConfig::with_cases(cases),
+        None => ProptestConfig {
+            cases: default,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_0015),
+            ..ProptestConfig::default()
+        },
+    }
 }
 
 fn nested(depth: usize) -> String {
@@ -68,7 +76,7 @@ fn nested(depth: usize) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(256)))]
+    #![proptest_config(config(256))]
 
     /// The envelope reads a result as `serde_json` reads it, refuses what
     /// it refuses, and reads its own encoding back to the same message.
@@ -188,7 +196,7 @@ fn protocol_for(schema: &Value) -> Option<Protocol> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(128)))]
+    #![proptest_config(config(128))]
 
     /// The core's validation of a result equals the `jsonschema` crate's
     /// verdict on the same schema, for instances read from text (so numbers
@@ -203,7 +211,11 @@ proptest! {
             .build(&schema)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         for text in texts {
-            let instance: Value = serde_json::from_str(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            // A text serde_json refuses (a number out of f64's range such as `1E+400`) is no
+            // instance to validate; the envelope's own differential test covers its refusal.
+            let Ok(instance) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
             let expected = reference.is_valid(&instance);
             let issues = protocol.validate("m", Part::Result, Some(&instance));
             prop_assert_eq!(issues.is_empty(), expected, "schema {} instance {} issues {:?}", schema, text, issues);
