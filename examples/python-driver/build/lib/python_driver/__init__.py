@@ -1,1 +1,0 @@
-"""An AgentAPI driver on wirekit: runs commands, fetches from a local HTTP server."""
