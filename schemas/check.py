@@ -55,8 +55,9 @@ SESSIONS = REPO / "tests" / "sessions"
 BASE = "https://wirekit.dev/schemas/"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 PARTS = ("params", "result", "item", "error_data")
-PROBLEM_KINDS = ("invalid_params", "invalid_result", "lifecycle", "unknown_id", "capability", "rule", "envelope", "framing",
-                 "unknown_method", "duplicate_id", "unanswered")
+PROBLEM_KINDS = ("framing", "envelope", "unknown_method", "invalid_params", "lifecycle", "capability", "rule", "duplicate_id",
+                 "invalid_result", "accepted_invalid", "wrong_error", "unanswered", "duplicate_answer", "answered_notification",
+                 "unknown_id", "result_for_invalid_id", "version_mismatch", "empty_capture")
 MIN_INVALID_CASES = 3
 
 
@@ -479,6 +480,13 @@ def check_manifest(report: Report, proto: Protocol) -> None:
                     problems.append(f"methods/{name}/capability {m['capability']!r} is not a member of the declared capabilities")
     elif any("capability" in m for m in methods.values()):
         problems.append("methods gated by a capability need a capabilities member")
+    declared = man.get("declared_version")
+    if declared is not None:
+        dm = methods.get(declared["method"])
+        if dm is None or dm.get("kind") != "request" or "result" not in dm:
+            problems.append(f"declared_version/method {declared['method']!r} is not a request with a result")
+        elif not proto.schema_has_pointer(dm["result"], declared["pointer"]):
+            problems.append(f"declared_version/pointer {declared['pointer']!r} is not in {declared['method']}'s result")
 
     # errors
     errors = man.get("errors", [])
@@ -765,12 +773,13 @@ def check_sessions(report: Report, protocols: dict[str, Protocol]) -> None:
             except Exception as exc:  # noqa: BLE001
                 report.fail(str(exp_path.relative_to(REPO)), f"unreadable: {exc}")
                 continue
-            shape_ok = (set(expect) == {"protocol", "problems"} and expect["protocol"] == proto.key
+            shape_ok = (set(expect) - {"foreign_server"} == {"protocol", "problems"} and expect["protocol"] == proto.key
+                        and isinstance(expect.get("foreign_server", False), bool)
                         and isinstance(expect["problems"], list)
                         and all(isinstance(p, dict) and set(p) == {"frame", "kind", "pointer"} and is_integer(p["frame"])
                                 and p["kind"] in PROBLEM_KINDS and (p["pointer"] is None or isinstance(p["pointer"], str))
                                 for p in expect["problems"]))
-            if not report.check(shape_ok, f"{exp_path.relative_to(REPO)} shape", f"needs protocol {proto.key!r} and problems [{{frame, kind, pointer}}]"):
+            if not report.check(shape_ok, f"{exp_path.relative_to(REPO)} shape", f"needs protocol {proto.key!r}, problems [{{frame, kind, pointer}}] and optionally foreign_server: bool"):
                 continue
             try:
                 got = replay(command, proto.key, cap)

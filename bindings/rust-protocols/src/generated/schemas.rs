@@ -2198,6 +2198,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "pointer": "/capabilities",
     "style": "boolean-object"
   },
+  "declared_version": {
+    "method": "initialize",
+    "pointer": "/protocol_version"
+  },
   "methods": {
     "initialize": {
       "kind": "request",
@@ -3550,6 +3554,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "method": "initialize",
     "pointer": "/capabilities",
     "style": "boolean-object"
+  },
+  "declared_version": {
+    "method": "initialize",
+    "pointer": "/protocol_version"
   },
   "methods": {
     "initialize": {

@@ -1,43 +1,88 @@
 //! Checking a captured session: the messages of both directions in one
-//! stream, in the order they passed. Responses are paired with requests by
-//! id; every message is checked against its schema and the lifecycle.
+//! stream, in the order they passed. Every frame keeps one number (a
+//! framing fault counts as a frame). Client messages are checked against
+//! their schemas, the lifecycle and the rules; each one the protocol
+//! refuses is owed the protocol's error answer (see [`super::refusal`]),
+//! and the answers are judged in [`super::answers`]. The session state
+//! follows what the server actually answered.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::problem::{Problem, ProblemKind};
-use crate::envelope::{self, EnvelopeOptions, Message, Request, Response};
-use crate::framing::{Frame, FramingError};
-use crate::protocol::MethodKind;
+use super::refusal::Refusal;
+use crate::envelope::{self, EnvelopeError, EnvelopeOptions, Message, Request};
+use crate::framing::{FaultKind, Frame, FramingError};
+use crate::protocol::{Direction, MethodKind};
 use crate::session::{Session, ViolationKind};
 use crate::validate::{Part, Protocol, ValidationIssue};
 
+/// Client notifications remembered for a server that answers them.
+const NOTIFICATIONS_KEPT: usize = 16;
+/// Refused frames remembered while their answers are owed.
+const OWED_KEPT: usize = 1024;
+/// Answered request ids remembered to tell a second answer from an unknown id.
+const ANSWERED_KEPT: usize = 4096;
+
+/// A request waiting for its answer.
 #[derive(Debug)]
-struct Pending {
-    method: String,
-    frame: usize,
-    /// Whether the request broke the protocol (its answer does not move the state).
-    faulty: bool,
+pub(super) struct Pending {
+    pub(super) method: String,
+    pub(super) frame: usize,
+    /// Why the protocol refuses it, when it does: the answer must be that
+    /// error, and a result is an acceptance the monitor reports.
+    pub(super) refusal: Option<Refusal>,
     /// Whether its success was presumed (a notification it allows came
     /// before its response crossed the capture) and already moved the state.
-    presumed: bool,
+    pub(super) presumed: bool,
+    /// A request the server sent (declared `server-to-client`).
+    pub(super) from_server: bool,
 }
 
-/// Watches a session frame by frame and collects its problems.
+/// A frame that could not be read as a message (a framing fault, a body
+/// that is no JSON, a refused envelope): the protocol answers it with an
+/// error, with the recovered id or `null`.
+#[derive(Debug)]
+pub(super) struct Owed {
+    pub(super) frame: usize,
+    /// The recovered id (as JSON text), or `null`.
+    pub(super) key: String,
+    pub(super) refusal: Refusal,
+    /// A request whose id itself was invalid.
+    pub(super) invalid_id: bool,
+}
+
+/// A request already answered: its method, its frame and its answer's.
+#[derive(Debug, Clone)]
+pub(super) struct Answered {
+    pub(super) method: String,
+    pub(super) request: usize,
+    pub(super) answer: usize,
+}
+
+/// Watches a session frame by frame and collects its problems: feed each
+/// frame (or framing fault) to [`SessionChecker::on_frame`] as it comes,
+/// read [`SessionChecker::problems`] at any time, and call
+/// [`SessionChecker::finish`] at the end of the capture.
 #[derive(Debug)]
 pub struct SessionChecker {
-    protocol: Arc<Protocol>,
-    session: Session,
+    pub(super) protocol: Arc<Protocol>,
+    pub(super) session: Session,
     envelope: EnvelopeOptions,
-    pending: HashMap<String, Pending>,
+    pub(super) pending: HashMap<String, Pending>,
+    pub(super) answered: HashMap<String, Answered>,
+    answered_order: VecDeque<String>,
     streaming: Option<String>,
-    /// Ids (`null` when none was recovered) of refused frames, each owed
-    /// one error answer that is not an unknown id.
-    owed: Vec<String>,
+    pub(super) owed: VecDeque<Owed>,
+    /// Client notifications (frame, method) not yet answered by mistake.
+    pub(super) notifications: VecDeque<(usize, String)>,
+    /// The frame at which the session ended.
+    ended_at: Option<usize>,
     frames: usize,
-    problems: Vec<Problem>,
+    finished: bool,
+    pub(super) problems: Vec<Problem>,
 }
 
 impl SessionChecker {
@@ -50,86 +95,180 @@ impl SessionChecker {
             protocol,
             envelope,
             pending: HashMap::new(),
+            answered: HashMap::new(),
+            answered_order: VecDeque::new(),
             streaming: None,
-            owed: Vec::new(),
+            owed: VecDeque::new(),
+            notifications: VecDeque::new(),
+            ended_at: None,
             frames: 0,
+            finished: false,
             problems: Vec::new(),
         }
     }
 
-    /// The problems found so far.
+    /// The problems found so far, in the order they were found.
     pub fn problems(&self) -> &[Problem] {
         &self.problems
     }
 
-    /// The session as the checker sees it.
+    /// The session as the checker sees it: it follows what the server
+    /// answered (a request the server accepted moves the state even when
+    /// the protocol refuses it).
     pub fn session(&self) -> &Session {
         &self.session
     }
 
-    /// Takes the next frame of the capture, or a framing fault.
+    /// How many frames (framing faults included) were taken so far.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// The frame at which the session ended, once it has.
+    pub fn ended_at(&self) -> Option<usize> {
+        self.ended_at
+    }
+
+    /// Takes the next frame of the capture, or a framing fault (which
+    /// counts as a frame).
     pub fn on_frame(&mut self, frame: Result<Frame, FramingError>) {
-        let frame = match frame {
-            Ok(frame) => frame,
-            Err(fault) => {
-                self.problems.push(Problem {
-                    frame: self.frames,
-                    kind: ProblemKind::Framing,
-                    pointer: None,
-                    message: format!(
-                        "{} at byte {}: {}",
-                        fault.kind().name(),
-                        fault.offset(),
-                        fault.detail()
-                    ),
-                });
-                self.owed.push("null".to_owned());
-                return;
-            }
-        };
         let index = self.frames;
         self.frames += 1;
+        match frame {
+            Ok(frame) => self.on_body(index, frame.body()),
+            Err(fault) => self.on_fault(index, &fault),
+        }
+        if self.session.is_ended() && self.ended_at.is_none() {
+            self.ended_at = Some(index);
+        }
+    }
+
+    /// The capture ended: every request still owed an answer is
+    /// unanswered, and a capture without frames says so. Returns every
+    /// problem, ordered by frame.
+    pub fn finish(&mut self) -> &[Problem] {
+        if self.finished {
+            return &self.problems;
+        }
+        self.finished = true;
+        let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
+        pending.sort_by_key(|p| p.frame);
+        for request in pending {
+            let message = match &request.refusal {
+                None => format!("the `{}` request was never answered", request.method),
+                Some(refusal) if refusal.required => format!(
+                    "the `{}` request was never answered; the protocol refuses it with error {} ({})",
+                    request.method,
+                    refusal.codes(),
+                    refusal.reason()
+                ),
+                Some(_) => continue,
+            };
+            self.push(request.frame, ProblemKind::Unanswered, Some("/id"), message);
+        }
+        let owed: Vec<Owed> = self.owed.drain(..).collect();
+        for owed in owed.into_iter().filter(|o| o.refusal.required) {
+            let message = format!(
+                "the request was never answered; the protocol refuses it with error {} ({})",
+                owed.refusal.codes(),
+                owed.refusal.reason()
+            );
+            self.push(owed.frame, ProblemKind::Unanswered, Some("/id"), message);
+        }
+        if self.frames == 0 {
+            self.push(
+                0,
+                ProblemKind::EmptyCapture,
+                None,
+                "the capture holds no frames".to_owned(),
+            );
+        }
+        self.problems.sort_by_key(|p| p.frame);
+        &self.problems
+    }
+
+    fn on_fault(&mut self, index: usize, fault: &FramingError) {
+        let message = format!(
+            "{} at byte {}: {}",
+            fault.kind().name(),
+            fault.offset(),
+            fault.detail()
+        );
+        self.push(index, ProblemKind::Framing, None, message);
+        if fault.kind() != FaultKind::EmptyFrame {
+            // Either peer may have written it: its answer is matched when
+            // it comes, never demanded.
+            let mut refusal = Refusal::framing(&self.protocol, fault);
+            refusal.required = false;
+            self.owe(index, "null".to_owned(), refusal, false);
+        }
+    }
+
+    fn on_body(&mut self, index: usize, body: &str) {
         if let Some(method) = self.streaming.clone() {
-            if self.on_stream_item(index, &method, frame.body()) {
+            if self.on_stream_item(index, &method, body) {
                 return;
             }
         }
-        match envelope::decode(frame.body().as_bytes(), &self.envelope) {
+        match envelope::decode(body.as_bytes(), &self.envelope) {
             Ok(Message::Request(request)) => self.on_request(index, request),
             Ok(Message::Notification(notification)) => {
                 let method = notification.method;
                 self.on_notification(index, &method, notification.params.as_ref());
             }
             Ok(Message::Response(response)) => self.on_response(index, response),
-            Err(error) => {
-                let owed = error
-                    .id()
-                    .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
-                self.owed.push(owed);
-                self.problems.push(Problem {
-                    frame: index,
-                    kind: ProblemKind::Envelope,
-                    pointer: Some(error.pointer().to_owned()),
-                    message: format!("{} (code {})", error.message(), error.code().0),
-                });
-            }
+            Err(error) => self.on_refused_envelope(index, body, &error),
         }
     }
 
-    /// The capture ended: every request still pending is unanswered.
-    pub fn finish(&mut self) -> &[Problem] {
-        let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
-        pending.sort_by_key(|p| p.frame);
-        for request in pending {
-            self.problems.push(Problem {
-                frame: request.frame,
-                kind: ProblemKind::Unanswered,
-                pointer: Some("/id".into()),
-                message: format!("the `{}` request was never answered", request.method),
-            });
+    /// A frame whose envelope the protocol refuses. A response-shaped one
+    /// is the server's; any other is owed the protocol's error answer.
+    fn on_refused_envelope(&mut self, index: usize, body: &str, error: &EnvelopeError) {
+        let shape = serde_json::from_str::<Value>(body).ok();
+        let member = |name: &str| shape.as_ref().and_then(|s| s.get(name)).is_some();
+        if !member("method") && (member("result") || member("error")) {
+            self.on_refused_response(index, error, member("result"));
+            return;
         }
-        self.problems.sort_by_key(|p| p.frame);
-        &self.problems
+        let refusal = Refusal::envelope(&self.protocol, error);
+        let message = format!(
+            "{}; the protocol answers it with error {}",
+            error.message(),
+            refusal.codes()
+        );
+        self.push(index, ProblemKind::Envelope, Some(error.pointer()), message);
+        let invalid_id = error.kind() == envelope::EnvelopeErrorKind::InvalidId;
+        let key = error
+            .id()
+            .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
+        let mut refusal = refusal;
+        // A request (a method and an id) is owed its answer; anything else
+        // may be the server's own noise.
+        refusal.required = member("method") && member("id");
+        self.owe(index, key, refusal, invalid_id);
+    }
+
+    fn owe(&mut self, frame: usize, key: String, refusal: Refusal, invalid_id: bool) {
+        if self.owed.len() == OWED_KEPT {
+            self.owed.pop_front();
+        }
+        self.owed.push_back(Owed {
+            frame,
+            key,
+            refusal,
+            invalid_id,
+        });
+    }
+
+    pub(super) fn remember_answered(&mut self, key: String, answered: Answered) {
+        if self.answered.len() >= ANSWERED_KEPT {
+            if let Some(oldest) = self.answered_order.pop_front() {
+                self.answered.remove(&oldest);
+            }
+        }
+        if self.answered.insert(key.clone(), answered).is_none() {
+            self.answered_order.push_back(key);
+        }
     }
 
     fn on_stream_item(&mut self, index: usize, method: &str, body: &str) -> bool {
@@ -140,37 +279,40 @@ impl SessionChecker {
         if is_envelope {
             return false;
         }
-        // A failed stream ends with its error inside a one-element array
-        // (see `serve::stream_failure_body`): the request's error answer.
-        if let Some(error) = crate::serve::stream_failure_of(&item) {
-            let failed: Vec<String> = self
-                .pending
-                .iter()
-                .filter(|(_, p)| p.method == method)
-                .map(|(key, _)| key.clone())
-                .collect();
-            for key in failed {
-                if let Some(pending) = self.pending.remove(&key) {
-                    if !pending.faulty {
-                        self.session.answered(method, Err(&error));
-                    }
-                }
-            }
-            self.session.end();
-            return true;
-        }
-        // The first item answers the streamed request: no envelope follows.
-        let answered: Vec<String> = self
+        let streamed: Vec<String> = self
             .pending
             .iter()
             .filter(|(_, p)| p.method == method)
             .map(|(key, _)| key.clone())
             .collect();
-        for key in answered {
+        // A failed stream ends with its error inside a one-element array
+        // (see `serve::stream_failure_body`): the request's error answer.
+        if let Some(error) = crate::serve::stream_failure_of(&item) {
+            for key in streamed {
+                if let Some(pending) = self.pending.remove(&key) {
+                    if pending.refusal.is_none() {
+                        self.session.answered(method, Err(&error));
+                    }
+                }
+            }
+            self.session
+                .end_because(format!("the `{method}` stream failed"));
+            return true;
+        }
+        // The first item answers the streamed request: no envelope follows.
+        for key in streamed {
             if let Some(pending) = self.pending.remove(&key) {
-                if !pending.faulty {
+                if pending.refusal.is_none() {
                     self.session.answered(method, Ok(&Value::Null));
                 }
+                self.remember_answered(
+                    key,
+                    Answered {
+                        method: pending.method,
+                        request: pending.frame,
+                        answer: index,
+                    },
+                );
             }
         }
         let issues = self.protocol.validate(method, Part::Item, Some(&item));
@@ -181,67 +323,13 @@ impl SessionChecker {
     fn on_request(&mut self, index: usize, request: Request) {
         let Request { id, method, params } = request;
         let key = id.to_value().to_string();
-        let Some(spec) = self
+        let spec = self
             .protocol
             .method(&method)
             .filter(|s| s.kind == MethodKind::Request)
-        else {
-            self.problem(
-                index,
-                ProblemKind::UnknownMethod,
-                Some("/method"),
-                format!("`{method}` is not a request of {}", self.protocol.id()),
-            );
-            self.pending.insert(
-                key,
-                Pending {
-                    method,
-                    frame: index,
-                    faulty: true,
-                    presumed: false,
-                },
-            );
-            return;
-        };
-        let streamed = spec.result_stream.is_some();
-        let mut faulty = false;
-        if let Err(violation) = self.session.check(&method) {
-            let kind = match violation.kind() {
-                ViolationKind::CapabilityNotDeclared => ProblemKind::Capability,
-                _ => ProblemKind::Lifecycle,
-            };
-            self.problem(
-                index,
-                kind,
-                Some("/method"),
-                violation.answer().message.clone(),
-            );
-            faulty = true;
-        }
-        let issues = self
-            .protocol
-            .validate(&method, Part::Params, params.as_ref());
-        faulty |= !issues.is_empty();
-        self.report(index, ProblemKind::InvalidParams, "/params", &issues);
-        if !faulty {
-            // A version mismatch is a negotiated outcome, not a fault (the
-            // server's error answer ends the session when the protocol says
-            // so); a stateful rule's failure is the client's fault.
-            if let Err(violation) = self.session.admit(&method, params.as_ref()) {
-                if violation.kind() == ViolationKind::Rule {
-                    let pointer = violation.pointer().unwrap_or("/params").to_owned();
-                    self.problem(
-                        index,
-                        ProblemKind::Rule,
-                        Some(&pointer),
-                        violation.answer().message.clone(),
-                    );
-                    faulty = true;
-                }
-            }
-        }
+            .cloned();
         if self.pending.contains_key(&key) {
-            self.problem(
+            self.push(
                 index,
                 ProblemKind::DuplicateId,
                 Some("/id"),
@@ -249,29 +337,121 @@ impl SessionChecker {
             );
             return;
         }
-        if streamed && !faulty {
+        // The id is free again: a later answer to it is this request's.
+        self.answered.remove(&key);
+        let Some(spec) = spec else {
+            let reason = format!("`{method}` is not a request of {}", self.protocol.id());
+            self.push(
+                index,
+                ProblemKind::UnknownMethod,
+                Some("/method"),
+                reason.clone(),
+            );
+            let refusal = Refusal::unknown_method(&self.protocol, &method, reason);
+            self.wait(key, &method, index, Some(refusal), false);
+            return;
+        };
+        if spec.direction == Direction::ServerToClient {
+            self.wait(key, &method, index, None, true);
+            return;
+        }
+        let streamed = spec.result_stream.is_some();
+        let mut refusal: Option<Refusal> = None;
+        if let Err(violation) = self.session.check(&method) {
+            let (kind, message) = match violation.kind() {
+                ViolationKind::CapabilityNotDeclared => {
+                    (ProblemKind::Capability, violation.answer().message.clone())
+                }
+                ViolationKind::SessionEnded => (ProblemKind::Lifecycle, self.after_end(&method)),
+                _ => (ProblemKind::Lifecycle, violation.answer().message.clone()),
+            };
+            self.push(index, kind, Some("/method"), message);
+            let mut own = Refusal::violation(&violation);
+            // After the end a server may be gone: no answer is owed.
+            own.required = violation.kind() != ViolationKind::SessionEnded;
+            refusal = Some(own);
+        }
+        let issues = self
+            .protocol
+            .validate(&method, Part::Params, params.as_ref());
+        self.report(index, ProblemKind::InvalidParams, "/params", &issues);
+        if !issues.is_empty() {
+            let own = Refusal::invalid_params(&self.protocol, &method, &issues);
+            refusal = Some(match refusal {
+                Some(first) => first.or(own),
+                None => own,
+            });
+        }
+        if refusal.is_none() {
+            // A version mismatch is a negotiated outcome, not the client's
+            // fault, but the server owes its error answer; a stateful
+            // rule's failure is the client's fault.
+            if let Err(violation) = self.session.admit(&method, params.as_ref()) {
+                if violation.kind() == ViolationKind::Rule {
+                    let pointer = violation.pointer().unwrap_or("/params").to_owned();
+                    self.push(
+                        index,
+                        ProblemKind::Rule,
+                        Some(&pointer),
+                        violation.answer().message.clone(),
+                    );
+                }
+                refusal = Some(Refusal::violation(&violation));
+            }
+        }
+        if streamed && refusal.is_none() {
             self.streaming = Some(method.clone());
         }
+        self.wait(key, &method, index, refusal, false);
+    }
+
+    fn wait(
+        &mut self,
+        key: String,
+        method: &str,
+        frame: usize,
+        refusal: Option<Refusal>,
+        from_server: bool,
+    ) {
         self.pending.insert(
             key,
             Pending {
-                method,
-                frame: index,
-                faulty,
+                method: method.to_owned(),
+                frame,
+                refusal,
                 presumed: false,
+                from_server,
             },
         );
     }
 
+    /// "`analyze` came after the session ended at frame 7 when `shutdown`
+    /// was answered".
+    fn after_end(&self, method: &str) -> String {
+        let at = self
+            .ended_at
+            .map_or_else(String::new, |frame| format!(" at frame {frame}"));
+        match self.session.ended_by() {
+            Some(why) => format!("`{method}` came after the session ended{at} when {why}"),
+            None => format!("`{method}` came after the session ended{at}"),
+        }
+    }
+
     fn on_notification(&mut self, index: usize, method: &str, params: Option<&Value>) {
-        if self
-            .protocol
-            .method(method)
+        let spec = self.protocol.method(method);
+        let from_server = spec.is_some_and(|s| s.direction == Direction::ServerToClient);
+        if !from_server {
+            if self.notifications.len() == NOTIFICATIONS_KEPT {
+                self.notifications.pop_front();
+            }
+            self.notifications.push_back((index, method.to_owned()));
+        }
+        if spec
             .filter(|s| s.kind == MethodKind::Notification)
             .is_none()
         {
             let message = format!("`{method}` is not a notification of {}", self.protocol.id());
-            self.problem(index, ProblemKind::UnknownMethod, Some("/method"), message);
+            self.push(index, ProblemKind::UnknownMethod, Some("/method"), message);
             return;
         }
         let issues = self.protocol.validate(method, Part::Params, params);
@@ -293,57 +473,13 @@ impl SessionChecker {
                 ViolationKind::CapabilityNotDeclared => ProblemKind::Capability,
                 _ => ProblemKind::Lifecycle,
             };
+            let message = if violation.kind() == ViolationKind::SessionEnded {
+                self.after_end(method)
+            } else {
+                violation.answer().message.clone()
+            };
             let pointer = violation.pointer().unwrap_or("/method").to_owned();
-            self.problem(
-                index,
-                kind,
-                Some(&pointer),
-                violation.answer().message.clone(),
-            );
-        }
-    }
-
-    fn on_response(&mut self, index: usize, response: Response) {
-        // Every error object, answered to a known request or not, against
-        // the protocol's error schemas (`error_data`, `error_object`).
-        if let Err(error) = &response.outcome {
-            let issues = self.protocol.validate_error(error);
-            self.report(index, ProblemKind::InvalidResult, "/error", &issues);
-        }
-        let key = response
-            .id
-            .as_ref()
-            .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
-        if response.outcome.is_err() && !self.pending.contains_key(&key) {
-            // The error answer owed to a refused frame (a framing fault, a
-            // refused envelope) is no unknown id.
-            if let Some(at) = self.owed.iter().position(|owed| *owed == key) {
-                self.owed.remove(at);
-                return;
-            }
-        }
-        let Some(pending) = self.pending.remove(&key) else {
-            let message = format!("response id {key} matches no pending request");
-            self.problem(index, ProblemKind::UnknownId, Some("/id"), message);
-            return;
-        };
-        if let Ok(result) = &response.outcome {
-            let issues = self
-                .protocol
-                .validate(&pending.method, Part::Result, Some(result));
-            self.report(index, ProblemKind::InvalidResult, "/result", &issues);
-        }
-        if pending.presumed {
-            if let Err(error) = &response.outcome {
-                let message = format!(
-                    "`{}` was refused ({}) after the server had already sent what only its success allows",
-                    pending.method, error.code
-                );
-                self.problem(index, ProblemKind::Lifecycle, Some("/error"), message);
-            }
-        } else if !pending.faulty {
-            self.session
-                .answered(&pending.method, response.outcome.as_ref());
+            self.push(index, kind, Some(&pointer), message);
         }
     }
 
@@ -369,7 +505,9 @@ impl SessionChecker {
         let candidate = self
             .pending
             .iter()
-            .filter(|(_, p)| !p.faulty && !p.presumed && leads_there(&p.method))
+            .filter(|(_, p)| {
+                p.refusal.is_none() && !p.presumed && !p.from_server && leads_there(&p.method)
+            })
             .min_by_key(|(_, p)| p.frame)
             .map(|(key, _)| key.clone());
         let Some(key) = candidate else { return false };
@@ -382,7 +520,7 @@ impl SessionChecker {
         true
     }
 
-    fn report(
+    pub(super) fn report(
         &mut self,
         index: usize,
         kind: ProblemKind,
@@ -390,21 +528,39 @@ impl SessionChecker {
         issues: &[ValidationIssue],
     ) {
         for issue in issues {
-            self.problems.push(Problem {
-                frame: index,
+            self.push(
+                index,
                 kind,
-                pointer: Some(format!("{prefix}{}", issue.instance_path)),
-                message: format!("{} [{}]", issue.message, issue.keyword()),
-            });
+                Some(&format!("{prefix}{}", issue.instance_path)),
+                format!("{} [{}]", issue.message, issue.keyword()),
+            );
         }
     }
 
-    fn problem(&mut self, index: usize, kind: ProblemKind, pointer: Option<&str>, message: String) {
+    pub(super) fn push(
+        &mut self,
+        index: usize,
+        kind: ProblemKind,
+        pointer: Option<&str>,
+        message: String,
+    ) {
+        self.push_related(index, kind, pointer, message, None);
+    }
+
+    pub(super) fn push_related(
+        &mut self,
+        index: usize,
+        kind: ProblemKind,
+        pointer: Option<&str>,
+        message: String,
+        related: Option<usize>,
+    ) {
         self.problems.push(Problem {
             frame: index,
             kind,
             pointer: pointer.map(str::to_owned),
             message,
+            related,
         });
     }
 }

@@ -4,7 +4,8 @@ use std::fmt;
 
 use serde::Serialize;
 
-/// What kind of problem.
+/// What kind of problem. The first group blames what a client sent, the
+/// second what the server answered, the last the capture itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -17,23 +18,65 @@ pub enum ProblemKind {
     UnknownMethod,
     /// A request's or notification's params fail their schema.
     InvalidParams,
-    /// A result, streamed item or error data fails its schema.
-    InvalidResult,
     /// A message sent in the wrong state, or after the session ended.
     Lifecycle,
     /// An optional method called without its declared capability.
     Capability,
     /// A stateful rule of the protocol failed (observation sequences).
     Rule,
-    /// A response whose id matches no pending request.
-    UnknownId,
     /// A request id reused while the first is still pending.
     DuplicateId,
+    /// A result, streamed item or error object fails its schema.
+    InvalidResult,
+    /// The server answered with a result a message the protocol refuses
+    /// (a request in the wrong state, with invalid params, of an unknown
+    /// method, a frame that could not be read, ...).
+    AcceptedInvalid,
+    /// The server refused a message the protocol refuses, but not with the
+    /// protocol's answer: another error code, or error data of another
+    /// shape (the driver protocol's `data.class`).
+    WrongError,
     /// A request that was never answered.
     Unanswered,
+    /// A second answer to a request that was already answered.
+    DuplicateAnswer,
+    /// An answer to a notification (notifications get none).
+    AnsweredNotification,
+    /// A response whose id matches no request that was sent.
+    UnknownId,
+    /// A result answering a request whose id was invalid (the id echoed,
+    /// or `null`): the protocol answers such a request with an error.
+    ResultForInvalidId,
+    /// The server declared a protocol version other than the one the
+    /// session is checked against.
+    VersionMismatch,
+    /// The capture holds no frames at all.
+    EmptyCapture,
 }
 
 impl ProblemKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ProblemKind; 18] = [
+        ProblemKind::Framing,
+        ProblemKind::Envelope,
+        ProblemKind::UnknownMethod,
+        ProblemKind::InvalidParams,
+        ProblemKind::Lifecycle,
+        ProblemKind::Capability,
+        ProblemKind::Rule,
+        ProblemKind::DuplicateId,
+        ProblemKind::InvalidResult,
+        ProblemKind::AcceptedInvalid,
+        ProblemKind::WrongError,
+        ProblemKind::Unanswered,
+        ProblemKind::DuplicateAnswer,
+        ProblemKind::AnsweredNotification,
+        ProblemKind::UnknownId,
+        ProblemKind::ResultForInvalidId,
+        ProblemKind::VersionMismatch,
+        ProblemKind::EmptyCapture,
+    ];
+
     /// The snake_case name (`invalid_params`).
     pub fn name(self) -> &'static str {
         match self {
@@ -41,14 +84,51 @@ impl ProblemKind {
             ProblemKind::Envelope => "envelope",
             ProblemKind::UnknownMethod => "unknown_method",
             ProblemKind::InvalidParams => "invalid_params",
-            ProblemKind::InvalidResult => "invalid_result",
             ProblemKind::Lifecycle => "lifecycle",
             ProblemKind::Capability => "capability",
             ProblemKind::Rule => "rule",
-            ProblemKind::UnknownId => "unknown_id",
             ProblemKind::DuplicateId => "duplicate_id",
+            ProblemKind::InvalidResult => "invalid_result",
+            ProblemKind::AcceptedInvalid => "accepted_invalid",
+            ProblemKind::WrongError => "wrong_error",
             ProblemKind::Unanswered => "unanswered",
+            ProblemKind::DuplicateAnswer => "duplicate_answer",
+            ProblemKind::AnsweredNotification => "answered_notification",
+            ProblemKind::UnknownId => "unknown_id",
+            ProblemKind::ResultForInvalidId => "result_for_invalid_id",
+            ProblemKind::VersionMismatch => "version_mismatch",
+            ProblemKind::EmptyCapture => "empty_capture",
         }
+    }
+
+    /// The kind of a snake_case name.
+    pub fn from_name(name: &str) -> Option<ProblemKind> {
+        ProblemKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+
+    /// Whether the server is to blame (an answer it sent or did not send),
+    /// rather than the client or the capture.
+    pub fn blames_server(self) -> bool {
+        matches!(
+            self,
+            ProblemKind::InvalidResult
+                | ProblemKind::AcceptedInvalid
+                | ProblemKind::WrongError
+                | ProblemKind::Unanswered
+                | ProblemKind::DuplicateAnswer
+                | ProblemKind::AnsweredNotification
+                | ProblemKind::UnknownId
+                | ProblemKind::ResultForInvalidId
+                | ProblemKind::VersionMismatch
+        )
+    }
+}
+
+impl fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -56,7 +136,8 @@ impl ProblemKind {
 /// message), what kind, and a sentence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
-    /// The frame's index in the capture (faults do not count as frames).
+    /// The frame's index in the capture, from 0. A framing fault counts
+    /// as one frame, so every frame keeps its number.
     pub frame: usize,
     /// What kind of problem.
     pub kind: ProblemKind,
@@ -64,6 +145,11 @@ pub struct Problem {
     pub pointer: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// The other frame concerned, when there is one: the request an answer
+    /// belongs to, the first answer of a second one, the notification that
+    /// was answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related: Option<usize>,
 }
 
 impl fmt::Display for Problem {

@@ -206,13 +206,11 @@ impl ServerErrors {
         message: String,
         values: &[(&str, Value)],
     ) -> ErrorObject {
-        let (code, template) = match self.declared(case) {
-            None => (None, case.default_data()),
-            Some(shape) => {
-                let chosen = kind.and_then(|k| shape.by_kind.get(k)).unwrap_or(shape);
-                (chosen.code.or(shape.code), chosen.data.clone())
-            }
-        };
+        let code = self.declared(case).and_then(|shape| {
+            let chosen = kind.and_then(|k| shape.by_kind.get(k)).unwrap_or(shape);
+            chosen.code.or(shape.code)
+        });
+        let template = self.template(case, kind);
         let mut filled: Vec<(&str, Value)> = values.to_vec();
         if let Some(kind) = kind {
             filled.push(("kind", Value::from(kind)));
@@ -225,6 +223,19 @@ impl ServerErrors {
             code: code.unwrap_or_else(|| case.standard_code(kind)),
             message,
             data,
+        }
+    }
+
+    /// The `data` template of `case` (of `kind`), placeholders unfilled:
+    /// the declared one, or wirekit's default; `None` for no `data`.
+    /// A monitor compares an answer's `data` with its constant members.
+    pub fn template(&self, case: ErrorCase, kind: Option<&str>) -> Option<Value> {
+        match self.declared(case) {
+            None => case.default_data(),
+            Some(shape) => {
+                let chosen = kind.and_then(|k| shape.by_kind.get(k)).unwrap_or(shape);
+                chosen.data.clone().filter(|data| !data.is_null())
+            }
         }
     }
 

@@ -55,6 +55,11 @@ pub struct Manifest {
     /// How client and server agree on a version.
     #[serde(default)]
     pub version_negotiation: Option<VersionNegotiation>,
+    /// Where the server declares the protocol version it speaks (Gaze's
+    /// `initialize` result `protocol_version`): a monitor reports a
+    /// declared version other than this manifest's `version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_version: Option<DeclaredVersion>,
     /// Semantic rules that JSON Schema cannot express.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
@@ -316,6 +321,16 @@ pub struct VersionNegotiation {
     pub error: String,
     /// The message, with `{client}`, `{server}`, `{client_major}`, `{server_major}`.
     pub message: String,
+}
+
+/// Where the server declares the protocol version it speaks.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeclaredVersion {
+    /// The method whose result declares it (usually `initialize`).
+    pub method: String,
+    /// JSON pointer into that result.
+    pub pointer: String,
 }
 
 /// A version compatibility rule.

@@ -14,8 +14,8 @@ mod registry;
 pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    CapabilitiesSpec, CapabilityStyle, Direction, ErrorSpec, LifecycleSpec, Manifest, MethodKind,
-    MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef, Transport, VersionNegotiation,
-    VersionRule, ViolationSpec,
+    CapabilitiesSpec, CapabilityStyle, DeclaredVersion, Direction, ErrorSpec, LifecycleSpec,
+    Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef, Transport,
+    VersionNegotiation, VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};

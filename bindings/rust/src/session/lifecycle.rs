@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::scope::{RuleFault, ScopeRules};
 use super::violation::{fill, Violation, ViolationKind};
 use crate::envelope::{ErrorCode, ErrorObject};
-use crate::protocol::{CapabilityStyle, ViolationSpec};
+use crate::protocol::{CapabilityStyle, ErrorCase, ViolationSpec};
 use crate::validate::Protocol;
 
 /// One session's lifecycle, as either peer or an observer sees it.
@@ -21,6 +21,8 @@ pub struct Session {
     state: String,
     capabilities: Option<BTreeSet<String>>,
     ended: bool,
+    /// What ended the session (`` `shutdown` was answered ``).
+    ended_by: Option<String>,
     rules: ScopeRules,
     awaiting: Option<String>,
 }
@@ -40,6 +42,7 @@ impl Session {
             state,
             capabilities: None,
             ended: false,
+            ended_by: None,
             rules,
             awaiting: None,
         }
@@ -58,6 +61,13 @@ impl Session {
     /// Whether the session is over: a terminal state, or a fatal answer.
     pub fn is_ended(&self) -> bool {
         self.ended
+    }
+
+    /// What ended the session, as the end of a sentence: `` `shutdown` was
+    /// answered ``, `` `initialize` was refused with -32099 (VERSION_MISMATCH) ``;
+    /// `None` while it goes on, or when it was ended by [`Session::end`].
+    pub fn ended_by(&self) -> Option<&str> {
+        self.ended_by.as_deref()
     }
 
     /// The notification that ends what the last successful answer started
@@ -107,6 +117,11 @@ impl Session {
                     answer.code,
                     answer.message,
                     answer.data,
+                )
+                .with_template(
+                    self.protocol
+                        .server_errors()
+                        .template(ErrorCase::CapabilityNotDeclared, None),
                 ));
             }
         }
@@ -217,6 +232,9 @@ impl Session {
                     }
                 }
                 self.end_if_terminal();
+                if self.ended && self.ended_by.is_none() {
+                    self.ended_by = Some(format!("`{method}` was answered"));
+                }
             }
             Err(error) => {
                 let fatal = self
@@ -224,8 +242,14 @@ impl Session {
                     .manifest()
                     .errors
                     .iter()
-                    .any(|e| e.code == error.code && e.ends_session);
-                if fatal {
+                    .find(|e| e.code == error.code && e.ends_session);
+                if let Some(fatal) = fatal {
+                    if !self.ended {
+                        self.ended_by = Some(format!(
+                            "`{method}` was refused with {} ({})",
+                            error.code, fatal.name
+                        ));
+                    }
                     self.ended = true;
                 }
             }
@@ -252,11 +276,23 @@ impl Session {
             self.state = next;
         }
         self.end_if_terminal();
+        if self.ended && self.ended_by.is_none() {
+            self.ended_by = Some(format!("`{method}` arrived"));
+        }
         Ok(())
     }
 
     /// Marks the session over (end of input, a fatal fault).
     pub fn end(&mut self) {
+        self.ended = true;
+    }
+
+    /// Marks the session over, saying why as the end of a sentence
+    /// (`the server closed its stdout`); an earlier reason is kept.
+    pub fn end_because(&mut self, why: impl Into<String>) {
+        if !self.ended {
+            self.ended_by = Some(why.into());
+        }
         self.ended = true;
     }
 
@@ -279,7 +315,15 @@ impl Session {
             .iter()
             .find(|r| r.rule == fault.rule);
         let pointer = format!("/params{}", fault.pointer);
-        let answer = match spec.and_then(|r| r.arguments.get("error")) {
+        let own = spec.and_then(|r| r.arguments.get("error"));
+        let template = match own {
+            Some(error) => error.get("data").cloned(),
+            None => self
+                .protocol
+                .server_errors()
+                .template(ErrorCase::Rule, None),
+        };
+        let answer = match own {
             Some(error) => ErrorObject {
                 code: error
                     .get("code")
@@ -298,6 +342,7 @@ impl Session {
             answer.message,
             answer.data,
         )
+        .with_template(template)
         .at(pointer)
     }
 
@@ -314,32 +359,35 @@ impl Session {
             .and_then(|s| s.lifecycle.as_ref())
             .map(|l| l.allowed_in.join(" or "))
             .unwrap_or_default();
+        // After the end the state's own sentence would mislead (gzkit's
+        // "shutdown is not allowed before initialize" after -32099): say
+        // what ended the session instead.
+        let ended = (kind == ViolationKind::SessionEnded).then(|| match &self.ended_by {
+            Some(why) => {
+                format!("`{method}` comes after the end of the session: it ended when {why}")
+            }
+            None => format!("`{method}` comes after the end of the session"),
+        });
         let Some(spec) = own.or(manifest.lifecycle.as_ref().map(|l| &l.violation)) else {
             return Violation::new(
                 kind,
                 ErrorCode::INVALID_REQUEST.0,
-                format!("`{method}` is not allowed now"),
+                ended.unwrap_or_else(|| format!("`{method}` is not allowed now")),
                 None,
             );
         };
-        let state = if kind == ViolationKind::SessionEnded && self.state.is_empty() {
-            "ended"
-        } else {
-            &self.state
-        };
-        let mut message = fill(
-            &spec.message,
-            &[("method", method), ("state", state), ("allowed", &allowed)],
-        );
-        if kind == ViolationKind::SessionEnded {
-            message = format!("the session has ended; {message}");
-        }
-        Violation::new(
-            kind,
-            spec.code,
-            message,
-            spec.data.clone().filter(|d| !d.is_null()),
-        )
+        let message = ended.unwrap_or_else(|| {
+            fill(
+                &spec.message,
+                &[
+                    ("method", method),
+                    ("state", &self.state),
+                    ("allowed", &allowed),
+                ],
+            )
+        });
+        let data = spec.data.clone().filter(|d| !d.is_null());
+        Violation::new(kind, spec.code, message, data.clone()).with_template(data)
     }
 }
 

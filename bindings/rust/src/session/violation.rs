@@ -46,6 +46,7 @@ struct Inner {
     answer: ErrorObject,
     pointer: Option<String>,
     ends_session: bool,
+    template: Option<Value>,
 }
 
 impl Violation {
@@ -64,11 +65,19 @@ impl Violation {
             },
             pointer: None,
             ends_session: false,
+            template: None,
         }))
     }
 
     pub(crate) fn at(mut self, pointer: impl Into<String>) -> Self {
         self.0.pointer = Some(pointer.into());
+        self
+    }
+
+    /// The `data` template the manifest declares for this answer
+    /// (placeholders unfilled), when it declares one.
+    pub(crate) fn with_template(mut self, template: Option<Value>) -> Self {
+        self.0.template = template.filter(|t| !t.is_null());
         self
     }
 
@@ -90,6 +99,13 @@ impl Violation {
     /// Where in the message, when a member is to blame (`/params/sequence`).
     pub fn pointer(&self) -> Option<&str> {
         self.0.pointer.as_deref()
+    }
+
+    /// The shape of the answer's `data` as the manifest declares it,
+    /// placeholders (`"{method}"`) unfilled: a server's own answer must
+    /// carry its constant members (the driver protocol's `data.class`).
+    pub fn data_template(&self) -> Option<&Value> {
+        self.0.template.as_ref()
     }
 
     /// Whether the session ends after the answer.

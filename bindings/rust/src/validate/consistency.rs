@@ -1,5 +1,6 @@
 //! Cross-checks within a manifest that its meta-schema cannot make: every
-//! state a method names exists, the capability method exists, and the
+//! state a method names exists, the capability and declared-version
+//! methods exist, and the
 //! version-negotiation error is one of the protocol's errors.
 
 use crate::protocol::{ProtocolError, ProtocolErrorKind, ProtocolSource};
@@ -84,6 +85,14 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
             return Err(fail(
                 "/capabilities/method".into(),
                 format!("unknown method `{}`", capabilities.method),
+            ));
+        }
+    }
+    if let Some(declared) = &manifest.declared_version {
+        if !manifest.methods.contains_key(&declared.method) {
+            return Err(fail(
+                "/declared_version/method".into(),
+                format!("unknown method `{}`", declared.method),
             ));
         }
     }
