@@ -1,9 +1,11 @@
 //! `wirekit validate`: check a captured session against a protocol.
 //!
 //! The capture holds the messages of both directions in one stream, in the
-//! order they passed, framed as the protocol frames them. Each problem is
-//! printed with its frame index and JSON pointer. Exit status 0 when clean,
-//! 1 when anything is wrong, 2 for bad usage.
+//! order they passed, framed as the protocol frames them. Both sides are
+//! judged (see `wirekit::monitor`). Each problem is printed with its frame
+//! index (framing faults count as frames) and JSON pointer. Exit status 0
+//! when clean, 1 when anything is wrong (an empty capture included), 2 for
+//! bad usage.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -61,6 +63,7 @@ pub fn run(args: ValidateArgs) -> ExitCode {
             }
         }
     }
+    let frames = checker.frames();
     let problems = checker.finish();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -80,9 +83,19 @@ pub fn run(args: ValidateArgs) -> ExitCode {
     if problems.is_empty() {
         eprintln!("wirekit validate: {} session is clean", protocol.id());
         ExitCode::SUCCESS
+    } else if frames == 0 {
+        eprintln!("wirekit validate: the capture holds no frames");
+        ExitCode::from(1)
     } else {
+        let (client, server) = problems.iter().fold((0, 0), |(c, s), p| {
+            if p.kind.blames_server() {
+                (c, s + 1)
+            } else {
+                (c + 1, s)
+            }
+        });
         eprintln!(
-            "wirekit validate: {} problem(s) in a {} session",
+            "wirekit validate: {} problem(s) in a session of {} ({client} in what the client sent or the capture holds, {server} in what the server answered)",
             problems.len(),
             protocol.id()
         );

@@ -6,21 +6,21 @@ import type { SchemaValidator } from "../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest. Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json$"}},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed.","enum":["boolean-object","string-array"]}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent. Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest. Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json$"}},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed.","enum":["boolean-object","string-array"]}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent. Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
 const schema32 = {"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
-const schema40 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
-const schema42 = {"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}};
+const schema41 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
+const schema43 = {"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9-]*$", "u");
 const pattern5 = new RegExp("^[0-9A-Za-z][0-9A-Za-z.+-]*$", "u");
 const pattern6 = new RegExp("^[A-Za-z0-9_.-]+\\.json$", "u");
 const pattern7 = new RegExp("^(/([^~/]|~[01])*)*$", "u");
-const pattern9 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
-const schema33 = {"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent. Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]};
-const schema39 = {"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}};
-const schema34 = {"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}};
-const pattern8 = new RegExp("^[A-Za-z0-9_.-]+\\.json(#.*)?$", "u");
+const pattern10 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
+const schema34 = {"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent. Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]};
+const schema40 = {"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}};
+const schema35 = {"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}};
+const pattern9 = new RegExp("^[A-Za-z0-9_.-]+\\.json(#.*)?$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -58,7 +58,7 @@ errors++;
 if(data.$ref !== undefined){
 let data0 = data.$ref;
 if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err2 = {instancePath:instancePath+"/$ref",schemaPath:"#/properties/%24ref/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+\\.json(#.*)?$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+\\.json(#.*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -96,9 +96,9 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema35 = {"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}};
-const schema36 = {"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1};
-const schema38 = {"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}};
+const schema36 = {"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}};
+const schema37 = {"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1};
+const schema39 = {"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}};
 const func0 = require("ajv/dist/runtime/equal").default;
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -600,7 +600,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema33.properties, key0))){
+if(!(func1.call(schema34.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -614,7 +614,7 @@ errors++;
 if(data.kind !== undefined){
 let data4 = data.kind;
 if(!((data4 === "request") || (data4 === "notification"))){
-const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema33.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema34.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -627,7 +627,7 @@ errors++;
 if(data.direction !== undefined){
 let data5 = data.direction;
 if(!((data5 === "client-to-server") || (data5 === "server-to-client"))){
-const err15 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema33.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema34.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -975,8 +975,8 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}};
-const pattern10 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
+const schema42 = {"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}};
+const pattern11 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1020,7 +1020,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key1 in data1){
 const _errs6 = errors;
 if(typeof key1 === "string"){
-if(!pattern10.test(key1)){
+if(!pattern11.test(key1)){
 const err2 = {instancePath:instancePath+"/by_kind",schemaPath:"#/properties/by_kind/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Z][A-Za-z0-9]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err2];
@@ -1111,7 +1111,7 @@ return errors === 0;
 }
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema49 = {"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}};
+const schema50 = {"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1423,8 +1423,8 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}};
-const schema54 = {"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1};
+const schema54 = {"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}};
+const schema55 = {"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1586,7 +1586,7 @@ errors++;
 }
 if(data.rule !== undefined){
 if(!(data.rule === "same-major")){
-const err13 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema53.properties.rule.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema54.properties.rule.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1599,7 +1599,7 @@ errors++;
 if(data.error !== undefined){
 let data4 = data.error;
 if(typeof data4 === "string"){
-if(!pattern9.test(data4)){
+if(!pattern10.test(data4)){
 const err14 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -1662,9 +1662,9 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema56 = {"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]};
-const schema57 = {"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
-const schema59 = {"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}};
+const schema57 = {"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]};
+const schema58 = {"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
+const schema60 = {"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1775,7 +1775,7 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema63 = {"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}};
+const schema64 = {"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2588,7 +2588,7 @@ props0.message = true;
 if(data.rule !== undefined){
 let data22 = data.rule;
 if(!(((((data22 === "not_before") || (data22 === "increasing_sequence")) || (data22 === "last_sequence_matches")) || (data22 === "matches_scope")) || (data22 === "not_reused"))){
-const err48 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema56.properties.rule.enum},message:"must be equal to one of the allowed values"};
+const err48 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema57.properties.rule.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -2626,7 +2626,7 @@ errors++;
 if(data.part !== undefined){
 let data24 = data.part;
 if(!(((data24 === "params") || (data24 === "result")) || (data24 === "item"))){
-const err51 = {instancePath:instancePath+"/part",schemaPath:"#/properties/part/enum",keyword:"enum",params:{allowedValues: schema56.properties.part.enum},message:"must be equal to one of the allowed values"};
+const err51 = {instancePath:instancePath+"/part",schemaPath:"#/properties/part/enum",keyword:"enum",params:{allowedValues: schema57.properties.part.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3319,11 +3319,11 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data.methods !== undefined){
-let data20 = data.methods;
+if(data.declared_version !== undefined){
+let data20 = data.declared_version;
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(Object.keys(data20).length < 1){
-const err52 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(data20.method === undefined){
+const err52 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3332,11 +3332,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-for(const key4 in data20){
-const _errs45 = errors;
-if(typeof key4 === "string"){
-if(func2(key4) < 1){
-const err53 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key4};
+if(data20.pointer === undefined){
+const err53 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3345,10 +3342,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-var valid8 = _errs45 === errors;
-if(!valid8){
-const err54 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid"};
+for(const key4 in data20){
+if(!((key4 === "method") || (key4 === "pointer"))){
+const err54 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3358,15 +3354,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-for(const key5 in data20){
-if(!(validate21(data20[key5], {instancePath:instancePath+"/methods/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data20,parentDataProperty:key5,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err55 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data20.method !== undefined){
+let data21 = data20.method;
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+const err55 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3376,15 +3368,8 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.errors !== undefined){
-let data22 = data.errors;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i2=0; i2<len1; i2++){
-let data23 = data22[i2];
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-if(data23.code === undefined){
-const err56 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+else {
+const err56 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3393,8 +3378,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data23.name === undefined){
-const err57 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data20.pointer !== undefined){
+let data22 = data20.pointer;
+if(typeof data22 === "string"){
+if(!pattern7.test(data22)){
+const err57 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3403,8 +3392,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data23.description === undefined){
-const err58 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+}
+else {
+const err58 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3413,9 +3403,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-for(const key6 in data23){
-if(!((((key6 === "code") || (key6 === "name")) || (key6 === "description")) || (key6 === "ends_session"))){
-const err59 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3425,10 +3416,11 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data23.code !== undefined){
-let data24 = data23.code;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-const err60 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.methods !== undefined){
+let data23 = data.methods;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(Object.keys(data23).length < 1){
+const err60 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3437,12 +3429,11 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-if(data23.name !== undefined){
-let data25 = data23.name;
-if(typeof data25 === "string"){
-if(!pattern9.test(data25)){
-const err61 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
+for(const key5 in data23){
+const _errs53 = errors;
+if(typeof key5 === "string"){
+if(func2(key5) < 1){
+const err61 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key5};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3452,8 +3443,9 @@ vErrors.push(err61);
 errors++;
 }
 }
-else {
-const err62 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid10 = _errs53 === errors;
+if(!valid10){
+const err62 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3463,11 +3455,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data23.description !== undefined){
-let data26 = data23.description;
-if(typeof data26 === "string"){
-if(func2(data26) < 1){
-const err63 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key6 in data23){
+if(!(validate21(data23[key6], {instancePath:instancePath+"/methods/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data23,parentDataProperty:key6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3477,8 +3473,15 @@ vErrors.push(err63);
 errors++;
 }
 }
-else {
-const err64 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.errors !== undefined){
+let data25 = data.errors;
+if(Array.isArray(data25)){
+const len1 = data25.length;
+for(let i2=0; i2<len1; i2++){
+let data26 = data25[i2];
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(data26.code === undefined){
+const err64 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3487,10 +3490,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data23.ends_session !== undefined){
-if(typeof data23.ends_session !== "boolean"){
-const err65 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data26.name === undefined){
+const err65 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3499,10 +3500,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-}
-else {
-const err66 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data26.description === undefined){
+const err66 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3511,15 +3510,113 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-}
-else {
-const err67 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key7 in data26){
+if(!((((key7 === "code") || (key7 === "name")) || (key7 === "description")) || (key7 === "ends_session"))){
+const err67 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err67];
 }
 else {
 vErrors.push(err67);
+}
+errors++;
+}
+}
+if(data26.code !== undefined){
+let data27 = data26.code;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+const err68 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+if(data26.name !== undefined){
+let data28 = data26.name;
+if(typeof data28 === "string"){
+if(!pattern10.test(data28)){
+const err69 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(data26.description !== undefined){
+let data29 = data26.description;
+if(typeof data29 === "string"){
+if(func2(data29) < 1){
+const err71 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data26.ends_session !== undefined){
+if(typeof data26.ends_session !== "boolean"){
+const err73 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
 }
 errors++;
 }
@@ -3537,137 +3634,11 @@ errors = vErrors.length;
 }
 }
 if(data.server_errors !== undefined){
-let data30 = data.server_errors;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-for(const key7 in data30){
-if(!(func1.call(schema31.properties.server_errors.properties, key7))){
-const err68 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-}
-if(data30.parse_error !== undefined){
-if(!(validate31(data30.parse_error, {instancePath:instancePath+"/server_errors/parse_error",parentData:data30,parentDataProperty:"parse_error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data30.invalid_request !== undefined){
-if(!(validate31(data30.invalid_request, {instancePath:instancePath+"/server_errors/invalid_request",parentData:data30,parentDataProperty:"invalid_request",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data30.framing !== undefined){
-if(!(validate31(data30.framing, {instancePath:instancePath+"/server_errors/framing",parentData:data30,parentDataProperty:"framing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data30.method_not_found !== undefined){
-let data34 = data30.method_not_found;
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-for(const key8 in data34){
-if(!((key8 === "code") || (key8 === "data"))){
-const err69 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(data34.code !== undefined){
-let data35 = data34.code;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-const err70 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-}
-else {
-const err71 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(data30.capability_not_declared !== undefined){
-let data36 = data30.capability_not_declared;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-for(const key9 in data36){
-if(!((key9 === "code") || (key9 === "data"))){
-const err72 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-}
-if(data36.code !== undefined){
-let data37 = data36.code;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-const err73 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-}
-}
-else {
-const err74 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-if(data30.invalid_params !== undefined){
-let data38 = data30.invalid_params;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-for(const key10 in data38){
-if(!((key10 === "code") || (key10 === "data"))){
-const err75 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-if(data38.code !== undefined){
-let data39 = data38.code;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-const err76 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data33 = data.server_errors;
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key8 in data33){
+if(!(func1.call(schema31.properties.server_errors.properties, key8))){
+const err76 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3677,9 +3648,30 @@ vErrors.push(err76);
 errors++;
 }
 }
+if(data33.parse_error !== undefined){
+if(!(validate31(data33.parse_error, {instancePath:instancePath+"/server_errors/parse_error",parentData:data33,parentDataProperty:"parse_error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
 }
-else {
-const err77 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(data33.invalid_request !== undefined){
+if(!(validate31(data33.invalid_request, {instancePath:instancePath+"/server_errors/invalid_request",parentData:data33,parentDataProperty:"invalid_request",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data33.framing !== undefined){
+if(!(validate31(data33.framing, {instancePath:instancePath+"/server_errors/framing",parentData:data33,parentDataProperty:"framing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data33.method_not_found !== undefined){
+let data37 = data33.method_not_found;
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+for(const key9 in data37){
+if(!((key9 === "code") || (key9 === "data"))){
+const err77 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3689,12 +3681,10 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data30.internal_error !== undefined){
-let data40 = data30.internal_error;
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-for(const key11 in data40){
-if(!((key11 === "code") || (key11 === "data"))){
-const err78 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data37.code !== undefined){
+let data38 = data37.code;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+const err78 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3704,10 +3694,9 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data40.code !== undefined){
-let data41 = data40.code;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
-const err79 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err79 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3717,9 +3706,12 @@ vErrors.push(err79);
 errors++;
 }
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.capability_not_declared !== undefined){
+let data39 = data33.capability_not_declared;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+for(const key10 in data39){
+if(!((key10 === "code") || (key10 === "data"))){
+const err80 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3729,12 +3721,10 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data30.answer_too_long !== undefined){
-let data42 = data30.answer_too_long;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-for(const key12 in data42){
-if(!((key12 === "code") || (key12 === "data"))){
-const err81 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(data39.code !== undefined){
+let data40 = data39.code;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+const err81 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3744,10 +3734,9 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data42.code !== undefined){
-let data43 = data42.code;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-const err82 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err82 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3757,9 +3746,12 @@ vErrors.push(err82);
 errors++;
 }
 }
-}
-else {
-const err83 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.invalid_params !== undefined){
+let data41 = data33.invalid_params;
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+for(const key11 in data41){
+if(!((key11 === "code") || (key11 === "data"))){
+const err83 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3769,12 +3761,10 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data30.rule !== undefined){
-let data44 = data30.rule;
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-for(const key13 in data44){
-if(!((key13 === "code") || (key13 === "data"))){
-const err84 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(data41.code !== undefined){
+let data42 = data41.code;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+const err84 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3784,10 +3774,9 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data44.code !== undefined){
-let data45 = data44.code;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
-const err85 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err85 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3797,9 +3786,12 @@ vErrors.push(err85);
 errors++;
 }
 }
-}
-else {
-const err86 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.internal_error !== undefined){
+let data43 = data33.internal_error;
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+for(const key12 in data43){
+if(!((key12 === "code") || (key12 === "data"))){
+const err86 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3809,14 +3801,119 @@ vErrors.push(err86);
 errors++;
 }
 }
-}
-else {
-const err87 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.code !== undefined){
+let data44 = data43.code;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+const err87 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err87];
 }
 else {
 vErrors.push(err87);
+}
+errors++;
+}
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+if(data33.answer_too_long !== undefined){
+let data45 = data33.answer_too_long;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+for(const key13 in data45){
+if(!((key13 === "code") || (key13 === "data"))){
+const err89 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+}
+if(data45.code !== undefined){
+let data46 = data45.code;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+const err90 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+}
+else {
+const err91 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+if(data33.rule !== undefined){
+let data47 = data33.rule;
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+for(const key14 in data47){
+if(!((key14 === "code") || (key14 === "data"))){
+const err92 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+}
+if(data47.code !== undefined){
+let data48 = data47.code;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+const err93 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+}
+}
+else {
+const err94 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
 }
 errors++;
 }
@@ -3834,35 +3931,35 @@ errors = vErrors.length;
 }
 }
 if(data.rules !== undefined){
-let data48 = data.rules;
-if(Array.isArray(data48)){
-const len2 = data48.length;
+let data51 = data.rules;
+if(Array.isArray(data51)){
+const len2 = data51.length;
 for(let i3=0; i3<len2; i3++){
-if(!(validate39(data48[i3], {instancePath:instancePath+"/rules/" + i3,parentData:data48,parentDataProperty:i3,rootData,dynamicAnchors}))){
+if(!(validate39(data51[i3], {instancePath:instancePath+"/rules/" + i3,parentData:data51,parentDataProperty:i3,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err88 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err96 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err88];
+vErrors = [err96];
 }
 else {
-vErrors.push(err88);
+vErrors.push(err96);
 }
 errors++;
 }
 }
 }
 else {
-const err89 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err97 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err89];
+vErrors = [err97];
 }
 else {
-vErrors.push(err89);
+vErrors.push(err97);
 }
 errors++;
 }

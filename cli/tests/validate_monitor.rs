@@ -1,0 +1,315 @@
+//! `wirekit validate` judging both sides of a session, as a person runs it:
+//! one test per kind of problem of the server's and per message that used
+//! to mislead.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn validate(protocol: &str, json: bool, capture: &[u8]) -> Output {
+    let mut args = vec!["validate", "--protocol", protocol];
+    if json {
+        args.push("--json");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("wirekit starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(capture)
+        .expect("write");
+    child.wait_with_output().expect("wirekit ends")
+}
+
+fn text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// (frame, kind, pointer) of each problem of `--json`.
+fn found(output: &Output) -> Vec<(u64, String, Option<String>)> {
+    text(output)
+        .lines()
+        .map(|line| {
+            let p: Value = serde_json::from_str(line).expect("a JSON line");
+            (
+                p["frame"].as_u64().expect("frame"),
+                p["kind"].as_str().expect("kind").to_owned(),
+                p["pointer"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+fn lines(frames: &[&str]) -> Vec<u8> {
+    frames
+        .iter()
+        .flat_map(|f| format!("{f}\n").into_bytes())
+        .collect()
+}
+
+fn content_length(bodies: &[&str]) -> Vec<u8> {
+    bodies
+        .iter()
+        .flat_map(|b| format!("Content-Length: {}\r\n\r\n{b}", b.len()).into_bytes())
+        .collect()
+}
+
+const GAZE: &str = "gaze-analyzer@1.0.0";
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/p"}}"#;
+const INIT_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"discover":false,"test_mapping":false,"classify_signals":false},"protocol_version":"1.0.0","analyzer_name":"a","language":"python"}}"#;
+const ANALYZE: &str =
+    r#"{"jsonrpc":"2.0","id":2,"method":"analyze","params":{"root_path":"/p","patterns":null}}"#;
+
+fn kind(problem: &(u64, String, Option<String>)) -> &str {
+    &problem.1
+}
+
+#[test]
+fn an_empty_capture_says_so_and_exits_one() {
+    let output = validate(GAZE, false, b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output).contains("the capture holds no frames"),
+        "{}",
+        text(&output)
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the capture holds no frames"));
+    let json = validate(GAZE, true, b"");
+    assert_eq!(found(&json), vec![(0, "empty_capture".to_owned(), None)]);
+}
+
+#[test]
+fn analyze_before_initialize_accepted_and_refused_print_different_reports() {
+    let refused = lines(&[
+        ANALYZE,
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"analyze is not allowed before initialize"}}"#,
+    ]);
+    let accepted = lines(&[
+        ANALYZE,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+    ]);
+    let refused = validate(GAZE, false, &refused);
+    let accepted = validate(GAZE, false, &accepted);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(accepted.status.code(), Some(1));
+    assert_ne!(text(&refused), text(&accepted));
+    assert_eq!(text(&refused).lines().count(), 1, "{}", text(&refused));
+    let report = text(&accepted);
+    assert!(
+        report.contains("frame 1: accepted_invalid at /result: the `analyze` request of frame 0 was answered with a result, but the protocol refuses it with error -32600"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_refusal_with_another_code_is_a_wrong_error_naming_both_codes() {
+    let capture = lines(&[
+        ANALYZE,
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#,
+    ]);
+    let output = validate(GAZE, false, &capture);
+    let report = text(&output);
+    assert!(
+        report.contains("frame 1: wrong_error at /error/code"),
+        "{report}"
+    );
+    assert!(
+        report
+            .contains("answered error -32601 (Method not found) where the protocol answers -32600"),
+        "{report}"
+    );
+}
+
+#[test]
+fn an_accepted_invalid_initialize_is_reported_once_then_followed() {
+    let capture = lines(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":7}}"#,
+        INIT_RESULT,
+        ANALYZE,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+    ]);
+    let output = validate(GAZE, true, &capture);
+    assert_eq!(
+        found(&output),
+        vec![
+            (
+                0,
+                "invalid_params".to_owned(),
+                Some("/params/root_path".into())
+            ),
+            (1, "accepted_invalid".to_owned(), Some("/result".into())),
+        ]
+    );
+}
+
+#[test]
+fn a_parse_error_answered_with_id_null_is_no_problem_of_the_server() {
+    let capture = lines(&[
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":2,"method":"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+    ]);
+    let output = validate(GAZE, true, &capture);
+    assert_eq!(
+        found(&output),
+        vec![(2, "envelope".to_owned(), Some(String::new()))]
+    );
+}
+
+#[test]
+fn an_id_null_answer_to_a_recoverable_id_is_accepted_too() {
+    // JSON-RPC 2.0: an Invalid Request is answered with id null when the
+    // server could not detect the id; the monitor's recovered one is no
+    // obligation.
+    let capture = lines(&[
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"1.0","id":5,"method":"analyze","params":{"root_path":"/p"}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}"#,
+    ]);
+    let output = validate(GAZE, true, &capture);
+    assert_eq!(
+        found(&output),
+        vec![(2, "envelope".to_owned(), Some("/jsonrpc".into()))]
+    );
+}
+
+#[test]
+fn a_second_answer_and_an_answer_to_a_notification_are_their_own_kinds() {
+    let capture = lines(&[
+        INIT,
+        INIT_RESULT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","method":"initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":44,"result":{}}"#,
+    ]);
+    let output = validate(GAZE, false, &capture);
+    let report = text(&output);
+    assert!(
+        report.contains("frame 2: duplicate_answer at /id: a second answer to the `initialize` request of frame 0 (id 1), first answered at frame 1"),
+        "{report}"
+    );
+    assert!(
+        report.contains("frame 4: answered_notification at /id: answers the notification `initialized` of frame 3"),
+        "{report}"
+    );
+    assert!(
+        report.contains("frame 5: unknown_id at /id: answers id 44, which no request carried"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_result_to_a_request_with_an_invalid_id_is_its_own_kind() {
+    let capture = lines(&[
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":[2],"method":"analyze","params":{"root_path":"/p"}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"result":{"functions":[]}}"#,
+    ]);
+    let output = validate(GAZE, true, &capture);
+    let kinds: Vec<String> = found(&output).iter().map(|p| kind(p).to_owned()).collect();
+    assert_eq!(kinds, vec!["envelope", "result_for_invalid_id"]);
+}
+
+#[test]
+fn frames_keep_their_numbers_after_a_framing_fault() {
+    // Strict NDJSON (the driver protocol): a bare CR is a framing fault.
+    // It is frame 0; the answer after it is frame 1, not frame 0 again.
+    let capture = b"{\"id\":\"e\",\"jsonrpc\":\"2.0\",\r\"method\":\"driver.reset\"}\n\
+{\"error\":{\"code\":-32600,\"data\":{\"class\":\"invalid_request\",\"details\":{\"kind\":\"BareCarriageReturn\"}},\"message\":\"bare CR\"},\"id\":null,\"jsonrpc\":\"2.0\"}\n\
+{\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"driver.nope\"}\n";
+    let output = validate("agentapi-driver@1", true, capture);
+    assert_eq!(
+        found(&output),
+        vec![
+            (0, "framing".to_owned(), None),
+            (2, "unknown_method".to_owned(), Some("/method".into())),
+            (2, "unanswered".to_owned(), Some("/id".into())),
+        ]
+    );
+}
+
+#[test]
+fn a_declared_protocol_version_other_than_the_checked_one_is_reported() {
+    let declared = INIT_RESULT.replace("\"1.0.0\"", "\"1.1.0\"");
+    let output = validate(GAZE, false, &lines(&[INIT, &declared]));
+    let report = text(&output);
+    assert!(
+        report.contains("frame 1: version_mismatch at /result/protocol_version: the server declares protocol version 1.1.0, but the session is checked against gaze-analyzer@1.0.0"),
+        "{report}"
+    );
+    let same = validate(GAZE, false, &lines(&[INIT, INIT_RESULT]));
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same));
+}
+
+#[test]
+fn after_a_shutdown_the_message_names_the_frame_that_ended_the_session() {
+    let capture = lines(&[
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        ANALYZE,
+    ]);
+    let report = text(&validate(GAZE, false, &capture));
+    assert_eq!(
+        report.trim_end(),
+        "frame 4: lifecycle at /method: `analyze` came after the session ended at frame 3 when `shutdown` was answered"
+    );
+}
+
+#[test]
+fn after_a_version_mismatch_the_message_is_the_mismatch_not_the_state() {
+    let capture = content_length(&[
+        r#"{"id":3,"method":"initialize","params":{"clientVersion":"2.0"}}"#,
+        r#"{"id":3,"error":{"code":-32099,"message":"VERSION_MISMATCH: client major version 2 is incompatible with server major version 1"}}"#,
+        r#"{"id":4,"method":"shutdown","params":{}}"#,
+    ]);
+    let report = text(&validate("gzkit-authoring-guide@1.0", false, &capture));
+    assert_eq!(
+        report.trim_end(),
+        "frame 2: lifecycle at /method: `shutdown` came after the session ended at frame 1 when `initialize` was refused with -32099 (VERSION_MISMATCH)"
+    );
+    assert!(!report.contains("before initialize"));
+}
+
+#[test]
+fn an_accepted_version_mismatch_is_reported() {
+    let capture = content_length(&[
+        r#"{"id":3,"method":"initialize","params":{"clientVersion":"2.0"}}"#,
+        r#"{"id":3,"result":{"version":"1.0","capabilities":["analyze"]}}"#,
+    ]);
+    let output = validate("gzkit-authoring-guide@1.0", false, &capture);
+    let report = text(&output);
+    assert!(
+        report.contains("frame 1: accepted_invalid at /result: the `initialize` request of frame 0 was answered with a result, but the protocol refuses it with error -32099"),
+        "{report}"
+    );
+}
+
+#[test]
+fn no_report_prints_a_rust_debug_form() {
+    let mut all = String::new();
+    for (protocol, capture) in [
+        (
+            GAZE,
+            lines(&[ANALYZE, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#]),
+        ),
+        (GAZE, lines(&[INIT, INIT_RESULT, INIT_RESULT, "{bad"])),
+    ] {
+        all.push_str(&text(&validate(protocol, false, &capture)));
+    }
+    for debug in ["Request {", "Number(", "Some(", "Response {", "String(\""] {
+        assert!(!all.contains(debug), "{debug} in:\n{all}");
+    }
+}
