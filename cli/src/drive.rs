@@ -293,8 +293,12 @@ fn describe(error: &HostError) -> Value {
         .iter()
         .map(|i| i.to_json())
         .collect();
-    let mut described = json!({"kind": format!("{:?}", error.kind()), "message": error.message()});
-    if let Some(object) = error.error_object() {
+    let mut described = json!({"kind": error.kind().name(), "message": error.message()});
+    if error.kind().refused_before_sending() {
+        // The host's own refusal: no server answered, so no JSON-RPC code
+        // is shown as if one had.
+        described["sent"] = json!(false);
+    } else if let Some(object) = error.error_object() {
         described["code"] = json!(object.code);
         if let Some(data) = &object.data {
             described["data"] = data.clone();

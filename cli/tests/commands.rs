@@ -212,7 +212,12 @@ fn drive_runs_checked_calls_records_a_capture_that_validates() {
         printed[1],
         serde_json::json!({"method": "complexity", "result": {"functions": []}})
     );
-    assert_eq!(printed[2]["error"]["kind"], "Lifecycle");
+    assert_eq!(printed[2]["error"]["kind"], "lifecycle");
+    assert_eq!(printed[2]["error"]["sent"], false);
+    assert!(
+        printed[2]["error"].get("code").is_none(),
+        "a local refusal shows no JSON-RPC code"
+    );
     assert_eq!(printed[3]["result"], serde_json::json!({}));
     let validated = wirekit(
         &[

@@ -178,7 +178,7 @@ fn an_invocation_that_never_completes_is_reported_after_the_timeout() {
     assert_eq!(output.status.code(), Some(1), "{text}");
     let last: Value = serde_json::from_str(text.lines().last().expect("a line")).expect("JSON");
     assert_eq!(last["method"], "driver.shutdown", "{text}");
-    assert_eq!(last["error"]["kind"], "Timeout", "{text}");
+    assert_eq!(last["error"]["kind"], "timeout", "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -92,7 +92,12 @@ fn an_answer_to_an_id_never_sent_is_an_envelope_error() {
     );
     let error = initialize_against(gaze(), &script, "initialize");
     assert_eq!(error.kind(), HostErrorKind::Envelope, "{error}");
-    assert!(error.message().contains("unexpected"), "{error}");
+    assert!(
+        error.message().contains(
+            "a result for id 999, which no pending request carries, while `initialize` (id 1)"
+        ),
+        "{error}"
+    );
 }
 
 #[test]

@@ -74,7 +74,7 @@ impl Host {
             .map_err(|e| {
                 HostError::new(
                     HostErrorKind::Spawn,
-                    format!("cannot start {command:?}: {e}"),
+                    format!("cannot start `{}`: {e}", command_line(command)),
                 )
             })?;
         let transport = &protocol.manifest().transport;
@@ -226,11 +226,7 @@ impl Host {
                     return Ok(result);
                 }
                 Message::Notification(notification) => self.on_notification(notification),
-                other => {
-                    let what =
-                        format!("unexpected message while waiting for `{method}`: {other:?}");
-                    return Err(HostError::new(HostErrorKind::Envelope, what));
-                }
+                other => return Err(HostError::unexpected(method, Some(&id), &other)),
             }
         }
     }
@@ -300,7 +296,10 @@ impl Host {
             .method(method)
             .is_some_and(|s| s.kind == MethodKind::Notification);
         if !known {
-            let message = format!("`{method}` is not a notification of {}", self.protocol.id());
+            let message = format!(
+                "not sent: `{method}` is not a notification of {}",
+                self.protocol.id()
+            );
             return Err(HostError::new(HostErrorKind::UnknownMethod, message));
         }
         self.check_params(method, params.as_ref())?;
@@ -347,7 +346,10 @@ impl Host {
             .filter(|s| s.kind == MethodKind::Request)
             .cloned();
         let Some(spec) = spec else {
-            let message = format!("`{method}` is not a request of {}", self.protocol.id());
+            let message = format!(
+                "not sent: `{method}` is not a request of {}",
+                self.protocol.id()
+            );
             return Err(HostError::new(HostErrorKind::UnknownMethod, message));
         };
         self.session
@@ -508,7 +510,9 @@ impl Host {
             spec.map_or(DEFAULT_TIMEOUT, Duration::from_millis)
         });
         let _ = deadline;
-        self.session.end();
+        self.session.end_because(format!(
+            "`{method}` got no answer in time and the server was killed"
+        ));
         HostError::timeout(method, limit).with_stderr(self.stderr_tail())
     }
 
@@ -516,7 +520,8 @@ impl Host {
         // Give the stderr reader a moment to collect the last words.
         let _ = self.child.try_wait();
         thread::sleep(Duration::from_millis(20));
-        self.session.end();
+        self.session
+            .end_because(format!("the server failed: {message}"));
         HostError::new(kind, message).with_stderr(self.stderr_tail())
     }
 
@@ -537,6 +542,15 @@ impl Drop for Host {
             let _ = self.child.wait();
         }
     }
+}
+
+/// The program and its arguments as a person types them.
+fn command_line(command: &Command) -> String {
+    std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|part| part.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn keep_tail(mut stderr: impl Read, kept: &Mutex<VecDeque<u8>>) {

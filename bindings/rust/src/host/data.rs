@@ -127,7 +127,7 @@ impl Host {
             return Err(HostError::new(
                 HostErrorKind::DataPlane,
                 format!(
-                    "an observation names data stream {stream:?}, but no data plane was offered"
+                    "an observation names data stream `{stream}`, but no data plane was offered"
                 ),
             ));
         };
@@ -182,7 +182,7 @@ impl DataPlane {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(fault(format!(
-                    "data stream {stream:?} did not end within {} ms",
+                    "data stream `{stream}` did not end within {} ms",
                     limit.as_millis()
                 )));
             }
@@ -194,12 +194,12 @@ impl DataPlane {
                     return Err(match self.decoder.finish() {
                         Err(error) => fault(format!("data plane: {error}")),
                         Ok(()) => fault(format!(
-                            "the data plane closed before stream {stream:?} ended"
+                            "the data plane closed before stream `{stream}` ended"
                         )),
                     })
                 }
                 Ok(read) => read,
-                Err(e) => return Err(fault(format!("data plane: reading stream {stream:?}: {e}"))),
+                Err(e) => return Err(fault(format!("data plane: reading stream `{stream}`: {e}"))),
             };
             for frame in self.decoder.push(&chunk[..read]) {
                 match frame {
@@ -221,7 +221,7 @@ impl DataPlane {
     ) -> Result<(), HostError> {
         Err(HostError::new(
             HostErrorKind::DataPlane,
-            format!("data stream {stream:?}: no data plane on this platform"),
+            format!("data stream `{stream}`: no data plane on this platform"),
         ))
     }
 }

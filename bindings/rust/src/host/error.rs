@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::envelope::ErrorObject;
+use crate::envelope::{ErrorObject, Id, Message};
 use crate::session::Violation;
 use crate::validate::ValidationIssue;
 
@@ -40,6 +40,43 @@ pub enum HostErrorKind {
     /// The companion data plane failed (a fault of
     /// [`crate::dataplane::DataFaultKind`], no plane, a silent stream).
     DataPlane,
+}
+
+impl HostErrorKind {
+    /// A stable machine code (`lifecycle`, `invalid_params`).
+    pub fn name(self) -> &'static str {
+        match self {
+            HostErrorKind::Spawn => "spawn",
+            HostErrorKind::Io => "io",
+            HostErrorKind::Timeout => "timeout",
+            HostErrorKind::Exited => "exited",
+            HostErrorKind::Framing => "framing",
+            HostErrorKind::Envelope => "envelope",
+            HostErrorKind::Remote => "remote",
+            HostErrorKind::InvalidParams => "invalid_params",
+            HostErrorKind::InvalidResult => "invalid_result",
+            HostErrorKind::Lifecycle => "lifecycle",
+            HostErrorKind::UnknownMethod => "unknown_method",
+            HostErrorKind::InvalidNotification => "invalid_notification",
+            HostErrorKind::DataPlane => "data_plane",
+        }
+    }
+
+    /// Whether the host refused the call itself, before sending anything
+    /// (wrong state, undeclared capability, invalid params, a method the
+    /// protocol does not have): no server answered it.
+    pub fn refused_before_sending(self) -> bool {
+        matches!(
+            self,
+            HostErrorKind::Lifecycle | HostErrorKind::InvalidParams | HostErrorKind::UnknownMethod
+        )
+    }
+}
+
+impl fmt::Display for HostErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 #[derive(Debug)]
@@ -86,9 +123,18 @@ impl HostError {
         } else {
             "result"
         };
+        // Invalid params are the host's own refusal: nothing was sent.
+        let refused = if kind == HostErrorKind::InvalidParams {
+            "not sent: "
+        } else {
+            ""
+        };
         let mut host = HostError::new(
             kind,
-            format!("invalid {what} for `{method}`: {}", listed.join("; ")),
+            format!(
+                "{refused}invalid {what} for `{method}`: {}",
+                listed.join("; ")
+            ),
         );
         host.0.issues = issues;
         host
@@ -123,6 +169,42 @@ impl HostError {
         );
         host.0.remote = Some(violation.answer().clone());
         host
+    }
+
+    /// A message other than the awaited answer or a notification, while
+    /// `waiting` (the method, and the id of its request when one was sent)
+    /// waited: a sentence naming the message's method and id.
+    pub(crate) fn unexpected(waiting: &str, sent: Option<&Id>, message: &Message) -> Self {
+        let waiting = match sent {
+            Some(id) => format!("`{waiting}` (id {id}) was waiting for its answer"),
+            None => format!("`{waiting}` was waiting"),
+        };
+        let what = match message {
+            Message::Request(request) => format!(
+                "the server sent the request `{}` (id {}) while {waiting}",
+                request.method, request.id
+            ),
+            Message::Notification(notification) => format!(
+                "the server sent the notification `{}` while {waiting}",
+                notification.method
+            ),
+            Message::Response(response) => {
+                let id = response
+                    .id
+                    .as_ref()
+                    .map_or_else(|| "null".to_owned(), ToString::to_string);
+                match &response.outcome {
+                    Ok(_) => format!(
+                        "the server sent a result for id {id}, which no pending request carries, while {waiting}"
+                    ),
+                    Err(error) => format!(
+                        "the server sent error {} ({}) for id {id}, which no pending request carries, while {waiting}",
+                        error.code, error.message
+                    ),
+                }
+            }
+        };
+        HostError::new(HostErrorKind::Envelope, what)
     }
 
     pub(crate) fn timeout(method: &str, limit: Duration) -> Self {

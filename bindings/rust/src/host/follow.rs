@@ -98,10 +98,7 @@ impl Host {
                 self.on_notification(notification);
                 Ok(())
             }
-            other => Err(HostError::new(
-                HostErrorKind::Envelope,
-                format!("unexpected message while waiting for `{awaited}`: {other:?}"),
-            )),
+            other => Err(HostError::unexpected(&awaited, None, &other)),
         }
     }
 

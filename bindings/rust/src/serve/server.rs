@@ -194,9 +194,12 @@ impl Server {
                 })
             }
             Message::Response(response) => {
+                let id = response
+                    .id
+                    .as_ref()
+                    .map_or_else(|| "null".to_owned(), ToString::to_string);
                 (self.logger)(&format!(
-                    "ignored a response (id {:?}) from the client: this server sends no requests",
-                    response.id
+                    "ignored a response (id {id}) from the client: this server sends no requests"
                 ));
                 Ok(Flow::Continue)
             }

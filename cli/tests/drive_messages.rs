@@ -1,0 +1,192 @@
+//! What `wirekit drive` tells a person: sentences that name the real cause,
+//! local refusals that do not look like server answers, and no Rust debug
+//! output anywhere.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn drive(protocol: &str, requests: &str, server: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args([
+            "drive",
+            "--protocol",
+            protocol,
+            "--timeout-ms",
+            "10000",
+            "--",
+        ])
+        .args(server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("wirekit starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(requests.as_bytes())
+        .expect("write");
+    child.wait_with_output().expect("wirekit ends")
+}
+
+fn printed(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+fn all_text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn assert_no_debug_form(text: &str) {
+    for debug in [
+        "Request {",
+        "Response {",
+        "Number(",
+        "String(\"",
+        "Some(",
+        "Lifecycle\"",
+    ] {
+        assert!(!text.contains(debug), "`{debug}` in:\n{text}");
+    }
+}
+
+fn minimal_analyzer() -> String {
+    format!(
+        "{}/../tests/peers/gaze_minimal_analyzer.py",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn after_a_clean_shutdown_a_call_is_not_sent_because_the_session_ended() {
+    let requests = concat!(
+        "{\"method\": \"initialize\", \"params\": {\"root_path\": \"/p\"}}\n",
+        "{\"method\": \"shutdown\"}\n",
+        "{\"method\": \"analyze\", \"params\": {\"root_path\": \"/p\"}}\n",
+    );
+    let analyzer = minimal_analyzer();
+    let output = drive("gaze-analyzer@1.0.0", requests, &["python3", &analyzer]);
+    assert_eq!(output.status.code(), Some(1), "{}", all_text(&output));
+    let lines = printed(&output);
+    let refused = &lines[2]["error"];
+    assert_eq!(
+        refused["message"],
+        "not sent: `analyze` comes after the end of the session: it ended when `shutdown` was answered"
+    );
+    assert_eq!(refused["kind"], "lifecycle");
+    assert_eq!(refused["sent"], false);
+    assert!(
+        refused.get("code").is_none(),
+        "no JSON-RPC code, as if the server had answered: {refused}"
+    );
+    assert_no_debug_form(&all_text(&output));
+}
+
+#[test]
+fn local_refusals_of_params_and_unknown_methods_say_not_sent() {
+    let requests = concat!(
+        "{\"method\": \"initialize\", \"params\": {\"root_path\": 42}}\n",
+        "{\"method\": \"no_such_method\"}\n",
+    );
+    let analyzer = minimal_analyzer();
+    let output = drive("gaze-analyzer@1.0.0", requests, &["python3", &analyzer]);
+    let lines = printed(&output);
+    let params = lines[0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        params.starts_with("not sent: invalid params for `initialize`"),
+        "{params}"
+    );
+    assert_eq!(lines[0]["error"]["sent"], false);
+    assert_eq!(
+        lines[1]["error"]["message"],
+        "not sent: `no_such_method` is not a request of gaze-analyzer@1.0.0"
+    );
+    assert_no_debug_form(&all_text(&output));
+}
+
+/// A gzkit server that answers every request VERSION_MISMATCH and stays.
+const MISMATCHING_GZKIT: &str = r#"
+import json, sys
+inp = sys.stdin.buffer
+while True:
+    line = inp.readline()
+    if not line:
+        break
+    if not line.lower().startswith(b"content-length:"):
+        continue
+    length = int(line.split(b":")[1])
+    inp.readline()
+    request = json.loads(inp.read(length))
+    body = json.dumps({"id": request["id"], "error": {"code": -32099, "message": "VERSION_MISMATCH: client major version 2 is incompatible with server major version 1"}}).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+"#;
+
+#[test]
+fn after_a_version_mismatch_the_refusal_names_the_mismatch_not_the_state() {
+    let requests = concat!(
+        "{\"method\": \"initialize\", \"params\": {\"clientVersion\": \"2.0\"}}\n",
+        "{\"method\": \"shutdown\", \"params\": {}}\n",
+    );
+    let output = drive(
+        "gzkit-authoring-guide@1.0",
+        requests,
+        &["python3", "-c", MISMATCHING_GZKIT],
+    );
+    let lines = printed(&output);
+    assert_eq!(lines[0]["error"]["code"], -32099, "the server's own answer");
+    assert_eq!(lines[0]["error"]["kind"], "remote");
+    let message = lines[1]["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(
+        message,
+        "not sent: `shutdown` comes after the end of the session: it ended when `initialize` was refused with -32099 (VERSION_MISMATCH)"
+    );
+    assert!(!message.contains("before initialize"));
+    assert_no_debug_form(&all_text(&output));
+}
+
+/// A Gaze analyzer that answers with an id it was never sent.
+const WRONG_ID_ANALYZER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    print(json.dumps({"jsonrpc": "2.0", "id": 99, "result": {}}), flush=True)
+"#;
+
+#[test]
+fn an_answer_out_of_turn_is_a_sentence_with_its_id_not_debug_output() {
+    let requests = "{\"method\": \"initialize\", \"params\": {\"root_path\": \"/p\"}}\n";
+    let output = drive(
+        "gaze-analyzer@1.0.0",
+        requests,
+        &["python3", "-c", WRONG_ID_ANALYZER],
+    );
+    let lines = printed(&output);
+    assert_eq!(
+        lines[0]["error"]["message"],
+        "the server sent a result for id 99, which no pending request carries, while `initialize` (id 1) was waiting for its answer"
+    );
+    assert_no_debug_form(&all_text(&output));
+}
+
+#[test]
+fn a_server_that_cannot_start_is_named_as_typed() {
+    let output = drive("gaze-analyzer@1.0.0", "", &["/no/such/analyzer", "--stdio"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot start `/no/such/analyzer --stdio`"),
+        "{stderr}"
+    );
+    assert_no_debug_form(&stderr);
+}
