@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
 from support import REPO
 from wirekit import _native
 
@@ -43,6 +45,27 @@ def test_a_faulty_session_reports_its_problems_as_json_and_exits_1() -> None:
     assert [(p["frame"], p["kind"], p["pointer"]) for p in problems] == [
         (p["frame"], p["kind"], p["pointer"]) for p in expected
     ]
+
+
+def test_the_monitor_judges_the_servers_answer_too() -> None:
+    """The same request, answered -32600 or accepted with a result: two reports."""
+    refused = wirekit("validate", "--protocol", "gaze-analyzer@1.0.0", "--json", str(SESSIONS / "analyze-before-initialize.ndjson"))
+    accepted = wirekit(
+        "validate", "--protocol", "gaze-analyzer@1.0.0", "--json", str(SESSIONS / "analyze-before-initialize-accepted.ndjson")
+    )
+    assert refused.returncode == accepted.returncode == 1
+    kinds = [json.loads(line)["kind"] for line in accepted.stdout.splitlines() if line.strip()]
+    assert kinds == ["lifecycle", "accepted_invalid"]
+    assert refused.stdout != accepted.stdout
+
+
+def test_an_empty_capture_says_so_and_exits_1(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.ndjson"
+    empty.write_bytes(b"")
+    done = wirekit("validate", "--protocol", "gaze-analyzer@1.0.0", str(empty))
+    assert done.returncode == 1
+    assert "the capture holds no frames" in done.stdout
+    assert "the capture holds no frames" in done.stderr
 
 
 def test_usage_errors_exit_2_with_clap_usage() -> None:

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::checker::{Answered, Owed, Pending, SessionChecker};
+use super::checker::{pending_key, Answered, Owed, Pending, SessionChecker};
 use super::problem::ProblemKind;
 use crate::envelope::{EnvelopeError, Response};
 use crate::validate::Part;
@@ -22,9 +22,11 @@ impl SessionChecker {
             .id
             .as_ref()
             .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
-        if let Some(pending) = self.pending.remove(&key) {
-            self.on_answer(index, key, pending, &response);
-            return;
+        if let Some(key) = self.answered_key(&key) {
+            if let Some(pending) = self.pending.remove(&key) {
+                self.on_answer(index, key, pending, &response);
+                return;
+            }
         }
         if let Some(at) = self.owed_position(&key) {
             if let Some(owed) = self.owed.remove(at) {
@@ -32,7 +34,12 @@ impl SessionChecker {
             }
             return;
         }
-        if let Some(first) = self.answered.get(&key).cloned() {
+        let first = self
+            .answered
+            .get(&key)
+            .or_else(|| self.answered.get(&pending_key(&key, true)))
+            .cloned();
+        if let Some(first) = first {
             let message = format!(
                 "a second answer to the `{}` request of frame {} (id {key}), first answered at frame {}",
                 first.method, first.request, first.answer
@@ -68,6 +75,21 @@ impl SessionChecker {
             format!("answers id {key}, which no request carried")
         };
         self.push(index, ProblemKind::UnknownId, Some("/id"), message);
+    }
+
+    /// The pending request an answer's id answers: the client's request
+    /// with that id or the server's; when both wait, the later one (a
+    /// client answers the server's request while its own call waits).
+    fn answered_key(&self, id: &str) -> Option<String> {
+        let client = self.pending.get(id).map(|p| (p.frame, id.to_owned()));
+        let server_key = pending_key(id, true);
+        let server = self.pending.get(&server_key).map(|p| (p.frame, server_key));
+        match (client, server) {
+            (Some(c), Some(s)) => Some(if s.0 > c.0 { s.1 } else { c.1 }),
+            (Some(c), None) => Some(c.1),
+            (None, Some(s)) => Some(s.1),
+            (None, None) => None,
+        }
     }
 
     /// The owed answer an id answers: the refused frame with that id; for

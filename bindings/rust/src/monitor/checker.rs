@@ -26,6 +26,16 @@ const OWED_KEPT: usize = 1024;
 /// Answered request ids remembered to tell a second answer from an unknown id.
 const ANSWERED_KEPT: usize = 4096;
 
+/// The key of a pending request: its id as JSON text, marked when the
+/// server sent it.
+pub(super) fn pending_key(id: &str, from_server: bool) -> String {
+    if from_server {
+        format!("server:{id}")
+    } else {
+        id.to_owned()
+    }
+}
+
 /// A request waiting for its answer.
 #[derive(Debug)]
 pub(super) struct Pending {
@@ -322,18 +332,23 @@ impl SessionChecker {
 
     fn on_request(&mut self, index: usize, request: Request) {
         let Request { id, method, params } = request;
-        let key = id.to_value().to_string();
         let spec = self
             .protocol
             .method(&method)
             .filter(|s| s.kind == MethodKind::Request)
             .cloned();
+        // The server's own requests (declared `server-to-client`) number
+        // their ids apart from the client's.
+        let from_server = spec
+            .as_ref()
+            .is_some_and(|s| s.direction == Direction::ServerToClient);
+        let key = pending_key(&id.to_value().to_string(), from_server);
         if self.pending.contains_key(&key) {
             self.push(
                 index,
                 ProblemKind::DuplicateId,
                 Some("/id"),
-                format!("id {key} is already pending"),
+                format!("id {id} is already pending"),
             );
             return;
         }
@@ -351,7 +366,7 @@ impl SessionChecker {
             self.wait(key, &method, index, Some(refusal), false);
             return;
         };
-        if spec.direction == Direction::ServerToClient {
+        if from_server {
             self.wait(key, &method, index, None, true);
             return;
         }

@@ -1,0 +1,129 @@
+//! The session checker used frame by frame, as `wirekit conformance` uses
+//! it as the judge of a live session: problems appear as the frames come,
+//! both sides are judged, and the server's own requests keep their ids
+//! apart from the client's.
+
+// A test harness reports a failed expectation by panicking.
+#![allow(clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use wirekit::framing::{decoder_for, Frame, FramingError};
+use wirekit::monitor::{ProblemKind, SessionChecker};
+use wirekit::protocol::ProtocolSource;
+use wirekit::validate::Protocol;
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/p"}}"#;
+const INIT_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"discover":false,"test_mapping":false,"classify_signals":false},"protocol_version":"1.0.0","analyzer_name":"a","language":"python"}}"#;
+
+fn frames(protocol: &Protocol, lines: &[&str]) -> Vec<Result<Frame, FramingError>> {
+    let transport = &protocol.manifest().transport;
+    let mut decoder = decoder_for(transport.framing, transport.frame_limits());
+    for line in lines {
+        decoder.push(format!("{line}\n").as_bytes());
+    }
+    decoder.finish();
+    std::iter::from_fn(|| decoder.next_frame()).collect()
+}
+
+fn kinds(checker: &SessionChecker) -> Vec<(usize, &'static str)> {
+    checker
+        .problems()
+        .iter()
+        .map(|p| (p.frame, p.kind.name()))
+        .collect()
+}
+
+#[test]
+fn problems_appear_frame_by_frame_and_name_the_related_frame() {
+    let protocol =
+        wirekit_protocols::protocol("gaze-analyzer@1.0.0").unwrap_or_else(|e| panic!("{e}"));
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    let analyze = r#"{"jsonrpc":"2.0","id":2,"method":"analyze","params":{"root_path":"/p"}}"#;
+    let mut input = frames(
+        &protocol,
+        &[
+            analyze,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+        ],
+    )
+    .into_iter();
+    checker.on_frame(input.next().unwrap_or_else(|| panic!("a frame")));
+    assert_eq!(kinds(&checker), vec![(0, "lifecycle")]);
+    checker.on_frame(input.next().unwrap_or_else(|| panic!("a frame")));
+    assert_eq!(
+        kinds(&checker),
+        vec![(0, "lifecycle"), (1, "accepted_invalid")]
+    );
+    let accepted = &checker.problems()[1];
+    assert_eq!(accepted.related, Some(0));
+    assert!(accepted.kind.blames_server());
+    assert!(!checker.problems()[0].kind.blames_server());
+    assert_eq!(checker.frames(), 2);
+    assert_eq!(checker.finish().len(), 2);
+    assert_eq!(checker.finish().len(), 2, "finishing twice adds nothing");
+}
+
+#[test]
+fn every_kind_has_a_stable_name_that_reads_back() {
+    for kind in ProblemKind::ALL {
+        assert_eq!(ProblemKind::from_name(kind.name()), Some(kind));
+        assert_eq!(
+            serde_json::to_value(kind).unwrap_or_default(),
+            json!(kind.name())
+        );
+    }
+    assert_eq!(ProblemKind::from_name("nope"), None);
+}
+
+/// gaze-analyzer@1.0.0 with a declared server-to-client request.
+fn with_server_request() -> Arc<Protocol> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/gaze-analyzer/1.0.0");
+    let dir: PathBuf = std::env::temp_dir().join(format!(
+        "wirekit-monitor-server-request-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    for entry in std::fs::read_dir(&source).unwrap_or_else(|e| panic!("{e}")) {
+        let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+        let name = path.file_name().unwrap_or_default().to_owned();
+        std::fs::copy(&path, dir.join(name)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let manifest_path = dir.join("protocol.json");
+    let text = std::fs::read_to_string(&manifest_path).unwrap_or_else(|e| panic!("{e}"));
+    let mut manifest: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    manifest["methods"]["workspace/configuration"] = json!({
+        "kind": "request",
+        "direction": "server-to-client",
+        "description": "The server asks the client for settings.",
+        "params": {"$ref": "gaze.schema.json#/$defs/ShutdownParams"},
+        "params_optional": true,
+        "result": {"$ref": "gaze.schema.json#/$defs/ShutdownResult"}
+    });
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let loaded = ProtocolSource::from_dir(&dir, "gaze-analyzer/1.0.0").and_then(Protocol::compile);
+    let _ = std::fs::remove_dir_all(&dir);
+    Arc::new(loaded.unwrap_or_else(|e| panic!("{e}")))
+}
+
+#[test]
+fn a_server_request_with_the_clients_pending_id_is_paired_apart() {
+    let protocol = with_server_request();
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#,
+        // The server asks the client mid-call, with the same id 2.
+        r#"{"jsonrpc":"2.0","id":2,"method":"workspace/configuration"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+    ];
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    for frame in frames(&protocol, &lines) {
+        checker.on_frame(frame);
+    }
+    let problems = checker.finish();
+    assert!(problems.is_empty(), "{problems:?}");
+}
