@@ -120,7 +120,7 @@ def test_an_unknown_operation_is_answered_with_a_class_the_reference_accepts(tmp
     done, lines = drive(tmp_path, "\n".join(calls) + "\n")
     assert done.returncode == 1
     error = lines[-1]["error"]
-    assert error["kind"] == "Remote"
+    assert error["kind"] == "remote"
     assert error["code"] == -32000
     assert error["data"] == {"class": "capability_mismatch"}
 
