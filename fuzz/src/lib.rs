@@ -1,6 +1,7 @@
 //! Checks shared by the wirekit fuzz targets. A failed check panics, which
 //! libFuzzer reports as a crash with the input that caused it.
 
+pub mod dataplane;
 pub mod manifest;
 pub mod session;
 
