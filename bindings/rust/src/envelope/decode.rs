@@ -1,15 +1,15 @@
 //! Decoding: bytes or a parsed value to a [`Message`], checking every
 //! envelope rule.
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::{describe, quote, EnvelopeError, EnvelopeErrorKind as Kind};
 use super::id::Id;
 use super::message::Message;
+use super::numbers;
 use super::options::EnvelopeOptions;
 use super::shape::{check_call, check_jsonrpc, check_response, Members};
-use super::strict::parse_detecting_duplicates;
+use super::strict::parse_value;
 
 /// Decodes one message body (UTF-8 JSON, no framing).
 ///
@@ -31,12 +31,7 @@ pub fn decode(body: &[u8], opts: &EnvelopeOptions) -> Result<Message, EnvelopeEr
 /// Decodes one message body that is already a `str`; see [`decode`].
 pub fn decode_str(text: &str, opts: &EnvelopeOptions) -> Result<Message, EnvelopeError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let parsed = if opts.strict {
-        parse_detecting_duplicates(&mut de)
-    } else {
-        Value::deserialize(&mut de).map(|value| (value, None))
-    };
-    let (value, duplicate) = parsed.map_err(|e| {
+    let parsed = parse_value(&mut de, opts.strict).map_err(|e| {
         EnvelopeError::new(Kind::Parse, String::new(), format!("not valid JSON: {e}"))
             .with_line_column(e.line(), e.column())
     })?;
@@ -52,7 +47,47 @@ pub fn decode_str(text: &str, opts: &EnvelopeOptions) -> Result<Message, Envelop
         )
         .with_line_column(e.line(), e.column())
     })?;
-    check(value, opts, duplicate)
+    let mut value = parsed.value;
+    if parsed.needs_scan {
+        settle_numbers(text, &mut value)?;
+    }
+    check(value, opts, parsed.duplicate)
+}
+
+/// The literals `serde_json` reads as floats (`numbers`): every `-0`
+/// becomes the integer 0 (a later duplicate member's literal wins, as its
+/// value does), and an integer beyond `i64`/`u64` is a parse error rather
+/// than a rounded double.
+fn settle_numbers(text: &str, value: &mut Value) -> Result<(), EnvelopeError> {
+    let found = numbers::scan(text);
+    if let Some((pointer, literal)) = found.out_of_range {
+        let at = if pointer.is_empty() {
+            "the top level".to_owned()
+        } else {
+            pointer
+        };
+        return Err(EnvelopeError::new(
+            Kind::Parse,
+            String::new(),
+            format!(
+                "the integer {literal} at {at} is outside the 64-bit range (i64 and u64): \
+                 refused rather than rounded to {}",
+                literal.parse::<f64>().unwrap_or(f64::NAN)
+            ),
+        ));
+    }
+    for (pointer, integer) in found.negative_zeros {
+        if let Some(slot) = value.pointer_mut(&pointer) {
+            if slot.as_f64() == Some(0.0) {
+                *slot = if integer {
+                    Value::from(0)
+                } else {
+                    serde_json::Number::from_f64(-0.0).map_or(Value::Null, Value::Number)
+                };
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks an already parsed value and turns it into a [`Message`].

@@ -95,6 +95,7 @@ mod encode;
 mod error;
 mod id;
 mod message;
+mod numbers;
 mod options;
 mod shape;
 pub(crate) mod strict;

@@ -33,6 +33,8 @@ enum Segment {
 struct State {
     path: Vec<Segment>,
     duplicate: Option<String>,
+    detect_duplicates: bool,
+    needs_scan: bool,
 }
 
 impl State {
@@ -58,9 +60,40 @@ pub(crate) fn parse_detecting_duplicates<'de, D>(
 where
     D: de::Deserializer<'de>,
 {
-    let mut state = State::default();
+    let parsed = parse_value(deserializer, true)?;
+    Ok((parsed.value, parsed.duplicate))
+}
+
+/// One parsed value and what the text may hold beyond it.
+pub(crate) struct Parsed {
+    pub value: Value,
+    /// The first duplicated member's pointer (when looked for).
+    pub duplicate: Option<String>,
+    /// A float that may stand for `-0` or an integer beyond 64 bits was
+    /// read: the text must be scanned (`numbers::scan`).
+    pub needs_scan: bool,
+}
+
+/// Parses one JSON value, looking for duplicate member names when asked,
+/// and noting floats that may hide a literal `serde_json` cannot tell apart
+/// (`numbers`).
+pub(crate) fn parse_value<'de, D>(
+    deserializer: D,
+    detect_duplicates: bool,
+) -> Result<Parsed, D::Error>
+where
+    D: de::Deserializer<'de>,
+{
+    let mut state = State {
+        detect_duplicates,
+        ..State::default()
+    };
     let value = ValueSeed { state: &mut state }.deserialize(deserializer)?;
-    Ok((value, state.duplicate))
+    Ok(Parsed {
+        value,
+        duplicate: state.duplicate,
+        needs_scan: state.needs_scan,
+    })
 }
 
 struct ValueSeed<'s> {
@@ -99,6 +132,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        self.state.needs_scan |= super::numbers::needs_scan(v);
         // serde_json never hands over a non-finite float; mirror its own
         // `Value` visitor all the same.
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
@@ -138,7 +172,10 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let mut map = Map::new();
         while let Some(key) = access.next_key::<String>()? {
-            if self.state.duplicate.is_none() && map.contains_key(&key) {
+            if self.state.detect_duplicates
+                && self.state.duplicate.is_none()
+                && map.contains_key(&key)
+            {
                 self.state.duplicate = Some(self.state.pointer_to(&key));
             }
             // Move the key onto the path while its value is parsed, then

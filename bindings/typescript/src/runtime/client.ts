@@ -670,7 +670,7 @@ export class Client<
   private streamed(streaming: Streaming, body: string): void {
     let value: JsonValue;
     try {
-      value = parseJson(body).value;
+      value = parseJson(body, { message: true }).value;
     } catch (error) {
       if (!(error instanceof JsonSyntaxError)) throw error;
       this.options.onTrace?.({ direction: "receive", body });

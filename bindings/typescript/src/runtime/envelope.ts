@@ -6,7 +6,7 @@
  * order of checks.
  *
  * Ids are strings or integers written in integer syntax that fit `i64` or
- * `u64` (`1.0`, `1e2` and `-0` are refused). An integer id is a `number`
+ * `u64` (`1.0`, `1e2` and `-0.0` are refused; `-0` is 0). An integer id is a `number`
  * when it is a safe integer (|n| < 2^53) and a `bigint` beyond that, so
  * every id keeps its exact value and `1` and `"1"` stay distinct.
  *
@@ -318,7 +318,7 @@ export function decodeMessage(body: Uint8Array | string, options: EnvelopeOption
   const strict = options.strict === true;
   let parsed;
   try {
-    parsed = parseJson(text, { detectDuplicates: strict });
+    parsed = parseJson(text, { detectDuplicates: strict, message: true });
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
       const what = error.kind === "Parse" ? "not valid JSON: " : "";

@@ -131,6 +131,7 @@ export interface ParsedJson {
 const MAX_DEPTH = 128;
 
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+const INTEGER_SYNTAX = /^-?(?:0|[1-9][0-9]*)$/;
 
 class Parser {
   private pos = 0;
@@ -143,6 +144,7 @@ class Parser {
   constructor(
     private readonly text: string,
     private readonly detectDuplicates: boolean,
+    private readonly message: boolean,
   ) {}
 
   private fail(message: string): never {
@@ -242,6 +244,23 @@ class Parser {
     if (!Number.isFinite(value)) {
       this.pos = start;
       this.fail("number out of range");
+    }
+    if (this.message && INTEGER_SYNTAX.test(lexeme)) {
+      // The wire's number rules (tests/vectors README, "Numbers"): `-0` is
+      // the integer 0; an integer outside i64 and u64 is refused, never
+      // rounded (a top-level `id` is left to the envelope's id check).
+      if (lexeme === "-0") {
+        this.lexeme = undefined;
+        return 0;
+      }
+      const n = BigInt(lexeme);
+      if ((n < I64_MIN || n > U64_MAX) && !(this.path.length === 1 && this.path[0] === "id" && this.depth === 1)) {
+        const at = this.path.reduce<string>((p, token) => pointerPush(p, token), "");
+        this.pos = start;
+        this.fail(
+          `the integer ${lexeme} at ${at === "" ? "the top level" : at} is outside the 64-bit range (i64 and u64): refused rather than rounded to ${value}`,
+        );
+      }
     }
     this.lexeme = String(value) === lexeme ? undefined : lexeme;
     return value;
@@ -427,9 +446,16 @@ class Parser {
  *
  * With `detectDuplicates`, the pointer of the first repeated member name in
  * document order is returned (parsing carries on; the last value wins).
+ * With `message` (a wire message), the wire's number rules apply as in the
+ * Rust core: `-0` is the integer 0, and an integer literal outside i64 and
+ * u64 is a `Parse` error (except a top-level `id`, which the envelope
+ * refuses as `InvalidId`).
  */
-export function parseJson(text: string, options: { detectDuplicates?: boolean } = {}): ParsedJson {
-  return new Parser(text, options.detectDuplicates === true).parseDocument();
+export function parseJson(
+  text: string,
+  options: { detectDuplicates?: boolean; message?: boolean } = {},
+): ParsedJson {
+  return new Parser(text, options.detectDuplicates === true, options.message === true).parseDocument();
 }
 
 function isPlainContainer(value: unknown): value is object {
@@ -512,11 +538,11 @@ const I64_MIN = -(2n ** 63n);
 const U64_MAX = 2n ** 64n - 1n;
 
 /**
- * Whether `text` is what `serde_json` reads as an integer (integer syntax,
- * not `-0`, within `i64` or `u64`); returns the integer then.
+ * Whether `text` is an integer on the wire (integer syntax, within `i64`
+ * or `u64`; `-0` is 0); returns the integer then.
  */
 export function integerOf(text: string): bigint | undefined {
-  if (!/^-?(?:0|[1-9][0-9]*)$/.test(text) || text === "-0") return undefined;
+  if (!INTEGER_SYNTAX.test(text)) return undefined;
   const n = BigInt(text);
   return n >= I64_MIN && n <= U64_MAX ? n : undefined;
 }
