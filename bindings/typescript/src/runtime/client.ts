@@ -158,7 +158,9 @@ export class ServerExitedError extends ClientError {
     const how =
       end.error !== undefined
         ? `could not be started (${end.error.message})`
-        : end.signal !== null
+        : end.stdoutClosed === true
+          ? `closed its stdout without exiting, so it was killed`
+          : end.signal !== null
           ? `was ended by ${end.signal}`
           : `exited with code ${String(end.code)}`;
     const tail = end.stderr.trim();
@@ -653,9 +655,12 @@ export class Client<
     for (const item of this.decoder.drain()) {
       if (item instanceof FramingError) {
         this.report(new ProtocolError(item.message, item));
-        if (item.endsStream) {
+        // An answer over the frame bound cannot be read (as in the Rust host
+        // and `wirekit drive`): the calls waiting for it end now, not at
+        // their timeout, and a server sending such frames is stopped.
+        if (item.endsStream || item.kind === "FrameTooLong") {
           const error = (method?: string): ProtocolError =>
-            new ProtocolError(`the server's output cannot be framed any more (${item.kind}); the server was killed`, item, method);
+            new ProtocolError(`the server's output cannot be framed any more (${item.message}); the server was killed`, item, method);
           this.fail(error(), error);
           this.transport.kill();
         }

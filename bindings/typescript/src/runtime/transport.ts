@@ -19,6 +19,8 @@ export interface TransportEnd {
   readonly stderr: string;
   /** Why the transport could not run at all (e.g. the command was not found). */
   readonly error?: Error;
+  /** The server closed its stdout and did not exit, so it was killed (no answer could come). */
+  readonly stdoutClosed?: boolean;
 }
 
 /** A duplex byte pipe to one server. */
@@ -47,6 +49,9 @@ export interface ChildProcessOptions {
   onStderr?: (chunk: Uint8Array) => void;
 }
 
+/** How long a server whose stdout closed may take to exit before it is killed. */
+const STDOUT_CLOSED_GRACE_MS = 500;
+
 /** A server spawned as a child process, spoken to over its stdin/stdout. */
 export class ChildProcessTransport implements Transport {
   /** The child process. */
@@ -58,12 +63,24 @@ export class ChildProcessTransport implements Transport {
   private endListener: ((end: TransportEnd) => void) | undefined;
   private ended: TransportEnd | undefined;
   private spawnError: Error | undefined;
+  private stdoutClosed = false;
 
   /** Spawns `command` with `args`. Spawn failures are reported through {@link onEnd}. */
   constructor(command: string, args: readonly string[], options: ChildProcessOptions = {}) {
     this.keep = options.stderrTailBytes ?? 8192;
     this.child = spawn(command, args, { ...options.spawn, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout?.on("data", (chunk: Buffer) => this.dataListener?.(chunk));
+    // A server that closes its stdout but keeps running can never answer:
+    // unless it exits promptly (as one does when its stdout closes at exit),
+    // it is killed, so pending requests end now rather than at their timeout.
+    this.child.stdout?.on("end", () => {
+      setTimeout(() => {
+        if (this.ended === undefined && this.child.exitCode === null && this.child.signalCode === null) {
+          this.stdoutClosed = true;
+          this.child.kill("SIGKILL");
+        }
+      }, STDOUT_CLOSED_GRACE_MS).unref();
+    });
     this.child.stderr?.on("data", (chunk: Buffer) => {
       options.onStderr?.(chunk);
       this.stderrChunks.push(chunk);
@@ -84,10 +101,8 @@ export class ChildProcessTransport implements Transport {
 
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.ended !== undefined) return;
-    const end: TransportEnd =
-      this.spawnError === undefined
-        ? { code, signal, stderr: this.stderrTail }
-        : { code, signal, stderr: this.stderrTail, error: this.spawnError };
+    const base = { code, signal, stderr: this.stderrTail, ...(this.stdoutClosed ? { stdoutClosed: true } : {}) };
+    const end: TransportEnd = this.spawnError === undefined ? base : { ...base, error: this.spawnError };
     this.ended = end;
     this.endListener?.(end);
   }
