@@ -151,7 +151,7 @@ fn assert_precise_failure(run: &Run, method: &str, kinds: &[&str]) -> Value {
 fn garbage_on_stdout() {
     let script = "import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdout.write('garbage \\x00 not json\\n' * 1000)\n";
     let run = drive("garbage", GAZE, INITIALIZE, script);
-    assert_precise_failure(&run, "initialize", &["Envelope"]);
+    assert_precise_failure(&run, "initialize", &["envelope"]);
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn one_endless_line() {
     let script =
         "import sys\nsys.stdin.readline()\nchunk = 'x' * 65536\nwhile True:\n    sys.stdout.write(chunk)\n";
     let run = drive("endless", GAZE, TWO_CALLS, script);
-    assert_precise_failure(&run, "initialize", &["Framing"]);
+    assert_precise_failure(&run, "initialize", &["framing"]);
     // A framing fault ends the stream: the second call is not attempted.
     assert!(
         !run.lines.iter().any(|line| line["method"] == "complexity"),
@@ -173,7 +173,7 @@ fn a_content_length_of_2_gib() {
     let script = "import sys, time\nsys.stdin.buffer.read(1)\nsys.stdout.write('Content-Length: 2147483648\\r\\n\\r\\n' + 'x' * 1000)\nsys.stdout.flush()\ntime.sleep(60)\n";
     let calls = "{\"method\":\"initialize\",\"params\":{\"clientVersion\":\"1.0\"}}\n";
     let run = drive("2gib", "gzkit-authoring-guide", calls, script);
-    let line = assert_precise_failure(&run, "initialize", &["Framing"]);
+    let line = assert_precise_failure(&run, "initialize", &["framing"]);
     let message = line["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("2147483648"), "{line}");
 }
@@ -184,7 +184,7 @@ fn an_answer_to_an_id_never_sent() {
         "import sys, json\nsys.stdin.readline()\nprint(json.dumps({{'jsonrpc': '2.0', 'id': 999, 'result': {INIT_RESULT}}}), flush=True)\nsys.stdin.read()\n"
     );
     let run = drive("unsent-id", GAZE, INITIALIZE, &script);
-    assert_precise_failure(&run, "initialize", &["Envelope"]);
+    assert_precise_failure(&run, "initialize", &["envelope"]);
 }
 
 #[test]
@@ -200,7 +200,7 @@ fn two_answers_to_one_request() {
         "{:?}",
         run.lines
     );
-    assert_precise_failure(&run, "complexity", &["Envelope"]);
+    assert_precise_failure(&run, "complexity", &["envelope"]);
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn a_server_that_sleeps_forever() {
         TWO_CALLS,
         "import time\ntime.sleep(3600)\n",
     );
-    assert_precise_failure(&run, "initialize", &["Timeout"]);
+    assert_precise_failure(&run, "initialize", &["timeout"]);
     assert!(
         !run.lines.iter().any(|line| line["method"] == "complexity"),
         "a call after a timeout: {:?}",
@@ -223,13 +223,13 @@ fn a_server_that_sleeps_forever() {
 fn a_server_that_closes_stdout_but_keeps_running() {
     let script = "import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(3600)\n";
     let run = drive("closed-stdout", GAZE, INITIALIZE, script);
-    assert_precise_failure(&run, "initialize", &["Exited"]);
+    assert_precise_failure(&run, "initialize", &["exited"]);
 }
 
 #[test]
 fn a_server_that_dies_mid_frame() {
     let script = "import sys\nsys.stdin.readline()\nsys.stdout.write('{\"jsonrpc\": \"2.0\", \"id\": 1, \"res')\nsys.stdout.flush()\nsys.stderr.write('dying now\\n')\nsys.exit(1)\n";
     let run = drive("mid-frame", GAZE, INITIALIZE, script);
-    assert_precise_failure(&run, "initialize", &["Exited", "Framing", "Envelope"]);
+    assert_precise_failure(&run, "initialize", &["exited", "framing", "envelope"]);
     assert!(run.stderr.contains("exited with"), "{}", run.stderr);
 }
