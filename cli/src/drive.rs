@@ -1,13 +1,21 @@
 //! `wirekit drive`: be the host. Start a server, send it the calls of a
-//! requests file (one `{"method": ..., "params": ...}` a line), each checked
+//! requests file (one `{"method": ..., "params": ...}` a line; a method the
+//! protocol defines as a client notification is sent as one), each checked
 //! before it is sent and its result after, with the method's timeout; print
 //! one JSON line a call and one a notification from the server, in arrival
 //! order (a call whose method declares a `lifecycle.completion`, such as
 //! `driver.invoke`, is followed until that notification arrives before a
 //! call the state refuses is sent); optionally record both directions as a capture
-//! for `wirekit validate`.
+//! for `wirekit validate` (the exact bytes, headers included).
 //!
-//! Exit status 0 when every call succeeded, 1 when one failed, 2 for bad usage.
+//! The server's own requests are answered at once, while any call waits: a
+//! request the protocol declares `server-to-client` with the canned answer
+//! `--answers` gives its method, anything else with -32601; each is printed
+//! as one line (`{"server_request": ..., "id": ..., "params": ..., "result"
+//! | "error": ...}`), a refused one with a `problem`.
+//!
+//! Exit status 0 when every call succeeded and the server sent nothing
+//! refused, 1 when a call failed or something was refused, 2 for bad usage.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -20,7 +28,7 @@ use crate::live::LiveLine;
 use serde_json::{json, Value};
 use wirekit::dataplane::DataFrame;
 use wirekit::host::{DataPlaneOffer, Host, HostError, HostErrorKind};
-use wirekit::protocol::Registry;
+use wirekit::protocol::{MethodKind, Registry};
 use wirekit::validate::Protocol;
 
 /// Arguments of `wirekit drive`.
@@ -35,7 +43,8 @@ pub struct DriveArgs {
     /// The calls, one `{"method": ..., "params": ...}` a line (standard input when absent or `-`).
     #[arg(long, value_name = "FILE")]
     requests: Option<PathBuf>,
-    /// Record both directions, in order and framed, into this file.
+    /// Record both directions, in order, into this file: the exact bytes
+    /// written and read, headers and line endings included.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// One timeout for every call, instead of each method's own.
@@ -49,6 +58,12 @@ pub struct DriveArgs {
     /// The data plane's frame bound (at most the protocol's 256 KiB).
     #[arg(long, value_name = "BYTES", default_value_t = wirekit::dataplane::DEFAULT_MAX_DATA_FRAME_BYTES)]
     data_max_frame_bytes: usize,
+    /// Canned answers to the server's requests: a JSON object mapping each
+    /// method to `{"result": ...}` or `{"error": {"code": ..., "message": ...}}`.
+    /// Only methods the protocol declares server-to-client are answered from
+    /// it; others get -32601.
+    #[arg(long, value_name = "FILE")]
+    answers: Option<PathBuf>,
     /// The server's command line.
     #[arg(last = true, required = true, num_args = 1..)]
     command: Vec<String>,
@@ -78,6 +93,10 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
             Arc::new(Protocol::compile(source).map_err(|e| e.to_string())?)
         }
     };
+    let answers = match &args.answers {
+        None => None,
+        Some(path) => Some(crate::answers::read(path, &protocol)?),
+    };
     let input = crate::input::open(args.requests.as_deref())?;
     let calls = read_calls(input)?;
     let (program, rest) = args.command.split_first().ok_or("no server command")?;
@@ -105,6 +124,9 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     if let Some(ms) = args.timeout_ms {
         host = host.with_timeout(Duration::from_millis(ms));
     }
+    if let Some(answers) = answers {
+        host = host.with_request_handler(answers.into_handler());
+    }
     if let Some(path) = &args.record {
         let file = std::fs::File::create(path)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
@@ -114,6 +136,23 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     let mut out = stdout.lock();
     let mut all_ok = true;
     for (method, params) in calls {
+        let notification = protocol
+            .method(&method)
+            .is_some_and(|spec| spec.kind == MethodKind::Notification);
+        if notification {
+            // A client notification (LSP's `initialized`, `exit`): sent,
+            // checked like a call, nothing to wait for.
+            let line = match host.notify(&method, params) {
+                Ok(()) => json!({"notification": method, "sent": true}),
+                Err(error) => {
+                    all_ok = false;
+                    json!({"notification": method, "error": describe(&error)})
+                }
+            };
+            all_ok &= print_received(&mut out, &mut host, &streams)?;
+            writeln!(out, "{line}").map_err(|e| e.to_string())?;
+            continue;
+        }
         let streamed = protocol
             .method(&method)
             .is_some_and(|spec| spec.result_stream.is_some());
@@ -188,14 +227,31 @@ fn seconds(ms: u64) -> String {
     }
 }
 
-/// Prints the notifications received so far, one JSON line each (a refused
-/// one with its error); false when one was refused.
+/// Prints the server's requests answered so far and the notifications
+/// received, one JSON line each (a refused one with its problem); false
+/// when one was refused.
 fn print_received(
     out: &mut impl Write,
     host: &mut Host,
     streams: &Streams,
 ) -> Result<bool, String> {
     let mut all_ok = true;
+    for asked in host.take_server_requests() {
+        let mut line = json!({
+            "server_request": asked.request.method,
+            "id": asked.request.id.to_value(),
+            "params": asked.request.params,
+        });
+        match &asked.answer {
+            Ok(result) => line["result"] = result.clone(),
+            Err(error) => line["error"] = crate::answers::error_json(error),
+        }
+        if let Some(problem) = &asked.problem {
+            all_ok = false;
+            line["problem"] = describe(problem);
+        }
+        writeln!(out, "{line}").map_err(|e| e.to_string())?;
+    }
     for received in host.take_received() {
         let line = match received {
             Ok(notification) => {

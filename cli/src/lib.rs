@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod answers;
 mod diff;
 mod drive;
 mod frames;

@@ -4396,7 +4396,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "framing": "content-length",
     "envelope": "bare",
     "strict": false,
-    "max_frame_bytes": 16777216
+    "max_frame_bytes": 16777216,
+    "one_request_at_a_time": true
   },
   "schemas": [
     "authoring_guide_protocol.json",

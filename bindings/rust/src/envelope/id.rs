@@ -79,6 +79,19 @@ impl Id {
         }
     }
 
+    /// Why JSON-RPC 2.0 discourages this id, when it does: a fractional
+    /// number ("Numbers SHOULD NOT contain fractional parts") or `null`.
+    /// Lenient protocols accept such ids and report this as a warning.
+    #[must_use]
+    pub fn discouraged(&self) -> Option<&'static str> {
+        match self {
+            Id::Number(n) if !(n.is_i64() || n.is_u64()) => {
+                Some("a fractional id, which JSON-RPC 2.0 discourages (numbers should not contain fractional parts)")
+            }
+            _ => None,
+        }
+    }
+
     /// The string, when this is a string id.
     #[must_use]
     pub fn as_str(&self) -> Option<&str> {

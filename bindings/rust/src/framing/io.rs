@@ -132,6 +132,8 @@ pub struct FrameReader<R: Read> {
     start: usize,
     end: usize,
     eof: bool,
+    /// Bytes of the stream the decoder has taken so far.
+    consumed: u64,
 }
 
 impl<R: Read> FrameReader<R> {
@@ -149,6 +151,7 @@ impl<R: Read> FrameReader<R> {
             start: 0,
             end: 0,
             eof: false,
+            consumed: 0,
         }
     }
 
@@ -176,6 +179,7 @@ impl<R: Read> FrameReader<R> {
             let pending = self.chunk.get(self.start..self.end).unwrap_or_default();
             let step = self.decoder.decode(pending);
             self.start += step.consumed;
+            self.consumed += step.consumed as u64;
             if let Some(item) = step.item {
                 return item
                     .map(|frame| Some(frame.into_frame()))
@@ -196,6 +200,15 @@ impl<R: Read> FrameReader<R> {
                 Err(error) => return Err(ReadError::Io(error)),
             }
         }
+    }
+
+    /// How many bytes of the stream lie before the end of the last frame
+    /// or fault returned: a frame's own bytes (header, body, line ending)
+    /// are those between the previous result's `consumed` and its own, so a
+    /// tee on the reader can hand out each frame's exact bytes. Bytes read
+    /// ahead but not yet framed are not counted.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
     }
 
     /// The underlying reader.

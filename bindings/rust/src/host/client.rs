@@ -5,7 +5,11 @@
 //! of an optional method, the params' schema) and its result after. A
 //! reader thread frames the server's stdout, so a wedged server never
 //! blocks the host past the timeout; another keeps the last 64 KiB of its
-//! stderr for error reports.
+//! stderr for error reports. While it waits, the host answers the server's
+//! own requests ([`super::ServerRequest`]). Where the manifest says the
+//! server handles one request at a time (`one_request_at_a_time`), a call
+//! whose answer the host gave up on (an invalid envelope came instead, say)
+//! is waited for, within its timeout, before the next call is sent.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -18,10 +22,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{HostError, HostErrorKind};
-use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request};
-use crate::framing::{
-    encoder_for, Frame, FrameEncoder, FrameReader, FrameWriter, FramingError, ReadError,
-};
+use super::record::{record, Recorder, TeeReader, TeeWriter};
+use super::requests::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
+use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request, Response};
+use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError};
 use crate::protocol::{Direction, MethodKind};
 use crate::session::Session;
 use crate::validate::{Part, Protocol};
@@ -34,9 +38,19 @@ const INCOMING_FRAMES: usize = 8;
 /// Notifications kept until taken; the oldest go first.
 pub const NOTIFICATIONS_KEPT: usize = 4096;
 
+/// What the reader thread hands the host: a frame or fault with the exact
+/// bytes it took on the wire, or the end of the stream with any bytes left
+/// unframed.
 enum Incoming {
-    Frame(Result<Frame, FramingError>),
-    Closed(Option<std::io::Error>),
+    Frame(Result<Frame, FramingError>, Vec<u8>),
+    Closed(Option<std::io::Error>, Vec<u8>),
+}
+
+/// A request sent whose answer has not come yet.
+struct Outstanding {
+    id: Id,
+    method: String,
+    deadline: Instant,
 }
 
 /// A server process driven over its stdin and stdout.
@@ -45,22 +59,20 @@ pub struct Host {
     session: Session,
     envelope: EnvelopeOptions,
     child: Child,
-    writer: Option<FrameWriter<ChildStdin>>,
+    writer: Option<FrameWriter<TeeWriter<ChildStdin>>>,
     incoming: Receiver<Incoming>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     notifications: VecDeque<Result<Notification, HostError>>,
     dropped_notifications: u64,
     next_id: i64,
     timeout_override: Option<Duration>,
-    transcript: Option<Transcript>,
+    recorder: Recorder,
     data: Option<super::data::DataPlane>,
-}
-
-/// Records both directions, in the order the host saw them, framed as the
-/// protocol frames them: a capture `wirekit validate` reads.
-struct Transcript {
-    sink: Box<dyn Write + Send>,
-    encoder: Box<dyn FrameEncoder + Send + Sync>,
+    request_handler: Option<Box<RequestHandler>>,
+    server_requests: VecDeque<ServerRequest>,
+    /// Requests sent and not answered yet (at most one outside a call when
+    /// the server handles one at a time).
+    outstanding: Vec<Outstanding>,
 }
 
 impl Host {
@@ -94,15 +106,21 @@ impl Host {
         let (sender, incoming) = mpsc::sync_channel(INCOMING_FRAMES);
         let framing = transport.framing;
         thread::spawn(move || {
-            let mut reader = FrameReader::new(stdout, framing, limits);
+            let mut reader = FrameReader::new(TeeReader::new(stdout), framing, limits);
             loop {
-                let next = match reader.read_frame() {
-                    Ok(Some(frame)) => Incoming::Frame(Ok(frame)),
-                    Ok(None) => Incoming::Closed(None),
-                    Err(ReadError::Framing(fault)) => Incoming::Frame(Err(fault)),
-                    Err(ReadError::Io(error)) => Incoming::Closed(Some(error)),
+                let read = reader.read_frame();
+                let until = reader.consumed();
+                let next = match read {
+                    Ok(Some(frame)) => Incoming::Frame(Ok(frame), reader.get_mut().take(until)),
+                    Ok(None) => Incoming::Closed(None, reader.get_mut().take_all()),
+                    Err(ReadError::Framing(fault)) => {
+                        Incoming::Frame(Err(fault), reader.get_mut().take(until))
+                    }
+                    Err(ReadError::Io(error)) => {
+                        Incoming::Closed(Some(error), reader.get_mut().take_all())
+                    }
                 };
-                let last = matches!(next, Incoming::Closed(_));
+                let last = matches!(next, Incoming::Closed(..));
                 if sender.send(next).is_err() || last {
                     return;
                 }
@@ -111,10 +129,15 @@ impl Host {
         let kept = Arc::new(Mutex::new(VecDeque::new()));
         let sink = Arc::clone(&kept);
         thread::spawn(move || keep_tail(stderr, &sink));
+        let recorder: Recorder = Arc::new(Mutex::new(None));
+        let stdin = TeeWriter {
+            inner: stdin,
+            recorder: Arc::clone(&recorder),
+        };
         Ok(Host {
             session: Session::new(Arc::clone(&protocol)),
             envelope: transport.envelope_options(),
-            writer: Some(FrameWriter::new(stdin, framing)),
+            writer: Some(FrameWriter::with_limits(stdin, framing, limits)),
             protocol,
             child,
             incoming,
@@ -123,8 +146,11 @@ impl Host {
             dropped_notifications: 0,
             next_id: 1,
             timeout_override: None,
-            transcript: None,
+            recorder,
             data: None,
+            request_handler: None,
+            server_requests: VecDeque::new(),
+            outstanding: Vec::new(),
         })
     }
 
@@ -134,27 +160,42 @@ impl Host {
         self
     }
 
-    /// Records every frame sent and received into `sink`, in order, framed
-    /// as the protocol frames them.
-    pub fn with_transcript(mut self, sink: Box<dyn Write + Send>) -> Self {
-        let transport = &self.protocol.manifest().transport;
-        self.transcript = Some(Transcript {
-            sink,
-            encoder: encoder_for(transport.framing, transport.frame_limits()),
-        });
+    /// Records the session into `sink`: the exact bytes sent and received
+    /// (headers, line endings, a fault's bytes), in the order the host sent
+    /// and handled them: a frame's bytes when the host handles that frame,
+    /// so what the host sent after reading it comes after it.
+    pub fn with_transcript(self, sink: Box<dyn Write + Send>) -> Self {
+        if let Ok(mut recorder) = self.recorder.lock() {
+            *recorder = Some(sink);
+        }
         self
     }
 
-    fn record(&mut self, body: &[u8]) {
-        if let Some(transcript) = self.transcript.as_mut() {
-            let mut framed = Vec::with_capacity(body.len() + 32);
-            if transcript.encoder.encode_into(body, &mut framed).is_ok() {
-                let _ = transcript
-                    .sink
-                    .write_all(&framed)
-                    .and_then(|()| transcript.sink.flush());
-            }
+    fn record(&self, bytes: &[u8]) {
+        record(&self.recorder, bytes);
+    }
+
+    pub(super) fn protocol(&self) -> &Protocol {
+        &self.protocol
+    }
+
+    pub(super) fn set_request_handler(&mut self, handler: Box<RequestHandler>) {
+        self.request_handler = Some(handler);
+    }
+
+    pub(super) fn request_handler(&mut self) -> Option<&mut RequestHandler> {
+        self.request_handler.as_deref_mut()
+    }
+
+    pub(super) fn drain_server_requests(&mut self) -> Vec<ServerRequest> {
+        std::mem::take(&mut self.server_requests).into()
+    }
+
+    pub(super) fn keep_server_request(&mut self, request: ServerRequest) {
+        if self.server_requests.len() == SERVER_REQUESTS_KEPT {
+            self.server_requests.pop_front();
         }
+        self.server_requests.push_back(request);
     }
 
     pub(super) fn set_data_plane(&mut self, plane: super::data::DataPlane) {
@@ -205,14 +246,31 @@ impl Host {
     /// Calls `method` and waits for its result.
     pub fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, HostError> {
         self.await_completion_before(method)?;
+        self.await_outstanding(method)?;
         let (id, deadline) = self.send_request(method, params)?;
+        self.outstanding.push(Outstanding {
+            id: id.clone(),
+            method: method.to_owned(),
+            deadline,
+        });
         loop {
             let message = match self.next_frame(method, deadline)? {
                 Ok(frame) => self.decode(&frame)?,
                 Err(fault) => return Err(self.died(HostErrorKind::Framing, fault.to_string())),
             };
-            match message {
-                Message::Response(response) if response.id.as_ref() == Some(&id) => {
+            let response = match message {
+                Message::Response(response) => response,
+                Message::Notification(notification) => {
+                    self.on_notification(notification);
+                    continue;
+                }
+                Message::Request(request) => {
+                    self.on_server_request(request);
+                    continue;
+                }
+            };
+            match self.take_outstanding(response.id.as_ref()) {
+                Some(answered) if answered.id == id => {
                     self.session.answered(method, response.outcome.as_ref());
                     let result = response.outcome.map_err(HostError::remote)?;
                     let issues = self.protocol.validate(method, Part::Result, Some(&result));
@@ -225,10 +283,73 @@ impl Host {
                     }
                     return Ok(result);
                 }
-                Message::Notification(notification) => self.on_notification(notification),
-                other => return Err(HostError::unexpected(method, Some(&id), &other)),
+                Some(earlier) => self.late_answer(&earlier, &response),
+                None => {
+                    return Err(HostError::unexpected(
+                        method,
+                        Some(&id),
+                        &Message::Response(response),
+                    ))
+                }
             }
         }
+    }
+
+    /// The request `response` answers, taken off the outstanding list.
+    fn take_outstanding(&mut self, id: Option<&Id>) -> Option<Outstanding> {
+        let index = self
+            .outstanding
+            .iter()
+            .position(|sent| Some(&sent.id) == id)?;
+        Some(self.outstanding.remove(index))
+    }
+
+    /// The answer to a call that already returned (its caller was told why)
+    /// moves the session on as any answer does; it is not checked again.
+    fn late_answer(&mut self, earlier: &Outstanding, response: &Response) {
+        self.session
+            .answered(&earlier.method, response.outcome.as_ref());
+    }
+
+    /// Where the server handles one request at a time: before `method` is
+    /// sent, waits for every earlier request still unanswered (each within
+    /// its own timeout), answering the server's requests and queueing its
+    /// notifications meanwhile.
+    fn await_outstanding(&mut self, method: &str) -> Result<(), HostError> {
+        if !self.protocol.manifest().transport.one_request_at_a_time {
+            return Ok(());
+        }
+        while let Some(first) = self.outstanding.first() {
+            let (earlier, deadline) = (first.method.clone(), first.deadline);
+            let frame = match self.next_frame(&earlier, deadline)? {
+                Ok(frame) => frame,
+                Err(fault) => return Err(self.died(HostErrorKind::Framing, fault.to_string())),
+            };
+            let message = match self.decode(&frame) {
+                Ok(message) => message,
+                Err(error) => {
+                    let what = format!(
+                        "`{method}` not sent: `{earlier}` is still unanswered and {}",
+                        error.message()
+                    );
+                    return Err(HostError::new(HostErrorKind::Envelope, what));
+                }
+            };
+            match message {
+                Message::Notification(notification) => self.on_notification(notification),
+                Message::Request(request) => self.on_server_request(request),
+                Message::Response(response) => match self.take_outstanding(response.id.as_ref()) {
+                    Some(answered) => self.late_answer(&answered, &response),
+                    None => {
+                        let mut error =
+                            HostError::unexpected(&earlier, None, &Message::Response(response));
+                        error.prefix_message(&format!("`{method}` not sent: "));
+                        return Err(error);
+                    }
+                },
+            }
+        }
+        Ok(())
     }
 
     /// Calls a streamed-result method (`result_stream`): collects the bare
@@ -243,8 +364,8 @@ impl Host {
         loop {
             let timeout = deadline.saturating_duration_since(Instant::now());
             match self.incoming.recv_timeout(timeout) {
-                Ok(Incoming::Frame(Ok(frame))) => {
-                    self.record(frame.body().as_bytes());
+                Ok(Incoming::Frame(Ok(frame), bytes)) => {
+                    self.record(&bytes);
                     let item: Value = serde_json::from_str(frame.body()).map_err(|e| {
                         HostError::new(
                             HostErrorKind::Envelope,
@@ -274,10 +395,17 @@ impl Host {
                     }
                     items.push(item);
                 }
-                Ok(Incoming::Frame(Err(fault))) => {
-                    return Err(self.died(HostErrorKind::Framing, fault.to_string()))
+                Ok(Incoming::Frame(Err(fault), bytes)) => {
+                    self.record(&bytes);
+                    return Err(self.died(HostErrorKind::Framing, fault.to_string()));
                 }
-                Ok(Incoming::Closed(_)) | Err(RecvTimeoutError::Disconnected) => {
+                Ok(Incoming::Closed(_, bytes)) => {
+                    self.record(&bytes);
+                    self.session.answered(method, Ok(&Value::Null));
+                    self.session.end();
+                    return Ok(items);
+                }
+                Err(RecvTimeoutError::Disconnected) => {
                     self.session.answered(method, Ok(&Value::Null));
                     self.session.end();
                     return Ok(items);
@@ -388,7 +516,7 @@ impl Host {
         }
     }
 
-    fn send(&mut self, method: &str, message: &Message) -> Result<(), HostError> {
+    pub(super) fn send(&mut self, method: &str, message: &Message) -> Result<(), HostError> {
         let body = self
             .protocol
             .manifest()
@@ -401,9 +529,7 @@ impl Host {
                 "the host has closed the server's stdin",
             ));
         };
-        let written = writer.write_frame(&body);
-        self.record(&body);
-        match written {
+        match writer.write_frame(&body) {
             Ok(()) => Ok(()),
             Err(error) => Err(self.died(
                 HostErrorKind::Exited,
@@ -419,13 +545,12 @@ impl Host {
     ) -> Result<Result<Frame, FramingError>, HostError> {
         let timeout = deadline.saturating_duration_since(Instant::now());
         match self.incoming.recv_timeout(timeout) {
-            Ok(Incoming::Frame(frame)) => {
-                if let Ok(frame) = &frame {
-                    self.record(frame.body().as_bytes());
-                }
+            Ok(Incoming::Frame(frame, bytes)) => {
+                self.record(&bytes);
                 Ok(frame)
             }
-            Ok(Incoming::Closed(error)) => {
+            Ok(Incoming::Closed(error, bytes)) => {
+                self.record(&bytes);
                 let why = error.map_or_else(String::new, |e| format!(": {e}"));
                 Err(self.died(
                     HostErrorKind::Exited,
@@ -510,6 +635,7 @@ impl Host {
             spec.map_or(DEFAULT_TIMEOUT, Duration::from_millis)
         });
         let _ = deadline;
+        self.outstanding.clear();
         self.session.end_because(format!(
             "`{method}` got no answer in time and the server was killed"
         ));

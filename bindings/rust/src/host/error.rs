@@ -37,6 +37,11 @@ pub enum HostErrorKind {
     /// protocol's server notifications, invalid params, or against the
     /// session's state or rules (`increasing_sequence`, `matches_scope`, ...).
     InvalidNotification,
+    /// A request from the server was refused (not declared
+    /// `server-to-client`, no handler, invalid params, the handler's result
+    /// invalid) or is suspect (an id JSON-RPC 2.0 discourages); it was
+    /// answered all the same, so the server never waits.
+    ServerRequest,
     /// The companion data plane failed (a fault of
     /// [`crate::dataplane::DataFaultKind`], no plane, a silent stream).
     DataPlane,
@@ -58,6 +63,7 @@ impl HostErrorKind {
             HostErrorKind::Lifecycle => "lifecycle",
             HostErrorKind::UnknownMethod => "unknown_method",
             HostErrorKind::InvalidNotification => "invalid_notification",
+            HostErrorKind::ServerRequest => "server_request",
             HostErrorKind::DataPlane => "data_plane",
         }
     }
@@ -149,6 +155,10 @@ impl HostError {
         host.0.issues = issues;
         host.0.refused = Some(notification.clone());
         host
+    }
+
+    pub(crate) fn prefix_message(&mut self, prefix: &str) {
+        self.0.message.insert_str(0, prefix);
     }
 
     pub(crate) fn with_refused(mut self, notification: crate::envelope::Notification) -> Self {

@@ -84,7 +84,7 @@ impl Host {
     }
 
     /// Reads the next frame; it must be a notification, which is checked
-    /// and queued.
+    /// and queued, or a request of the server's, which is answered.
     fn receive_notification(&mut self) -> Result<(), HostError> {
         let awaited = self.session().awaiting().unwrap_or_default().to_owned();
         let limit = self.wait_limit();
@@ -96,6 +96,10 @@ impl Host {
         match self.decode(&frame)? {
             Message::Notification(notification) => {
                 self.on_notification(notification);
+                Ok(())
+            }
+            Message::Request(request) => {
+                self.on_server_request(request);
                 Ok(())
             }
             other => Err(HostError::unexpected(&awaited, None, &other)),

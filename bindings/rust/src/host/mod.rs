@@ -1,6 +1,7 @@
 //! Driving a server subprocess: [`Host`] spawns it, checks every call
 //! before sending (lifecycle, capability, params) and every result after,
 //! and kills a server that does not answer within the method's timeout.
+//! It answers the server's own requests at once (see [`ServerRequest`]).
 //! It is also the [`Transport`](crate::typed::Transport) of the generated
 //! typed clients.
 
@@ -8,9 +9,12 @@ mod client;
 mod data;
 mod error;
 mod follow;
+mod record;
+mod requests;
 mod transport;
 
 pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
 pub use data::{DataPlaneOffer, DataSink};
 pub use error::{HostError, HostErrorKind};
 pub use follow::Notifications;
+pub use requests::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};

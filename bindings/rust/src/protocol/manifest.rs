@@ -100,6 +100,11 @@ pub struct Transport {
     pub canonical: bool,
     /// The largest frame body, in bytes.
     pub max_frame_bytes: usize,
+    /// The server handles one request at a time: a client sends a request
+    /// only once every earlier one is answered (the server's own requests
+    /// and notifications may still come meanwhile).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub one_request_at_a_time: bool,
 }
 
 impl Transport {

@@ -1,0 +1,146 @@
+//! Recording a session: the exact bytes the host wrote to the server's
+//! stdin and read from its stdout, headers and line endings included, in
+//! the order the host sent and handled them, so a recording shows the
+//! framing as it was (a server's `Content-Type` headers, its CRLFs) and
+//! `wirekit validate` reads it as one capture.
+//!
+//! Written bytes are teed as they go into the pipe. Read bytes are teed by
+//! the reader thread and handed to the host with the frame (or fault) they
+//! belong to ([`FrameReader::consumed`] marks where each one ends), and the
+//! host writes them to the recording when it handles that frame: a request
+//! the host sends after reading a frame lands after that frame's bytes,
+//! even when the reader has already read ahead into the next one.
+//!
+//! [`FrameReader::consumed`]: crate::framing::FrameReader::consumed
+
+use std::io::{self, Read, Write};
+use std::sync::{Arc, Mutex};
+
+/// Where a session is recorded, once the caller asks for it; shared by the
+/// host and the tee on the server's stdin.
+pub(super) type Recorder = Arc<Mutex<Option<Box<dyn Write + Send>>>>;
+
+/// Appends `bytes` to the recording, if there is one. A failing recording
+/// never fails the session: it is a side output.
+pub(super) fn record(recorder: &Recorder, bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
+    }
+    if let Ok(mut sink) = recorder.lock() {
+        if let Some(sink) = sink.as_mut() {
+            let _ = sink.write_all(bytes).and_then(|()| sink.flush());
+        }
+    }
+}
+
+/// The server's stdin, recording every byte that went into the pipe.
+pub(super) struct TeeWriter<W> {
+    pub(super) inner: W,
+    pub(super) recorder: Recorder,
+}
+
+impl<W: Write> Write for TeeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf)?;
+        record(&self.recorder, &buf[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The server's stdout, keeping the bytes read until the frame they belong
+/// to is handed out ([`TeeReader::take`]).
+pub(super) struct TeeReader<R> {
+    inner: R,
+    /// Bytes read and not yet handed out.
+    kept: Vec<u8>,
+    /// Stream offset of `kept[0]`.
+    kept_from: u64,
+}
+
+impl<R> TeeReader<R> {
+    pub(super) fn new(inner: R) -> Self {
+        TeeReader {
+            inner,
+            kept: Vec::new(),
+            kept_from: 0,
+        }
+    }
+
+    /// The bytes read before stream offset `until` and not yet taken: the
+    /// frame (or fault) that ends there, with whatever preceded it.
+    pub(super) fn take(&mut self, until: u64) -> Vec<u8> {
+        let count = usize::try_from(until.saturating_sub(self.kept_from))
+            .unwrap_or(usize::MAX)
+            .min(self.kept.len());
+        self.kept_from += count as u64;
+        let rest = self.kept.split_off(count);
+        std::mem::replace(&mut self.kept, rest)
+    }
+
+    /// Every byte read and not yet taken (at the end of the stream: a
+    /// partial frame the server left behind).
+    pub(super) fn take_all(&mut self) -> Vec<u8> {
+        self.kept_from += self.kept.len() as u64;
+        std::mem::take(&mut self.kept)
+    }
+}
+
+impl<R: Read> Read for TeeReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.kept.extend_from_slice(&buf[..read]);
+        Ok(read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framing::{FrameReader, Framing};
+
+    #[test]
+    fn each_frame_gets_its_own_bytes_headers_included() {
+        let stream = b"Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}Content-Length: 3\r\n\r\n[1]Content-Len";
+        let mut reader = FrameReader::new(
+            TeeReader::new(&stream[..]),
+            Framing::ContentLength,
+            Framing::ContentLength.default_limits(),
+        )
+        .with_chunk_size(7);
+        let mut pieces = Vec::new();
+        while let Ok(Some(_)) | Err(_) = reader.read_frame() {
+            let until = reader.consumed();
+            pieces.push(reader.get_mut().take(until));
+            if pieces.len() > 4 {
+                break;
+            }
+        }
+        pieces.push(reader.get_mut().take_all());
+        assert_eq!(
+            pieces[0],
+            b"Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}"
+        );
+        assert_eq!(pieces[1], b"Content-Length: 3\r\n\r\n[1]");
+        assert_eq!(pieces.concat(), stream);
+    }
+
+    #[test]
+    fn ndjson_frames_keep_their_line_endings() {
+        let stream = b"{\"a\":1}\r\n{\"b\":2}\n";
+        let mut reader = FrameReader::new(
+            TeeReader::new(&stream[..]),
+            Framing::Ndjson,
+            Framing::Ndjson.default_limits(),
+        );
+        let mut pieces = Vec::new();
+        while let Ok(Some(_)) = reader.read_frame() {
+            let until = reader.consumed();
+            pieces.push(reader.get_mut().take(until));
+        }
+        assert_eq!(pieces, [&b"{\"a\":1}\r\n"[..], &b"{\"b\":2}\n"[..]]);
+    }
+}

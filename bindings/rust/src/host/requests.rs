@@ -1,0 +1,153 @@
+//! Requests the server sends the host (`workspace/configuration`,
+//! `window/workDoneProgress/create`, ...): a server may ask while it works
+//! on a call, and waits for the answer, so the host answers every one at
+//! once, whatever it is waiting for.
+//!
+//! A request the manifest declares `server-to-client` goes to the handler
+//! the caller registered ([`Host::with_request_handler`]): its params are
+//! checked against their schema first (invalid: -32602) and its result
+//! after (invalid: -32603, as a server's own invalid result is answered).
+//! A request the manifest does not declare, or a declared one that no
+//! handler answers (none registered, or it returns `None`), is answered
+//! -32601 and reported. Every request is kept with its
+//! answer for [`Host::take_server_requests`]; a refused one carries the
+//! reason as a [`HostErrorKind::ServerRequest`] error.
+
+use serde_json::Value;
+
+use super::client::Host;
+use super::error::{HostError, HostErrorKind};
+use crate::envelope::{ErrorObject, Message, Request, Response};
+use crate::protocol::{Direction, MethodKind};
+use crate::validate::Part;
+
+/// Answers a server's request: its method and params to a result or an
+/// error object, or `None` when it does not answer that method (the host
+/// then answers -32601 and reports it).
+pub type RequestHandler =
+    dyn FnMut(&str, Option<&Value>) -> Option<Result<Value, ErrorObject>> + Send;
+
+/// Server requests kept until taken; the oldest go first.
+pub const SERVER_REQUESTS_KEPT: usize = 4096;
+
+/// A request the server sent the host, and the answer it got.
+#[derive(Debug)]
+pub struct ServerRequest {
+    /// The request as received.
+    pub request: Request,
+    /// The answer sent back.
+    pub answer: Result<Value, ErrorObject>,
+    /// Why the request was refused or is suspect, when it was: undeclared,
+    /// no handler, invalid params, the handler's result invalid, an id
+    /// JSON-RPC 2.0 discourages.
+    pub problem: Option<HostError>,
+}
+
+impl Host {
+    /// Answers the server's requests with `handler` (see the module's docs).
+    pub fn with_request_handler(mut self, handler: Box<RequestHandler>) -> Self {
+        self.set_request_handler(handler);
+        self
+    }
+
+    /// Every request the server sent so far (the last
+    /// [`SERVER_REQUESTS_KEPT`]), in order, each with its answer; taking
+    /// them empties the list.
+    pub fn take_server_requests(&mut self) -> Vec<ServerRequest> {
+        self.drain_server_requests()
+    }
+
+    /// Answers a request from the server at once and keeps it with its
+    /// answer.
+    pub(super) fn on_server_request(&mut self, request: Request) {
+        let (answer, mut problem) = self.answer_server_request(&request);
+        if let Some(warning) = request.id.discouraged() {
+            problem.get_or_insert_with(|| {
+                HostError::new(
+                    HostErrorKind::ServerRequest,
+                    format!(
+                        "the server's request `{}` has the id {}: {warning}",
+                        request.method, request.id
+                    ),
+                )
+            });
+        }
+        let response = Message::Response(Response {
+            id: Some(request.id.clone()),
+            outcome: answer.clone(),
+        });
+        let sent = self.send(&request.method, &response);
+        if let Err(error) = sent {
+            problem = Some(HostError::new(
+                HostErrorKind::ServerRequest,
+                format!(
+                    "the answer to the server's request `{}` could not be sent: {}",
+                    request.method,
+                    error.message()
+                ),
+            ));
+        }
+        self.keep_server_request(ServerRequest {
+            request,
+            answer,
+            problem,
+        });
+    }
+
+    fn answer_server_request(
+        &mut self,
+        request: &Request,
+    ) -> (Result<Value, ErrorObject>, Option<HostError>) {
+        let method = request.method.as_str();
+        let refused = |answer: ErrorObject, why: String| {
+            let problem = HostError::new(HostErrorKind::ServerRequest, why);
+            (Err(answer), Some(problem))
+        };
+        let declared = self.protocol().method(method).is_some_and(|spec| {
+            spec.kind == MethodKind::Request && spec.direction == Direction::ServerToClient
+        });
+        if !declared {
+            return refused(
+                self.protocol().method_not_found_answer(method),
+                format!(
+                    "the server sent the request `{method}`, which {} does not declare server-to-client; answered -32601",
+                    self.protocol().id()
+                ),
+            );
+        }
+        let issues = self
+            .protocol()
+            .validate(method, Part::Params, request.params.as_ref());
+        if !issues.is_empty() {
+            let answer = self.protocol().invalid_params_answer(method, &issues);
+            let mut problem = HostError::issues(HostErrorKind::ServerRequest, method, issues);
+            problem.prefix_message("the server's request: ");
+            return (Err(answer), Some(problem));
+        }
+        let outcome = self
+            .request_handler()
+            .and_then(|handler| handler(method, request.params.as_ref()));
+        let Some(outcome) = outcome else {
+            return refused(
+                self.protocol().method_not_found_answer(method),
+                format!("the server sent the request `{method}`, but no handler answers it; answered -32601"),
+            );
+        };
+        let Ok(result) = outcome else {
+            return (outcome, None);
+        };
+        let issues = self
+            .protocol()
+            .validate(method, Part::Result, Some(&result));
+        if issues.is_empty() {
+            return (Ok(result), None);
+        }
+        let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        let answer = self
+            .protocol()
+            .internal_error_answer(method, &listed.join("; "));
+        let mut problem = HostError::issues(HostErrorKind::ServerRequest, method, issues);
+        problem.prefix_message("the handler's answer to the server's request: ");
+        (Err(answer), Some(problem))
+    }
+}
