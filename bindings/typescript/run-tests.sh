@@ -12,6 +12,9 @@ npm ci --no-audit --no-fund --loglevel=error
 echo "== servers on the Rust serve loop (the sessions test sends the captures to them)"
 (cd ../.. && cargo build -q -p wirekit-example-rust-analyzer -p wirekit-cli --example rust_driver)
 
+echo "== third-party peers (pygls, snake-eyes-analyzer; once per checkout) for test/peers.test.ts"
+bash ../../tests/peers/install.sh
+
 echo "== validators drift check"
 node scripts/generate-validators.mjs --check
 

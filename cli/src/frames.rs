@@ -1,7 +1,9 @@
 //! `wirekit frames`: split a captured byte stream into frames and print one
 //! JSON object a line, for a person inspecting a session.
 //!
-//! `{"frame": 0, "len": 63, "body": "..."}` for each frame and
+//! `{"frame": 0, "len": 63, "body": "..."}` for each frame (a
+//! `Content-Length` frame also shows its header lines as they came:
+//! `"headers": ["Content-Length: 63", "Content-Type: ..."]`) and
 //! `{"fault": "FrameTooLong", "offset": 120, "detail": "..."}` for each fault.
 //! Exit status 0 when there was no fault, 1 when there was one, 2 for bad usage.
 
@@ -10,7 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::json;
-use wirekit::framing::{FrameReader, Framing, ReadError};
+use wirekit::framing::{FrameReader, Framing, ReadError, TeeReader};
 
 /// Arguments of `wirekit frames`.
 #[derive(Debug, clap::Args)]
@@ -40,7 +42,8 @@ pub fn run(args: FramesArgs) -> ExitCode {
     }
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    match print_frames(FrameReader::new(input, args.framing, limits), &mut out) {
+    let reader = FrameReader::new(TeeReader::new(input), args.framing, limits);
+    match print_frames(reader, args.framing, &mut out) {
         Ok(false) => ExitCode::SUCCESS,
         Ok(true) => ExitCode::from(1),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -53,17 +56,26 @@ pub fn run(args: FramesArgs) -> ExitCode {
 
 /// Prints every frame and fault; returns whether there was a fault.
 fn print_frames<R: Read>(
-    mut reader: FrameReader<R>,
+    mut reader: FrameReader<TeeReader<R>>,
+    framing: Framing,
     out: &mut impl Write,
 ) -> std::io::Result<bool> {
     let mut index = 0usize;
     let mut faulted = false;
     loop {
-        let line = match reader.read_frame() {
+        let read = reader.read_frame();
+        let until = reader.consumed();
+        let bytes = reader.get_mut().take(until);
+        let line = match read {
             Ok(None) => break,
             Ok(Some(frame)) => {
                 index += 1;
-                json!({"frame": index - 1, "len": frame.len(), "body": frame.body()})
+                let mut line = json!({"frame": index - 1, "len": frame.len()});
+                if framing == Framing::ContentLength {
+                    line["headers"] = json!(header_lines(&bytes, frame.len()));
+                }
+                line["body"] = json!(frame.body());
+                line
             }
             Err(ReadError::Framing(fault)) => {
                 faulted = true;
@@ -76,4 +88,16 @@ fn print_frames<R: Read>(
     }
     out.flush()?;
     Ok(faulted)
+}
+
+/// The header lines of a `Content-Length` frame whose exact bytes are
+/// `bytes` and whose body is the last `body_len` of them, as written
+/// (without their line endings).
+fn header_lines(bytes: &[u8], body_len: usize) -> Vec<String> {
+    let header = &bytes[..bytes.len().saturating_sub(body_len)];
+    String::from_utf8_lossy(header)
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line).to_owned())
+        .filter(|line| !line.is_empty())
+        .collect()
 }

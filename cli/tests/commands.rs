@@ -44,8 +44,33 @@ fn frames_prints_each_frame_and_exits_zero_on_a_clean_stream() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         lines(&output),
-        vec![serde_json::json!({"frame": 0, "len": 63, "body": body})]
+        vec![
+            serde_json::json!({"frame": 0, "len": 63, "headers": ["Content-Length: 63"], "body": body})
+        ]
     );
+}
+
+#[test]
+fn frames_shows_each_content_length_frames_headers_as_they_came() {
+    let stream = "Content-Length: 2\r\ncontent-type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}content-length:  3 \r\n\r\n[1]";
+    let output = wirekit(
+        &["frames", "--framing", "content-length"],
+        stream.as_bytes(),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let printed = lines(&output);
+    assert_eq!(
+        printed[0]["headers"],
+        serde_json::json!([
+            "Content-Length: 2",
+            "content-type: application/vscode-jsonrpc; charset=utf-8"
+        ])
+    );
+    assert_eq!(
+        printed[1]["headers"],
+        serde_json::json!(["content-length:  3 "])
+    );
+    assert_eq!(printed[1]["body"], "[1]");
 }
 
 #[test]

@@ -150,6 +150,9 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
         format!("canonical: {},", t.canonical),
         format!("maxFrameBytes: {},", t.max_frame_bytes),
     ];
+    if t.one_request_at_a_time {
+        lines.push("oneRequestAtATime: true,".to_owned());
+    }
     if let Some(c) = &manifest.capabilities {
         let style = serde_json::to_value(c.style)
             .ok()

@@ -101,6 +101,7 @@ mod header;
 pub mod io;
 mod limits;
 mod ndjson;
+mod tee;
 
 pub use codec::{decoder_for, encoder_for, Decoded, FrameDecoder, FrameEncoder};
 pub use content_length::{ContentLengthDecoder, ContentLengthEncoder};
@@ -109,3 +110,4 @@ pub use frame::{Frame, FrameRef, Framing, UnknownFramingError};
 pub use io::{FrameReader, FrameWriter, ReadError, WriteError};
 pub use limits::FrameLimits;
 pub use ndjson::{NdjsonDecoder, NdjsonEncoder};
+pub use tee::TeeReader;

@@ -22,10 +22,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{HostError, HostErrorKind};
-use super::record::{record, Recorder, TeeReader, TeeWriter};
+use super::record::{record, Recorder, TeeWriter};
 use super::requests::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
 use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request, Response};
-use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError};
+use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError, TeeReader};
 use crate::protocol::{Direction, MethodKind};
 use crate::session::Session;
 use crate::validate::{Part, Protocol};

@@ -6,14 +6,15 @@
 //!
 //! Written bytes are teed as they go into the pipe. Read bytes are teed by
 //! the reader thread and handed to the host with the frame (or fault) they
-//! belong to ([`FrameReader::consumed`] marks where each one ends), and the
+//! belong to ([`TeeReader`](crate::framing::TeeReader) keeps them,
+//! [`FrameReader::consumed`] marks where each one ends), and the
 //! host writes them to the recording when it handles that frame: a request
 //! the host sends after reading a frame lands after that frame's bytes,
 //! even when the reader has already read ahead into the next one.
 //!
 //! [`FrameReader::consumed`]: crate::framing::FrameReader::consumed
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
 /// Where a session is recorded, once the caller asks for it; shared by the
@@ -51,56 +52,9 @@ impl<W: Write> Write for TeeWriter<W> {
     }
 }
 
-/// The server's stdout, keeping the bytes read until the frame they belong
-/// to is handed out ([`TeeReader::take`]).
-pub(super) struct TeeReader<R> {
-    inner: R,
-    /// Bytes read and not yet handed out.
-    kept: Vec<u8>,
-    /// Stream offset of `kept[0]`.
-    kept_from: u64,
-}
-
-impl<R> TeeReader<R> {
-    pub(super) fn new(inner: R) -> Self {
-        TeeReader {
-            inner,
-            kept: Vec::new(),
-            kept_from: 0,
-        }
-    }
-
-    /// The bytes read before stream offset `until` and not yet taken: the
-    /// frame (or fault) that ends there, with whatever preceded it.
-    pub(super) fn take(&mut self, until: u64) -> Vec<u8> {
-        let count = usize::try_from(until.saturating_sub(self.kept_from))
-            .unwrap_or(usize::MAX)
-            .min(self.kept.len());
-        self.kept_from += count as u64;
-        let rest = self.kept.split_off(count);
-        std::mem::replace(&mut self.kept, rest)
-    }
-
-    /// Every byte read and not yet taken (at the end of the stream: a
-    /// partial frame the server left behind).
-    pub(super) fn take_all(&mut self) -> Vec<u8> {
-        self.kept_from += self.kept.len() as u64;
-        std::mem::take(&mut self.kept)
-    }
-}
-
-impl<R: Read> Read for TeeReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let read = self.inner.read(buf)?;
-        self.kept.extend_from_slice(&buf[..read]);
-        Ok(read)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::framing::{FrameReader, Framing};
+    use crate::framing::{FrameReader, Framing, TeeReader};
 
     #[test]
     fn each_frame_gets_its_own_bytes_headers_included() {

@@ -17,6 +17,7 @@ export const descriptor: ProtocolDescriptor<
   strict: false,
   canonical: false,
   maxFrameBytes: 16777216,
+  oneRequestAtATime: true,
   capabilities: { method: "initialize", pointer: "/capabilities", style: "string-array" },
   methods: {
     initialize: { kind: "request", direction: "client-to-server", params: "InitializeParams", result: "InitializeResult", lifecycle: { allowedIn: ["uninitialized"], onSuccess: "ready" } },

@@ -30,6 +30,16 @@
  * sends is checked against the schemas too: a result, error data, a
  * streamed item or a notification that fails is a {@link SchemaError}.
  *
+ * The server's own requests are answered at once, whatever the client
+ * waits for (as the Rust host does): a request the protocol declares
+ * `server-to-client` goes to the handler registered for its method in
+ * {@link ClientOptions.onRequest} (params checked first, -32602; its result
+ * after, -32603); an undeclared request, or one no handler is registered
+ * for, is answered -32601. Each refusal is reported to
+ * {@link ClientOptions.onProtocolError}. Where the protocol says the server
+ * handles one request at a time (`oneRequestAtATime`), a request waits
+ * until every earlier one is answered before it is sent.
+ *
  * @module
  */
 
@@ -80,6 +90,13 @@ export interface TraceEvent {
   message?: Message;
 }
 
+/**
+ * Answers a request from the server: its result, or a promise of it.
+ * Throwing (or rejecting with) an {@link RpcError} answers that error; any
+ * other failure answers -32603 and is reported.
+ */
+export type ServerRequestHandler = (params: JsonValue | undefined, method: string) => JsonValue | Promise<JsonValue>;
+
 /** Options of a {@link Client}. */
 export interface ClientOptions<SN> {
   /** Called with every notification the protocol lets the server send. */
@@ -88,6 +105,8 @@ export interface ClientOptions<SN> {
   onProtocolError?: (error: ProtocolError) => void;
   /** Called with every message body sent and received. */
   onTrace?: (event: TraceEvent) => void;
+  /** Handlers of the requests the protocol lets the server send, by method. */
+  onRequest?: Readonly<Record<string, ServerRequestHandler>>;
   /** The timeout of methods without one, in milliseconds (default 30000; 0 waits forever). */
   defaultTimeoutMs?: number;
   /** The id of the first request (default 1). */
@@ -360,6 +379,8 @@ export class Client<
   /** The completion notification a successful answer started waiting for, and the calls waiting for it. */
   private awaiting: string | undefined;
   private waiters: { resume: () => void; cancel: (error: Error) => void }[] = [];
+  /** Requests waiting for every earlier one to be answered (one request at a time). */
+  private queued: (() => void)[] = [];
 
   /** A client speaking `protocol` over `transport`. */
   constructor(transport: Transport, protocol: ProtocolDescriptor<R, N, SN>, options: ClientOptions<SN> = {}) {
@@ -571,6 +592,11 @@ export class Client<
 
   private call(method: string, params: JsonValue | undefined, options: RequestOptions | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
+      if (this.protocol.oneRequestAtATime === true && this.failure === undefined && (this.pending.size > 0 || this.queued.length > 0)) {
+        // The server handles one request at a time: this one is sent (and checked) once every earlier one is answered.
+        this.queued.push(() => this.call(method, params, options).then(resolve, reject));
+        return;
+      }
       const info = this.protocol.methods[method];
       if (info?.stream === true) {
         reject(new ClientError(`"${method}" answers with a stream, not a response; use requestStream()`, method));
@@ -631,6 +657,17 @@ export class Client<
       this.pending.delete(key);
       pending.reject(each(pending.method));
     }
+    // Queued requests are refused with the failure.
+    const queued = this.queued;
+    this.queued = [];
+    for (const next of queued) next();
+  }
+
+  /** One request at a time: sends the next queued request once nothing is pending. */
+  private sendQueued(): void {
+    if (this.pending.size > 0) return;
+    const next = this.queued.shift();
+    next?.();
   }
 
   private send(message: Message): void {
@@ -814,19 +851,78 @@ export class Client<
         return;
       }
       case "request":
-        this.report(new ProtocolError(`the server sent the request "${message.method}", which this client does not serve`));
-        this.send({
-          kind: "error_response",
-          id: message.id,
-          error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method}` },
-        });
+        this.serverRequest(message);
         return;
+    }
+  }
+
+  /** Answers a request from the server (see the module's docs); never leaves it waiting. */
+  private serverRequest(request: Request): void {
+    const { id, method } = request;
+    const answerError = (code: number, text: string, data?: JsonValue): void => {
+      const error: { code: number; message: string; data?: JsonValue } = { code, message: text };
+      if (data !== undefined) error.data = data;
+      this.answerServer({ kind: "error_response", id, error });
+    };
+    const info = this.protocol.methods[method];
+    if (info?.kind !== "request" || info.direction !== "server-to-client") {
+      this.report(new ProtocolError(`the server sent the request "${method}", which the protocol does not declare server-to-client; answered -32601`, undefined, method));
+      answerError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return;
+    }
+    const paramsValidator = info.params === undefined ? undefined : this.protocol.validators?.[info.params];
+    const paramIssues = paramsValidator === undefined || request.params === undefined ? [] : validate(paramsValidator, request.params, "params");
+    if (paramIssues.length > 0) {
+      this.report(new SchemaError(method, "params", paramIssues));
+      answerError(ErrorCode.InvalidParams, `Invalid params: ${describeIssues(paramIssues)}`);
+      return;
+    }
+    const handler = this.options.onRequest?.[method];
+    if (handler === undefined) {
+      this.report(new ProtocolError(`the server sent the request "${method}", but no handler is registered for it; answered -32601`, undefined, method));
+      answerError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return;
+    }
+    const answered = (result: JsonValue): void => {
+      const resultValidator = info.result === undefined ? undefined : this.protocol.validators?.[info.result];
+      const issues = resultValidator === undefined ? [] : validate(resultValidator, result, "result");
+      if (issues.length > 0) {
+        this.report(new SchemaError(method, "result", issues));
+        answerError(ErrorCode.InternalError, `Internal error: the answer to "${method}" fails its schema: ${describeIssues(issues)}`);
+        return;
+      }
+      this.answerServer({ kind: "success_response", id, result });
+    };
+    const failed = (error: unknown): void => {
+      if (error instanceof RpcError) {
+        answerError(error.code, error.message, error.data);
+        return;
+      }
+      const text = error instanceof Error ? error.message : String(error);
+      this.report(new ProtocolError(`the handler of the server's request "${method}" failed: ${text}; answered -32603`, undefined, method));
+      answerError(ErrorCode.InternalError, `Internal error: ${text}`);
+    };
+    try {
+      Promise.resolve(handler(request.params, method)).then(answered, failed);
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  /** Sends an answer to the server, unless it is gone. */
+  private answerServer(message: Message): void {
+    if (this.endInfo !== undefined) return;
+    try {
+      this.send(message);
+    } catch (error) {
+      this.report(new ProtocolError(`the answer to a request of the server's could not be sent: ${error instanceof Error ? error.message : String(error)}`));
     }
   }
 
   private settle(id: Id, pending: Pending): void {
     clearTimeout(pending.timer);
     this.pending.delete(idKey(id));
+    queueMicrotask(() => this.sendQueued());
   }
 
   /** Whether the lifecycle lets `method` come in `state`. */

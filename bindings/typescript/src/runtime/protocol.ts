@@ -112,6 +112,8 @@ export interface ProtocolDescriptor<
   readonly canonical: boolean;
   /** The frame bound, in bytes. */
   readonly maxFrameBytes: number;
+  /** The server handles one request at a time: the client sends a request only once every earlier one is answered (`transport.one_request_at_a_time`). */
+  readonly oneRequestAtATime?: boolean;
   /** Where the server declares its capabilities, when capabilities gate methods. */
   readonly capabilities?: CapabilityDeclaration;
   /** Every method of the protocol. */
@@ -280,6 +282,7 @@ export function protocolFromManifest<
     maxFrameBytes: Number(transport["max_frame_bytes"]),
     methods,
   };
+  if (transport["one_request_at_a_time"] === true) out.oneRequestAtATime = true;
   if (m["capabilities"] !== undefined) {
     const c = obj(m["capabilities"]);
     out.capabilities = {

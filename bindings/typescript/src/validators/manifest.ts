@@ -6,7 +6,7 @@ import type { SchemaValidator } from "../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest. Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json$"}},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed.","enum":["boolean-object","string-array"]}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent. Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest. Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json$"}},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed.","enum":["boolean-object","string-array"]}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent. Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
 const schema32 = {"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
 const schema41 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
 const schema43 = {"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}};
@@ -3026,7 +3026,7 @@ vErrors.push(err28);
 errors++;
 }
 for(const key2 in data8){
-if(!(((((key2 === "framing") || (key2 === "envelope")) || (key2 === "strict")) || (key2 === "canonical")) || (key2 === "max_frame_bytes"))){
+if(!((((((key2 === "framing") || (key2 === "envelope")) || (key2 === "strict")) || (key2 === "canonical")) || (key2 === "max_frame_bytes")) || (key2 === "one_request_at_a_time"))){
 const err29 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
@@ -3112,9 +3112,9 @@ errors++;
 }
 }
 }
-}
-else {
-const err36 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data8.one_request_at_a_time !== undefined){
+if(typeof data8.one_request_at_a_time !== "boolean"){
+const err36 = {instancePath:instancePath+"/transport/one_request_at_a_time",schemaPath:"#/properties/transport/properties/one_request_at_a_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3124,11 +3124,9 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.schemas !== undefined){
-let data14 = data.schemas;
-if(Array.isArray(data14)){
-if(data14.length < 1){
-const err37 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err37 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3137,12 +3135,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(typeof data15 === "string"){
-if(!pattern6.test(data15)){
-const err38 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+\\.json$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+\\.json$"+"\""};
+}
+if(data.schemas !== undefined){
+let data15 = data.schemas;
+if(Array.isArray(data15)){
+if(data15.length < 1){
+const err38 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3151,9 +3149,12 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data15.length;
+for(let i0=0; i0<len0; i0++){
+let data16 = data15[i0];
+if(typeof data16 === "string"){
+if(!pattern6.test(data16)){
+const err39 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+\\.json$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3163,23 +3164,34 @@ vErrors.push(err39);
 errors++;
 }
 }
-let i1 = data14.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data14[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err40 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+else {
+const err40 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
 else {
 vErrors.push(err40);
+}
+errors++;
+}
+}
+let i1 = data15.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data15[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err41 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
 }
 errors++;
 break;
@@ -3189,21 +3201,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.capabilities !== undefined){
-let data16 = data.capabilities;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.method === undefined){
-const err42 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+const err42 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3212,8 +3210,12 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data16.pointer === undefined){
-const err43 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
+}
+if(data.capabilities !== undefined){
+let data17 = data.capabilities;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.method === undefined){
+const err43 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3222,8 +3224,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(data16.style === undefined){
-const err44 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "style"},message:"must have required property '"+"style"+"'"};
+if(data17.pointer === undefined){
+const err44 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3232,9 +3234,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-for(const key3 in data16){
-if(!(((key3 === "method") || (key3 === "pointer")) || (key3 === "style"))){
-const err45 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data17.style === undefined){
+const err45 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "style"},message:"must have required property '"+"style"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3243,12 +3244,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-if(data16.method !== undefined){
-let data17 = data16.method;
-if(typeof data17 === "string"){
-if(func2(data17) < 1){
-const err46 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key3 in data17){
+if(!(((key3 === "method") || (key3 === "pointer")) || (key3 === "style"))){
+const err46 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3258,8 +3256,11 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.method !== undefined){
+let data18 = data17.method;
+if(typeof data18 === "string"){
+if(func2(data18) < 1){
+const err47 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3269,11 +3270,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data16.pointer !== undefined){
-let data18 = data16.pointer;
-if(typeof data18 === "string"){
-if(!pattern7.test(data18)){
-const err48 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
+else {
+const err48 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3283,8 +3281,11 @@ vErrors.push(err48);
 errors++;
 }
 }
-else {
-const err49 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.pointer !== undefined){
+let data19 = data17.pointer;
+if(typeof data19 === "string"){
+if(!pattern7.test(data19)){
+const err49 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3294,10 +3295,8 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data16.style !== undefined){
-let data19 = data16.style;
-if(!((data19 === "boolean-object") || (data19 === "string-array"))){
-const err50 = {instancePath:instancePath+"/capabilities/style",schemaPath:"#/properties/capabilities/properties/style/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.properties.style.enum},message:"must be equal to one of the allowed values"};
+else {
+const err50 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3307,9 +3306,10 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-else {
-const err51 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data17.style !== undefined){
+let data20 = data17.style;
+if(!((data20 === "boolean-object") || (data20 === "string-array"))){
+const err51 = {instancePath:instancePath+"/capabilities/style",schemaPath:"#/properties/capabilities/properties/style/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.properties.style.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3319,11 +3319,9 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data.declared_version !== undefined){
-let data20 = data.declared_version;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.method === undefined){
-const err52 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+}
+else {
+const err52 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3332,8 +3330,12 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data20.pointer === undefined){
-const err53 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
+}
+if(data.declared_version !== undefined){
+let data21 = data.declared_version;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.method === undefined){
+const err53 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3342,9 +3344,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-for(const key4 in data20){
-if(!((key4 === "method") || (key4 === "pointer"))){
-const err54 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data21.pointer === undefined){
+const err54 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3353,12 +3354,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-if(data20.method !== undefined){
-let data21 = data20.method;
-if(typeof data21 === "string"){
-if(func2(data21) < 1){
-const err55 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key4 in data21){
+if(!((key4 === "method") || (key4 === "pointer"))){
+const err55 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3368,8 +3366,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-else {
-const err56 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data21.method !== undefined){
+let data22 = data21.method;
+if(typeof data22 === "string"){
+if(func2(data22) < 1){
+const err56 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3379,11 +3380,8 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data20.pointer !== undefined){
-let data22 = data20.pointer;
-if(typeof data22 === "string"){
-if(!pattern7.test(data22)){
-const err57 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
+else {
+const err57 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3393,8 +3391,11 @@ vErrors.push(err57);
 errors++;
 }
 }
-else {
-const err58 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data21.pointer !== undefined){
+let data23 = data21.pointer;
+if(typeof data23 === "string"){
+if(!pattern7.test(data23)){
+const err58 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3404,9 +3405,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-}
 else {
-const err59 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err59 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3416,11 +3416,9 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data.methods !== undefined){
-let data23 = data.methods;
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-if(Object.keys(data23).length < 1){
-const err60 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+}
+else {
+const err60 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3429,11 +3427,12 @@ vErrors.push(err60);
 }
 errors++;
 }
-for(const key5 in data23){
-const _errs53 = errors;
-if(typeof key5 === "string"){
-if(func2(key5) < 1){
-const err61 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key5};
+}
+if(data.methods !== undefined){
+let data24 = data.methods;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if(Object.keys(data24).length < 1){
+const err61 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3442,10 +3441,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-var valid10 = _errs53 === errors;
-if(!valid10){
-const err62 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid"};
+for(const key5 in data24){
+const _errs55 = errors;
+if(typeof key5 === "string"){
+if(func2(key5) < 1){
+const err62 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key5};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3455,15 +3455,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-for(const key6 in data23){
-if(!(validate21(data23[key6], {instancePath:instancePath+"/methods/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data23,parentDataProperty:key6,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err63 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var valid10 = _errs55 === errors;
+if(!valid10){
+const err63 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3473,15 +3467,15 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data.errors !== undefined){
-let data25 = data.errors;
-if(Array.isArray(data25)){
-const len1 = data25.length;
-for(let i2=0; i2<len1; i2++){
-let data26 = data25[i2];
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.code === undefined){
-const err64 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+for(const key6 in data24){
+if(!(validate21(data24[key6], {instancePath:instancePath+"/methods/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data24,parentDataProperty:key6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3490,8 +3484,16 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data26.name === undefined){
-const err65 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.errors !== undefined){
+let data26 = data.errors;
+if(Array.isArray(data26)){
+const len1 = data26.length;
+for(let i2=0; i2<len1; i2++){
+let data27 = data26[i2];
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.code === undefined){
+const err65 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3500,8 +3502,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data26.description === undefined){
-const err66 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(data27.name === undefined){
+const err66 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3510,9 +3512,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key7 in data26){
-if(!((((key7 === "code") || (key7 === "name")) || (key7 === "description")) || (key7 === "ends_session"))){
-const err67 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data27.description === undefined){
+const err67 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3521,11 +3522,9 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-if(data26.code !== undefined){
-let data27 = data26.code;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-const err68 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key7 in data27){
+if(!((((key7 === "code") || (key7 === "name")) || (key7 === "description")) || (key7 === "ends_session"))){
+const err68 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3535,11 +3534,10 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data26.name !== undefined){
-let data28 = data26.name;
-if(typeof data28 === "string"){
-if(!pattern10.test(data28)){
-const err69 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
+if(data27.code !== undefined){
+let data28 = data27.code;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err69 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3549,8 +3547,11 @@ vErrors.push(err69);
 errors++;
 }
 }
-else {
-const err70 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.name !== undefined){
+let data29 = data27.name;
+if(typeof data29 === "string"){
+if(!pattern10.test(data29)){
+const err70 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3560,11 +3561,8 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data26.description !== undefined){
-let data29 = data26.description;
-if(typeof data29 === "string"){
-if(func2(data29) < 1){
-const err71 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err71 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3574,8 +3572,11 @@ vErrors.push(err71);
 errors++;
 }
 }
-else {
-const err72 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.description !== undefined){
+let data30 = data27.description;
+if(typeof data30 === "string"){
+if(func2(data30) < 1){
+const err72 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3585,9 +3586,8 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(data26.ends_session !== undefined){
-if(typeof data26.ends_session !== "boolean"){
-const err73 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err73 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3597,9 +3597,9 @@ vErrors.push(err73);
 errors++;
 }
 }
-}
-else {
-const err74 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data27.ends_session !== undefined){
+if(typeof data27.ends_session !== "boolean"){
+const err74 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3611,12 +3611,24 @@ errors++;
 }
 }
 else {
-const err75 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err75 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err75];
 }
 else {
 vErrors.push(err75);
+}
+errors++;
+}
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
 }
 errors++;
 }
@@ -3634,44 +3646,11 @@ errors = vErrors.length;
 }
 }
 if(data.server_errors !== undefined){
-let data33 = data.server_errors;
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-for(const key8 in data33){
+let data34 = data.server_errors;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+for(const key8 in data34){
 if(!(func1.call(schema31.properties.server_errors.properties, key8))){
-const err76 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-}
-if(data33.parse_error !== undefined){
-if(!(validate31(data33.parse_error, {instancePath:instancePath+"/server_errors/parse_error",parentData:data33,parentDataProperty:"parse_error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data33.invalid_request !== undefined){
-if(!(validate31(data33.invalid_request, {instancePath:instancePath+"/server_errors/invalid_request",parentData:data33,parentDataProperty:"invalid_request",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data33.framing !== undefined){
-if(!(validate31(data33.framing, {instancePath:instancePath+"/server_errors/framing",parentData:data33,parentDataProperty:"framing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data33.method_not_found !== undefined){
-let data37 = data33.method_not_found;
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-for(const key9 in data37){
-if(!((key9 === "code") || (key9 === "data"))){
-const err77 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+const err77 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3681,10 +3660,30 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data37.code !== undefined){
-let data38 = data37.code;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-const err78 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34.parse_error !== undefined){
+if(!(validate31(data34.parse_error, {instancePath:instancePath+"/server_errors/parse_error",parentData:data34,parentDataProperty:"parse_error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data34.invalid_request !== undefined){
+if(!(validate31(data34.invalid_request, {instancePath:instancePath+"/server_errors/invalid_request",parentData:data34,parentDataProperty:"invalid_request",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data34.framing !== undefined){
+if(!(validate31(data34.framing, {instancePath:instancePath+"/server_errors/framing",parentData:data34,parentDataProperty:"framing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data34.method_not_found !== undefined){
+let data38 = data34.method_not_found;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+for(const key9 in data38){
+if(!((key9 === "code") || (key9 === "data"))){
+const err78 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3694,9 +3693,10 @@ vErrors.push(err78);
 errors++;
 }
 }
-}
-else {
-const err79 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data38.code !== undefined){
+let data39 = data38.code;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+const err79 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3706,12 +3706,9 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data33.capability_not_declared !== undefined){
-let data39 = data33.capability_not_declared;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-for(const key10 in data39){
-if(!((key10 === "code") || (key10 === "data"))){
-const err80 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+else {
+const err80 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3721,10 +3718,12 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data39.code !== undefined){
-let data40 = data39.code;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-const err81 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34.capability_not_declared !== undefined){
+let data40 = data34.capability_not_declared;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key10 in data40){
+if(!((key10 === "code") || (key10 === "data"))){
+const err81 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3734,9 +3733,10 @@ vErrors.push(err81);
 errors++;
 }
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data40.code !== undefined){
+let data41 = data40.code;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+const err82 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3746,12 +3746,9 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data33.invalid_params !== undefined){
-let data41 = data33.invalid_params;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-for(const key11 in data41){
-if(!((key11 === "code") || (key11 === "data"))){
-const err83 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+else {
+const err83 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3761,10 +3758,12 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data41.code !== undefined){
-let data42 = data41.code;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-const err84 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34.invalid_params !== undefined){
+let data42 = data34.invalid_params;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+for(const key11 in data42){
+if(!((key11 === "code") || (key11 === "data"))){
+const err84 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3774,9 +3773,10 @@ vErrors.push(err84);
 errors++;
 }
 }
-}
-else {
-const err85 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data42.code !== undefined){
+let data43 = data42.code;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+const err85 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3786,12 +3786,9 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data33.internal_error !== undefined){
-let data43 = data33.internal_error;
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-for(const key12 in data43){
-if(!((key12 === "code") || (key12 === "data"))){
-const err86 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+else {
+const err86 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3801,10 +3798,12 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data43.code !== undefined){
-let data44 = data43.code;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-const err87 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34.internal_error !== undefined){
+let data44 = data34.internal_error;
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+for(const key12 in data44){
+if(!((key12 === "code") || (key12 === "data"))){
+const err87 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3814,9 +3813,10 @@ vErrors.push(err87);
 errors++;
 }
 }
-}
-else {
-const err88 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data44.code !== undefined){
+let data45 = data44.code;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+const err88 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3826,12 +3826,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data33.answer_too_long !== undefined){
-let data45 = data33.answer_too_long;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-for(const key13 in data45){
-if(!((key13 === "code") || (key13 === "data"))){
-const err89 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+else {
+const err89 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3841,10 +3838,12 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data45.code !== undefined){
-let data46 = data45.code;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-const err90 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34.answer_too_long !== undefined){
+let data46 = data34.answer_too_long;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+for(const key13 in data46){
+if(!((key13 === "code") || (key13 === "data"))){
+const err90 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3854,9 +3853,10 @@ vErrors.push(err90);
 errors++;
 }
 }
-}
-else {
-const err91 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.code !== undefined){
+let data47 = data46.code;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+const err91 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3866,12 +3866,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data33.rule !== undefined){
-let data47 = data33.rule;
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-for(const key14 in data47){
-if(!((key14 === "code") || (key14 === "data"))){
-const err92 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+else {
+const err92 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3881,10 +3878,12 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data47.code !== undefined){
-let data48 = data47.code;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-const err93 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34.rule !== undefined){
+let data48 = data34.rule;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+for(const key14 in data48){
+if(!((key14 === "code") || (key14 === "data"))){
+const err93 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3894,9 +3893,10 @@ vErrors.push(err93);
 errors++;
 }
 }
-}
-else {
-const err94 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data48.code !== undefined){
+let data49 = data48.code;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+const err94 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3908,12 +3908,24 @@ errors++;
 }
 }
 else {
-const err95 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err95 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err95];
 }
 else {
 vErrors.push(err95);
+}
+errors++;
+}
+}
+}
+else {
+const err96 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
 }
 errors++;
 }
@@ -3931,35 +3943,35 @@ errors = vErrors.length;
 }
 }
 if(data.rules !== undefined){
-let data51 = data.rules;
-if(Array.isArray(data51)){
-const len2 = data51.length;
+let data52 = data.rules;
+if(Array.isArray(data52)){
+const len2 = data52.length;
 for(let i3=0; i3<len2; i3++){
-if(!(validate39(data51[i3], {instancePath:instancePath+"/rules/" + i3,parentData:data51,parentDataProperty:i3,rootData,dynamicAnchors}))){
+if(!(validate39(data52[i3], {instancePath:instancePath+"/rules/" + i3,parentData:data52,parentDataProperty:i3,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err96 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err97 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err96];
+vErrors = [err97];
 }
 else {
-vErrors.push(err96);
+vErrors.push(err97);
 }
 errors++;
 }
 }
 }
 else {
-const err97 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err98 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err97];
+vErrors = [err98];
 }
 else {
-vErrors.push(err97);
+vErrors.push(err98);
 }
 errors++;
 }
