@@ -228,14 +228,14 @@ export interface DiscoverParams {
   root_path: string;
 }
 
-/** The result of the "discover" method: source and test files. Reserved for future use; not currently consumed by Gaze. */
+/** The result of the "discover" method: source and test files. Reserved for future use; not currently consumed by Gaze. Every member may be omitted: the spec gives this result only as an example, and Gaze's client reads a missing member as its zero value (no files, framework ""); see the required-members audit in schemas/README.md. */
 export interface DiscoverResult {
   /** The list of source file paths. */
-  source_files: string[];
+  source_files?: string[];
   /** The list of test file paths. */
-  test_files: string[];
+  test_files?: string[];
   /** The test framework name (e.g. "pytest"). */
-  framework: string;
+  framework?: string;
 }
 
 /** The params object of the "test_mapping" method. */

@@ -290,15 +290,18 @@ pub mod types {
         pub root_path: ::std::string::String,
     }
 
-    ///The result of the "discover" method: source and test files. Reserved for future use; not currently consumed by Gaze.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    ///The result of the "discover" method: source and test files. Reserved for future use; not currently consumed by Gaze. Every member may be omitted: the spec gives this result only as an example, and Gaze's client reads a missing member as its zero value (no files, framework ""); see the required-members audit in schemas/README.md.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DiscoverResult {
         ///The list of source file paths.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub source_files: ::std::vec::Vec<::std::string::String>,
         ///The list of test file paths.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub test_files: ::std::vec::Vec<::std::string::String>,
         ///The test framework name (e.g. "pytest").
-        pub framework: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub framework: ::std::option::Option<::std::string::String>,
     }
 
     ///The params object of the "doc_coverage" method (new in 1.1.0).

@@ -1920,13 +1920,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     },
     "DiscoverResult": {
       "title": "Discover result",
-      "description": "The result of the \"discover\" method: source and test files. Reserved for future use; not currently consumed by Gaze.",
+      "description": "The result of the \"discover\" method: source and test files. Reserved for future use; not currently consumed by Gaze. Every member may be omitted: the spec gives this result only as an example, and Gaze's client reads a missing member as its zero value (no files, framework \"\"); see the required-members audit in schemas/README.md.",
       "type": "object",
-      "required": [
-        "source_files",
-        "test_files",
-        "framework"
-      ],
       "properties": {
         "source_files": {
           "title": "Source files",
@@ -2188,7 +2183,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "framing": "ndjson",
     "envelope": "jsonrpc-2.0",
     "strict": false,
-    "max_frame_bytes": 10485759
+    "max_frame_bytes": 10485759,
+    "one_request_at_a_time": true
   },
   "schemas": [
     "gaze.schema.json"
@@ -3169,13 +3165,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     },
     "DiscoverResult": {
       "title": "Discover result",
-      "description": "The result of the \"discover\" method: source and test files. Reserved for future use; not currently consumed by Gaze.",
+      "description": "The result of the \"discover\" method: source and test files. Reserved for future use; not currently consumed by Gaze. Every member may be omitted: the spec gives this result only as an example, and Gaze's client reads a missing member as its zero value (no files, framework \"\"); see the required-members audit in schemas/README.md.",
       "type": "object",
-      "required": [
-        "source_files",
-        "test_files",
-        "framework"
-      ],
       "properties": {
         "source_files": {
           "title": "Source files",
@@ -3545,7 +3536,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "framing": "ndjson",
     "envelope": "jsonrpc-2.0",
     "strict": false,
-    "max_frame_bytes": 10485759
+    "max_frame_bytes": 10485759,
+    "one_request_at_a_time": true
   },
   "schemas": [
     "gaze.schema.json"

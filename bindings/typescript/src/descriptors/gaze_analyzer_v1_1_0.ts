@@ -17,6 +17,7 @@ export const descriptor: ProtocolDescriptor<
   strict: false,
   canonical: false,
   maxFrameBytes: 10485759,
+  oneRequestAtATime: true,
   capabilities: { method: "initialize", pointer: "/capabilities", style: "boolean-object" },
   methods: {
     initialize: { kind: "request", direction: "client-to-server", timeoutMs: 30000, params: "InitializeParams", result: "InitializeResult", lifecycle: { allowedIn: ["uninitialized"], onSuccess: "ready" } },

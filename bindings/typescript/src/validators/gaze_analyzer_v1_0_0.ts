@@ -1537,7 +1537,7 @@ return errors === 0;
 validate37.evaluated = {"props":{"root_path":true},"dynamicProps":false,"dynamicItems":false};
 
 export const v11 = validate38;
-const schema51 = {"title":"Discover result","description":"The result of the \"discover\" method: source and test files. Reserved for future use; not currently consumed by Gaze.","type":"object","required":["source_files","test_files","framework"],"properties":{"source_files":{"title":"Source files","description":"The list of source file paths.","type":"array","items":{"type":"string"}},"test_files":{"title":"Test files","description":"The list of test file paths.","type":"array","items":{"type":"string"}},"framework":{"title":"Framework","description":"The test framework name (e.g. \"pytest\").","type":"string","examples":["pytest","unittest"]}}};
+const schema51 = {"title":"Discover result","description":"The result of the \"discover\" method: source and test files. Reserved for future use; not currently consumed by Gaze. Every member may be omitted: the spec gives this result only as an example, and Gaze's client reads a missing member as its zero value (no files, framework \"\"); see the required-members audit in schemas/README.md.","type":"object","properties":{"source_files":{"title":"Source files","description":"The list of source file paths.","type":"array","items":{"type":"string"}},"test_files":{"title":"Test files","description":"The list of test file paths.","type":"array","items":{"type":"string"}},"framework":{"title":"Framework","description":"The test framework name (e.g. \"pytest\").","type":"string","examples":["pytest","unittest"]}}};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1550,8 +1550,13 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.source_files === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source_files"},message:"must have required property '"+"source_files"+"'"};
+if(data.source_files !== undefined){
+let data0 = data.source_files;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/source_files/" + i0,schemaPath:"#/properties/source_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1560,50 +1565,15 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.test_files === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "test_files"},message:"must have required property '"+"test_files"+"'"};
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/source_files",schemaPath:"#/properties/source_files/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
 else {
 vErrors.push(err1);
-}
-errors++;
-}
-if(data.framework === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "framework"},message:"must have required property '"+"framework"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.source_files !== undefined){
-let data0 = data.source_files;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data0[i0] !== "string"){
-const err3 = {instancePath:instancePath+"/source_files/" + i0,schemaPath:"#/properties/source_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/source_files",schemaPath:"#/properties/source_files/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
 }
 errors++;
 }
@@ -1614,48 +1584,48 @@ if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data2[i1] !== "string"){
-const err5 = {instancePath:instancePath+"/test_files/" + i1,schemaPath:"#/properties/test_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/test_files/" + i1,schemaPath:"#/properties/test_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err2];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/test_files",schemaPath:"#/properties/test_files/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath:instancePath+"/test_files",schemaPath:"#/properties/test_files/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err3];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err3);
 }
 errors++;
 }
 }
 if(data.framework !== undefined){
 if(typeof data.framework !== "string"){
-const err7 = {instancePath:instancePath+"/framework",schemaPath:"#/properties/framework/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/framework",schemaPath:"#/properties/framework/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err4];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err4);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err5];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err5);
 }
 errors++;
 }

@@ -253,13 +253,13 @@ class DiscoverParams(TypedDict):
 
 
 class DiscoverResult(TypedDict):
-    """The result of the "discover" method: source and test files. Reserved for future use; not currently consumed by Gaze."""
+    """The result of the "discover" method: source and test files. Reserved for future use; not currently consumed by Gaze. Every member may be omitted: the spec gives this result only as an example, and Gaze's client reads a missing member as its zero value (no files, framework ""); see the required-members audit in schemas/README.md."""
 
-    source_files: list[str]
+    source_files: NotRequired[list[str]]
     """The list of source file paths."""
-    test_files: list[str]
+    test_files: NotRequired[list[str]]
     """The list of test file paths."""
-    framework: str
+    framework: NotRequired[str]
     """The test framework name (e.g. "pytest")."""
 
 
