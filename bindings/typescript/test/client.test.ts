@@ -101,7 +101,8 @@ describe("client over the Gaze spec's minimal analyzer (NDJSON, JSON-RPC 2.0)", 
 
 describe("client against misbehaving servers", () => {
   it("times out on a wedged server, kills it and rejects every pending request", async () => {
-    const wedged = { ...gazeAnalyzerV1_0_0, methods: { ...gazeAnalyzerV1_0_0.methods, initialize: { kind: "request", direction: "client-to-server", timeoutMs: 300 } } } as typeof gazeAnalyzerV1_0_0;
+    // Two requests in flight at once: a descriptor without Gaze's one-request-at-a-time.
+    const wedged = { ...gazeAnalyzerV1_0_0, oneRequestAtATime: false, methods: { ...gazeAnalyzerV1_0_0.methods, initialize: { kind: "request", direction: "client-to-server", timeoutMs: 300 } } } as typeof gazeAnalyzerV1_0_0;
     const client = spawnServer("python3", ["-c", "import sys\nfor line in sys.stdin:\n    pass\n"], wedged);
     const started = Date.now();
     const other = client.request("shutdown", undefined, { timeoutMs: 60000 });
@@ -115,6 +116,28 @@ describe("client against misbehaving servers", () => {
     const end = await client.ended;
     assert.equal(end.signal, "SIGKILL");
     assert.ok(client.exit !== undefined);
+  });
+
+  it("sends one request at a time where the protocol says so: the second waits for the first answer", async () => {
+    // The server answers initialize only after 0.4 s, and says whether analyze had arrived meanwhile.
+    const script = [
+      "import json, select, sys",
+      "first = json.loads(sys.stdin.readline())",
+      "early, _, _ = select.select([sys.stdin], [], [], 0.4)",
+      'caps = {"discover": False, "test_mapping": False, "classify_signals": False}',
+      'print(json.dumps({"jsonrpc": "2.0", "id": first["id"], "result": {"capabilities": caps, "protocol_version": "1.0.0", "analyzer_name": "a", "language": "python"}}), flush=True)',
+      "second = json.loads(sys.stdin.readline())",
+      'print(json.dumps({"jsonrpc": "2.0", "id": second["id"], "result": {"functions": [] if not early else None}}), flush=True)',
+    ].join("\n");
+    assert.equal(gazeAnalyzerV1_0_0.oneRequestAtATime, true);
+    const client = spawnServer("python3", ["-c", script], gazeAnalyzerV1_0_0);
+    const initialized = client.request("initialize", { root_path: "/x" });
+    // Sent while initialize is pending: queued, and checked (lifecycle: ready) only when sent.
+    const analyzed = client.request("analyze", { root_path: "/x" });
+    assert.equal(client.pendingCount, 1, "only initialize is on the wire");
+    await initialized;
+    assert.deepEqual(await analyzed, { functions: [] });
+    await client.close();
   });
 
   it("a per-request timeout overrides the method's", async () => {
