@@ -159,7 +159,9 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
   const peer = new PeerTransport();
   const problems: Problem[] = [];
   let at = 0;
-  const client = new Client(peer, protocol, {
+  // The capture's client frames go out in the capture's order, as its client sent them (a capture may pipeline
+  // even where the protocol says one request at a time; the monitor judges that, not this replay).
+  const client = new Client(peer, { ...protocol, oneRequestAtATime: false }, {
     defaultTimeoutMs: 0,
     onProtocolError: (error) => {
       if (error instanceof SchemaError) return; // reported through the request it answers
