@@ -42,7 +42,10 @@ pub fn run(args: FramesArgs) -> ExitCode {
     }
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let reader = FrameReader::new(TeeReader::new(input), args.framing, limits);
+    let kept = limits
+        .max_frame_bytes
+        .saturating_add(limits.max_header_bytes);
+    let reader = FrameReader::new(TeeReader::new(input, kept), args.framing, limits);
     match print_frames(reader, args.framing, &mut out) {
         Ok(false) => ExitCode::SUCCESS,
         Ok(true) => ExitCode::from(1),

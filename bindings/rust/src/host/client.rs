@@ -106,7 +106,10 @@ impl Host {
         let (sender, incoming) = mpsc::sync_channel(INCOMING_FRAMES);
         let framing = transport.framing;
         thread::spawn(move || {
-            let mut reader = FrameReader::new(TeeReader::new(stdout), framing, limits);
+            let kept = limits
+                .max_frame_bytes
+                .saturating_add(limits.max_header_bytes);
+            let mut reader = FrameReader::new(TeeReader::new(stdout, kept), framing, limits);
             loop {
                 let read = reader.read_frame();
                 let until = reader.consumed();

@@ -60,7 +60,7 @@ mod tests {
     fn each_frame_gets_its_own_bytes_headers_included() {
         let stream = b"Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}Content-Length: 3\r\n\r\n[1]Content-Len";
         let mut reader = FrameReader::new(
-            TeeReader::new(&stream[..]),
+            TeeReader::new(&stream[..], 1 << 20),
             Framing::ContentLength,
             Framing::ContentLength.default_limits(),
         )
@@ -86,7 +86,7 @@ mod tests {
     fn ndjson_frames_keep_their_line_endings() {
         let stream = b"{\"a\":1}\r\n{\"b\":2}\n";
         let mut reader = FrameReader::new(
-            TeeReader::new(&stream[..]),
+            TeeReader::new(&stream[..], 1 << 20),
             Framing::Ndjson,
             Framing::Ndjson.default_limits(),
         );
