@@ -50,7 +50,8 @@ impl Bundle {
     /// `entry_refs` are the manifest's own references (a whole-file one makes
     /// that file's root a type).
     pub fn new(files: &[SchemaFile], entry_refs: &[&str]) -> Result<Self> {
-        let bundled = bundle_defs("", &set(files), entry_refs).map_err(|e| located(e, files))?;
+        let bundled =
+            bundle_defs("", &set(files), entry_refs).map_err(|e| located(e, files, ""))?;
         let origins = bundled
             .origins
             .into_iter()
@@ -132,15 +133,20 @@ fn display(files: &[SchemaFile], name: &str) -> String {
         .map_or_else(|| name.to_owned(), |f| f.display.clone())
 }
 
-/// The core's error, in the file's display path and with the codegen kind.
-fn located(error: ProtocolError, files: &[SchemaFile]) -> Error {
+/// The core's error, in the file's display path and with the codegen kind;
+/// `origin` is the folder the core named the files under.
+pub(crate) fn located(error: ProtocolError, files: &[SchemaFile], origin: &str) -> Error {
     let kind = match error.kind() {
         ProtocolErrorKind::BadReference | ProtocolErrorKind::DuplicateDefinition => {
             ErrorKind::Reference
         }
         _ => ErrorKind::Unsupported,
     };
-    let name = error.file().trim_start_matches('/');
+    let name = error
+        .file()
+        .strip_prefix(origin)
+        .unwrap_or(error.file())
+        .trim_start_matches('/');
     let mut located = Error::new(kind, error.message()).in_file(display(files, name));
     if !error.pointer().is_empty() {
         located = located.at(error.pointer());

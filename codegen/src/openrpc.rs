@@ -45,6 +45,25 @@ fn rewrite_refs(v: &mut Value) {
     }
 }
 
+/// A part of the core's manifest model as JSON, members the manifest left
+/// out (`null`) left out again. The model only holds JSON-representable
+/// data, so this cannot fail (`null` if it ever did).
+fn to_json<T: serde::Serialize>(part: &T) -> Value {
+    fn drop_nulls(value: &mut Value) {
+        match value {
+            Value::Object(members) => {
+                members.retain(|_, v| !v.is_null());
+                members.values_mut().for_each(drop_nulls);
+            }
+            Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::to_value(part).unwrap_or(Value::Null);
+    drop_nulls(&mut value);
+    value
+}
+
 /// By-name params: one content descriptor a member of the params object.
 fn params(p: &Protocol, m: &crate::protocol::Method) -> Vec<Value> {
     let Some(name) = &m.params else {
@@ -70,14 +89,14 @@ fn params(p: &Protocol, m: &crate::protocol::Method) -> Vec<Value> {
                 }
                 cd.insert(
                     "required".into(),
-                    Value::Bool(f.required && !m.params_optional),
+                    Value::Bool(f.required && !m.spec.params_optional),
                 );
                 cd.insert("schema".into(), schema);
                 Value::Object(cd)
             })
             .collect(),
         _ => vec![
-            json!({ "name": "params", "required": !m.params_optional, "schema": schema_ref(name) }),
+            json!({ "name": "params", "required": !m.spec.params_optional, "schema": schema_ref(name) }),
         ],
     }
 }
@@ -85,12 +104,12 @@ fn params(p: &Protocol, m: &crate::protocol::Method) -> Vec<Value> {
 fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
     let mut out = Map::new();
     out.insert("name".into(), Value::String(m.name.clone()));
-    if let Some(d) = &m.description {
-        out.insert("description".into(), Value::String(d.clone()));
+    if let Some(d) = m.description() {
+        out.insert("description".into(), Value::String(d.to_owned()));
     }
     out.insert("paramStructure".into(), Value::String("by-name".into()));
     out.insert("params".into(), Value::Array(params(p, m)));
-    if m.kind == MethodKind::Request {
+    if m.spec.kind == MethodKind::Request {
         let (name, schema) = match (&m.result, &m.result_stream) {
             (_, Some(s)) => ("item", schema_ref(s)),
             (Some(r), None) => ("result", schema_ref(r)),
@@ -98,7 +117,7 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
         };
         out.insert("result".into(), json!({ "name": name, "schema": schema }));
         let errors: Vec<Value> = p
-            .errors
+            .errors()
             .iter()
             .map(|e| json!({ "$ref": format!("#/components/errors/{}", e.name) }))
             .collect();
@@ -107,6 +126,7 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
         }
     }
     let examples: Vec<Value> = m
+        .spec
         .examples
         .iter()
         .enumerate()
@@ -139,7 +159,7 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
     out.insert(
         "x-wirekit-kind".into(),
         Value::String(
-            if m.kind == MethodKind::Notification {
+            if m.spec.kind == MethodKind::Notification {
                 "notification"
             } else {
                 "request"
@@ -150,7 +170,7 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
     out.insert(
         "x-wirekit-direction".into(),
         Value::String(
-            if m.direction == Direction::ClientToServer {
+            if m.spec.direction == Direction::ClientToServer {
                 "client-to-server"
             } else {
                 "server-to-client"
@@ -158,20 +178,20 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
             .into(),
         ),
     );
-    if let Some(t) = m.timeout_ms {
+    if let Some(t) = m.spec.timeout_ms {
         out.insert("x-wirekit-timeout-ms".into(), json!(t));
     }
-    if let Some(c) = &m.capability {
+    if let Some(c) = &m.spec.capability {
         out.insert("x-wirekit-capability".into(), Value::String(c.clone()));
     }
-    if m.params_optional {
+    if m.spec.params_optional {
         out.insert("x-wirekit-params-optional".into(), Value::Bool(true));
     }
     if m.result_stream.is_some() {
         out.insert("x-wirekit-result-stream".into(), Value::Bool(true));
     }
-    if let Some(l) = &m.lifecycle {
-        out.insert("x-wirekit-lifecycle".into(), l.clone());
+    if let Some(l) = &m.spec.lifecycle {
+        out.insert("x-wirekit-lifecycle".into(), to_json(l));
     }
     Value::Object(out)
 }
@@ -204,30 +224,42 @@ pub fn document(p: &Protocol) -> Value {
     }
     let mut components = Map::new();
     components.insert("schemas".into(), Value::Object(schemas));
-    if !p.errors.is_empty() {
+    if !p.errors().is_empty() {
         let mut errors = Map::new();
-        for e in &p.errors {
+        for e in p.errors() {
             let mut obj = Map::new();
             obj.insert("code".into(), json!(e.code));
             obj.insert(
                 "message".into(),
-                Value::String(e.description.clone().unwrap_or_else(|| e.name.clone())),
+                Value::String(if e.description.is_empty() {
+                    e.name.clone()
+                } else {
+                    e.description.clone()
+                }),
             );
             errors.insert(e.name.clone(), Value::Object(obj));
         }
         components.insert("errors".into(), Value::Object(errors));
     }
     doc.insert("components".into(), Value::Object(components));
-    for key in [
-        "transport",
-        "roles",
-        "lifecycle",
-        "capabilities",
-        "rules",
-        "version_negotiation",
-    ] {
-        if let Some(v) = p.manifest.get(key).filter(|v| !v.is_null()) {
-            doc.insert(format!("x-wirekit-{}", key.replace('_', "-")), v.clone());
+    let m = &p.manifest;
+    let extensions = [
+        ("transport", Some(to_json(&m.transport))),
+        ("roles", Some(to_json(&m.roles))),
+        ("lifecycle", m.lifecycle.as_ref().map(to_json)),
+        ("capabilities", m.capabilities.as_ref().map(to_json)),
+        (
+            "rules",
+            Some(to_json(&m.rules)).filter(|_| !m.rules.is_empty()),
+        ),
+        (
+            "version_negotiation",
+            m.version_negotiation.as_ref().map(to_json),
+        ),
+    ];
+    for (key, value) in extensions {
+        if let Some(v) = value {
+            doc.insert(format!("x-wirekit-{}", key.replace('_', "-")), v);
         }
     }
     Value::Object(doc)

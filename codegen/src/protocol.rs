@@ -1,73 +1,47 @@
-//! Loading protocols: the manifest's methods and errors, the bundled
-//! schemas and the type model, as every target needs them.
+//! Loading protocols for code generation. The manifest is read once, by the
+//! core ([`wirekit::protocol::Registry`] and its typed
+//! [`wirekit::protocol::Manifest`]); this module adds what every target
+//! needs on top of it: the bundled schemas, the type model, each method's
+//! type names and the module name.
 
 use std::path::Path;
 
 use serde_json::Value;
+
+use wirekit::protocol::bundle::SchemaFiles;
+use wirekit::protocol::{
+    ErrorSpec, Manifest, MethodSpec, ProtocolError, ProtocolSource, Registry, SchemaRef,
+    MANIFEST_FILE,
+};
 
 use crate::bundle::{Bundle, SchemaFile};
 use crate::error::{escape_pointer, Error, ErrorKind, Result};
 use crate::model::Model;
 use crate::naming;
 
-/// Whether a method answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MethodKind {
-    /// A request, answered with a result or an error.
-    Request,
-    /// A notification, never answered.
-    Notification,
-}
+pub use wirekit::protocol::{Direction, MethodKind};
 
-/// Who sends a method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// The client calls, the server handles.
-    ClientToServer,
-    /// The server calls, the client handles.
-    ServerToClient,
-}
-
-/// One method of a protocol.
+/// One method of a protocol: the core's [`MethodSpec`] with the names of
+/// the bundled types its references point at.
 #[derive(Debug, Clone)]
 pub struct Method {
     /// The wire name.
     pub name: String,
-    /// Request or notification.
-    pub kind: MethodKind,
-    /// Who sends it.
-    pub direction: Direction,
-    /// What it does.
-    pub description: Option<String>,
+    /// The method as the manifest declares it.
+    pub spec: MethodSpec,
     /// The params type, if any.
     pub params: Option<String>,
-    /// Whether `params` may be omitted.
-    pub params_optional: bool,
     /// The result type, if any.
     pub result: Option<String>,
     /// The type of each streamed result item, if the result streams.
     pub result_stream: Option<String>,
-    /// The capability that makes this method available (optional methods).
-    pub capability: Option<String>,
-    /// The caller's timeout.
-    pub timeout_ms: Option<u64>,
-    /// The manifest's `lifecycle` object, as written.
-    pub lifecycle: Option<Value>,
-    /// The manifest's examples, as written.
-    pub examples: Vec<Value>,
 }
 
-/// One error code of a protocol.
-#[derive(Debug, Clone)]
-pub struct ErrorCode {
-    /// The numeric code.
-    pub code: i64,
-    /// Its name, e.g. `MethodNotFound`.
-    pub name: String,
-    /// What it means.
-    pub description: Option<String>,
-    /// Whether the session ends after it.
-    pub ends_session: bool,
+impl Method {
+    /// What it does; `None` when the manifest says nothing.
+    pub fn description(&self) -> Option<&str> {
+        Some(self.spec.description.as_str()).filter(|d| !d.is_empty())
+    }
 }
 
 /// A loaded protocol, ready for every target.
@@ -79,12 +53,15 @@ pub struct Protocol {
     pub version: String,
     /// The module name the bindings use (`snake_case`, unique).
     pub module: String,
-    /// The manifest's title.
+    /// The manifest's title (the name when it has none).
     pub title: String,
-    /// The manifest's description.
+    /// The manifest's description; `None` when empty.
     pub description: Option<String>,
-    /// The whole manifest, for the docs and OpenRPC targets.
-    pub manifest: Value,
+    /// The manifest, as the core reads it.
+    pub manifest: Manifest,
+    /// The manifest file as written: embedded verbatim by the Rust target,
+    /// never read for its rules (those come from [`Protocol::manifest`]).
+    pub manifest_json: Value,
     /// The schema files, in manifest order.
     pub files: Vec<SchemaFile>,
     /// The bundled schema.
@@ -93,68 +70,43 @@ pub struct Protocol {
     pub model: Model,
     /// Methods, in manifest order.
     pub methods: Vec<Method>,
-    /// Error codes, in manifest order.
-    pub errors: Vec<ErrorCode>,
     /// Display path of the manifest.
     pub manifest_path: String,
 }
 
-fn manifest_err(path: &str, pointer: &str, msg: impl Into<String>) -> Error {
-    Error::new(ErrorKind::Manifest, msg)
-        .in_file(path)
-        .at(pointer)
-}
+impl Protocol {
+    /// The protocol's own error codes, in manifest order.
+    pub fn errors(&self) -> &[ErrorSpec] {
+        &self.manifest.errors
+    }
 
-fn read_json(path: &Path, display: &str) -> Result<Value> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read: {e}")).in_file(display))?;
-    serde_json::from_str(&text)
-        .map_err(|e| Error::new(ErrorKind::Json, format!("not valid JSON: {e}")).in_file(display))
+    /// Whether this is a bare set of schema files (no methods): it gets
+    /// types only, no runtime descriptor.
+    pub fn is_schema_set(&self) -> bool {
+        self.manifest.methods.is_empty()
+    }
 }
 
 /// Every protocol under `schemas_dir` (`<protocol>/<version>/protocol.json`),
-/// loaded through [`wirekit::protocol::Registry`] (which checks each
-/// manifest), sorted by name then version. `root` is stripped from paths in
-/// messages.
+/// loaded through [`wirekit::protocol::Registry`] (which parses and checks
+/// each manifest), sorted by name then version. `root` is stripped from
+/// paths in messages.
 pub fn load_all(schemas_dir: &Path, root: &Path) -> Result<Vec<Protocol>> {
     let shown_dir = display(schemas_dir, root);
-    let registry = wirekit::protocol::Registry::from_dir(schemas_dir).map_err(|e| {
-        let file = if e.file().is_empty() {
-            shown_dir.clone()
-        } else {
-            format!("{shown_dir}/{}", e.file())
-        };
-        let err = Error::new(ErrorKind::Manifest, e.message().to_string()).in_file(file);
-        if e.pointer().is_empty() {
-            err
-        } else {
-            err.at(e.pointer())
-        }
-    })?;
-    let mut out = Vec::new();
-    for source in registry.iter() {
-        let mpath = format!(
-            "{shown_dir}/{}/{}",
-            source.origin,
-            wirekit::protocol::MANIFEST_FILE
-        );
-        let mut files = Vec::new();
-        for name in &source.manifest.schemas {
-            let Some(json) = source.files.get(name) else {
-                return Err(manifest_err(
-                    &mpath,
-                    "/schemas",
-                    format!("schema file `{name}` is missing"),
-                ));
-            };
-            files.push(SchemaFile {
-                name: name.clone(),
-                display: format!("{shown_dir}/{}/{name}", source.origin),
-                json: json.clone(),
-            });
-        }
-        out.push(assemble(source.manifest_json.clone(), mpath, files)?);
-    }
+    let registry = Registry::from_dir(schemas_dir).map_err(|e| registry_error(&shown_dir, &e))?;
+    from_registry(&registry, &shown_dir)
+}
+
+/// Every protocol of `registry`, sorted by name then version, with module
+/// names made unique; `shown_dir` is the folder named in messages.
+pub fn from_registry(registry: &Registry, shown_dir: &str) -> Result<Vec<Protocol>> {
+    let mut out = registry
+        .iter()
+        .map(|source| {
+            let folder = format!("{shown_dir}/{}", source.origin);
+            from_source(source, &|name| format!("{folder}/{name}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
     out.sort_by(|a, b| {
         a.name
             .cmp(&b.name)
@@ -175,6 +127,78 @@ pub fn load_all(schemas_dir: &Path, root: &Path) -> Result<Vec<Protocol>> {
     Ok(out)
 }
 
+/// The core's loading error, located under `shown_dir`.
+pub fn registry_error(shown_dir: &str, e: &ProtocolError) -> Error {
+    let file = if e.file().is_empty() {
+        shown_dir.to_owned()
+    } else {
+        format!("{shown_dir}/{}", e.file())
+    };
+    let err = Error::new(ErrorKind::Manifest, e.message().to_string()).in_file(file);
+    if e.pointer().is_empty() {
+        err
+    } else {
+        err.at(e.pointer())
+    }
+}
+
+/// One protocol version the core has loaded; `shown` gives the path
+/// named in messages for each of its files (the manifest included).
+pub fn from_source(source: &ProtocolSource, shown: &dyn Fn(&str) -> String) -> Result<Protocol> {
+    let mpath = shown(MANIFEST_FILE);
+    let mut files = Vec::new();
+    for (index, name) in source.manifest.schemas.iter().enumerate() {
+        let Some(json) = source.files.get(name) else {
+            return Err(Error::new(
+                ErrorKind::Manifest,
+                format!("schema file `{name}` is missing"),
+            )
+            .in_file(&mpath)
+            .at(format!("/schemas/{index}")));
+        };
+        files.push(SchemaFile {
+            name: name.clone(),
+            display: shown(name),
+            json: json.clone(),
+        });
+    }
+    assemble(
+        source.manifest.clone(),
+        source.manifest_json.clone(),
+        mpath,
+        files,
+    )
+}
+
+/// One protocol version's folder (its `protocol.json` and the schema files
+/// it lists), loaded through the core's [`Registry`] as `load_all` loads
+/// `schemas/`, wherever the folder lies; `root` is stripped from paths in
+/// messages.
+pub fn load(dir: &Path, root: &Path) -> Result<Protocol> {
+    let shown_dir = display(dir, root);
+    let located = |e: ProtocolError| {
+        let file = e.file().rsplit('/').next().unwrap_or_default().to_owned();
+        let err = Error::new(ErrorKind::Manifest, e.message().to_string())
+            .in_file(format!("{shown_dir}/{file}"));
+        if e.pointer().is_empty() {
+            err
+        } else {
+            err.at(e.pointer())
+        }
+    };
+    let mut source = ProtocolSource::from_dir(dir, &shown_dir).map_err(located)?;
+    // The registry files a version under `<protocol>/<version>`: the folder
+    // it was read from need not be laid out so.
+    source.origin = source.id().replace('@', "/");
+    let mut registry = Registry::default();
+    registry.insert(source).map_err(located)?;
+    let source = registry
+        .iter()
+        .next()
+        .ok_or_else(|| Error::new(ErrorKind::Manifest, "no protocol loaded").in_file(&shown_dir))?;
+    from_source(source, &|name| format!("{shown_dir}/{name}"))
+}
+
 fn display(path: &Path, root: &Path) -> String {
     path.strip_prefix(root)
         .unwrap_or(path)
@@ -182,88 +206,91 @@ fn display(path: &Path, root: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// Load one protocol from its `protocol.json`.
-pub fn load(manifest_path: &Path, root: &Path) -> Result<Protocol> {
-    let mpath = display(manifest_path, root);
-    let manifest = read_json(manifest_path, &mpath)?;
-    let dir = manifest_path.parent().unwrap_or(Path::new("."));
-    let str_field = |key: &str| -> Result<String> {
-        manifest
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| {
-                manifest_err(
-                    &mpath,
-                    &format!("/{key}"),
-                    format!("`{key}` must be a string"),
-                )
-            })
-    };
-    str_field("protocol")?;
-    str_field("version")?;
-    let list = manifest
-        .get("schemas")
-        .and_then(Value::as_array)
-        .ok_or_else(|| {
-            manifest_err(
-                &mpath,
-                "/schemas",
-                "`schemas` must be an array of file names",
-            )
-        })?;
-    let mut files = Vec::new();
-    for (i, f) in list.iter().enumerate() {
-        let f = f
-            .as_str()
-            .ok_or_else(|| manifest_err(&mpath, &format!("/schemas/{i}"), "must be a file name"))?;
-        let path = dir.join(f);
-        let shown = display(&path, root);
-        files.push(SchemaFile {
-            name: f.to_string(),
-            json: read_json(&path, &shown)?,
-            display: shown,
-        });
-    }
-    assemble(manifest, mpath, files)
-}
-
 /// A protocol of `files` alone, with no methods: for fixtures and for
-/// schema sets that are not protocols.
+/// schema sets that are not protocols. It is loaded through the core's
+/// [`Registry`] like any protocol, with a manifest that lists the files.
 pub fn from_files(name: &str, files: Vec<SchemaFile>) -> Result<Protocol> {
-    let manifest = serde_json::json!({
-        "protocol": name,
-        "version": "0.0.0",
-        "schemas": files.iter().map(|f| f.name.clone()).collect::<Vec<_>>(),
-        "methods": {},
-    });
-    assemble(manifest, format!("{name}/protocol.json"), files)
+    let manifest = schema_set_manifest(name, files.iter().map(|f| f.name.clone()).collect());
+    let manifest_json = serde_json::to_value(&manifest)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("cannot write the manifest: {e}")))?;
+    let origin = format!("{}/{}", manifest.protocol, manifest.version);
+    let set: SchemaFiles = files
+        .iter()
+        .map(|f| (f.name.clone(), f.json.clone()))
+        .collect();
+    let mut registry = Registry::default();
+    ProtocolSource::new(&origin, manifest_json, set)
+        .and_then(|source| registry.insert(source))
+        .map_err(|e| crate::bundle::located(e, &files, &origin))?;
+    let source = registry
+        .iter()
+        .next()
+        .ok_or_else(|| Error::new(ErrorKind::Manifest, "no protocol loaded").in_file(name))?;
+    from_source(source, &|file| {
+        files
+            .iter()
+            .find(|f| f.name == file)
+            .map_or_else(|| format!("{name}/{file}"), |f| f.display.clone())
+    })
 }
 
-fn assemble(manifest: Value, mpath: String, files: Vec<SchemaFile>) -> Result<Protocol> {
-    let text = |key: &str| {
-        manifest
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let name = text("protocol").unwrap_or_default();
-    let version = text("version").unwrap_or_default();
-    let title = text("title").unwrap_or_else(|| name.clone());
-    let description = text("description");
-    let entry_refs = manifest_refs(&manifest);
-    let mut bundle = Bundle::new(&files, &entry_refs)?;
-    let methods = methods(&manifest, &mpath, &files, &mut bundle)?;
-    if let Some(r) = manifest
-        .get("error_data")
-        .and_then(|e| e.get("$ref"))
-        .and_then(Value::as_str)
-    {
-        bundle
-            .resolve(&files, None, r)
-            .map_err(|e| e.in_file(&mpath).at("/error_data/$ref"))?;
+/// The manifest of a bare schema set: its files, no methods, the default
+/// transport.
+pub fn schema_set_manifest(name: &str, schemas: Vec<String>) -> Manifest {
+    let framing = wirekit::framing::Framing::Ndjson;
+    Manifest {
+        protocol: name.to_owned(),
+        version: "0.0.0".to_owned(),
+        title: String::new(),
+        description: String::new(),
+        roles: Default::default(),
+        transport: wirekit::protocol::Transport {
+            framing,
+            envelope: wirekit::envelope::Dialect::JsonRpc2,
+            strict: false,
+            canonical: false,
+            max_frame_bytes: framing.default_limits().max_frame_bytes,
+        },
+        schemas,
+        capabilities: None,
+        methods: Default::default(),
+        errors: Vec::new(),
+        error_data: None,
+        error_object: None,
+        server_errors: Default::default(),
+        lifecycle: None,
+        version_negotiation: None,
+        rules: Vec::new(),
     }
-    let errors = errors(&manifest, &mpath)?;
+}
+
+fn assemble(
+    manifest: Manifest,
+    manifest_json: Value,
+    mpath: String,
+    files: Vec<SchemaFile>,
+) -> Result<Protocol> {
+    let name = manifest.protocol.clone();
+    let version = manifest.version.clone();
+    let title = if manifest.title.is_empty() {
+        name.clone()
+    } else {
+        manifest.title.clone()
+    };
+    let description = Some(manifest.description.clone()).filter(|d| !d.is_empty());
+    let entry_refs = entry_refs(&manifest);
+    let bundle = Bundle::new(&files, &entry_refs)?;
+    let methods = methods(&manifest, &mpath, &files, &bundle)?;
+    for (reference, at) in [
+        (&manifest.error_data, "/error_data/$ref"),
+        (&manifest.error_object, "/error_object/$ref"),
+    ] {
+        if let Some(r) = reference {
+            bundle
+                .resolve(&files, None, &r.reference)
+                .map_err(|e| e.in_file(&mpath).at(at))?;
+        }
+    }
     let model = Model::new(&bundle)?;
     Ok(Protocol {
         module: naming::snake(&name),
@@ -272,153 +299,54 @@ fn assemble(manifest: Value, mpath: String, files: Vec<SchemaFile>) -> Result<Pr
         title,
         description,
         manifest,
+        manifest_json,
         files,
         bundle,
         model,
         methods,
-        errors,
         manifest_path: mpath,
     })
 }
 
-/// The `$ref`s the manifest itself writes (params, results, streamed items, error data).
-fn manifest_refs(manifest: &Value) -> Vec<&str> {
-    let mut refs: Vec<&str> = manifest
-        .get("methods")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(|methods| methods.values())
-        .flat_map(|spec| {
-            ["params", "result", "result_stream"]
-                .into_iter()
-                .filter_map(|k| spec.get(k))
-        })
-        .filter_map(ref_of)
-        .collect();
-    refs.extend(manifest.get("error_data").and_then(ref_of));
-    refs
-}
-
-fn ref_of(schema: &Value) -> Option<&str> {
-    schema.get("$ref").and_then(Value::as_str)
+/// The `$ref`s the manifest itself writes (params, results, streamed items,
+/// error data): each one's target is a type of the bundle. The same list as
+/// the core bundles with, so the types are named as the validators name them.
+fn entry_refs(manifest: &Manifest) -> Vec<&str> {
+    manifest
+        .methods
+        .values()
+        .flat_map(|m| [&m.params, &m.result, &m.result_stream])
+        .chain([&manifest.error_data])
+        .flatten()
+        .map(|r| r.reference.as_str())
+        .collect()
 }
 
 fn methods(
-    manifest: &Value,
+    manifest: &Manifest,
     mpath: &str,
     files: &[SchemaFile],
-    bundle: &mut Bundle,
+    bundle: &Bundle,
 ) -> Result<Vec<Method>> {
-    let Some(map) = manifest.get("methods").and_then(Value::as_object) else {
-        return Err(manifest_err(
-            mpath,
-            "/methods",
-            "`methods` must be an object",
-        ));
-    };
     let mut out = Vec::new();
-    for (name, spec) in map {
+    for (name, spec) in &manifest.methods {
         let ptr = format!("/methods/{}", escape_pointer(name));
-        let text = |k: &str| spec.get(k).and_then(Value::as_str).map(str::to_string);
-        let kind = match text("kind").as_deref() {
-            Some("request") | None => MethodKind::Request,
-            Some("notification") => MethodKind::Notification,
-            Some(o) => {
-                return Err(manifest_err(
-                    mpath,
-                    &format!("{ptr}/kind"),
-                    format!("unknown kind {o:?}"),
-                ))
-            }
+        let type_of = |reference: &Option<SchemaRef>, key: &str| -> Result<Option<String>> {
+            reference
+                .as_ref()
+                .map(|r| {
+                    bundle
+                        .resolve(files, None, &r.reference)
+                        .map_err(|e| e.in_file(mpath).at(format!("{ptr}/{key}/$ref")))
+                })
+                .transpose()
         };
-        let direction = match text("direction").as_deref() {
-            Some("client-to-server") | None => Direction::ClientToServer,
-            Some("server-to-client") => Direction::ServerToClient,
-            Some(o) => {
-                return Err(manifest_err(
-                    mpath,
-                    &format!("{ptr}/direction"),
-                    format!("unknown direction {o:?}"),
-                ))
-            }
-        };
-        let mut type_of = |key: &str, suffix: &str| -> Result<Option<String>> {
-            let Some(s) = spec.get(key) else {
-                return Ok(None);
-            };
-            if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-                return bundle
-                    .resolve(files, None, r)
-                    .map(Some)
-                    .map_err(|e| e.in_file(mpath).at(format!("{ptr}/{key}/$ref")));
-            }
-            // An inline schema becomes a named type of its own.
-            let tname = format!("{}{suffix}", naming::pascal(name));
-            bundle.defs.insert(tname.clone(), s.clone());
-            bundle.origins.insert(
-                tname.clone(),
-                crate::bundle::Origin {
-                    file: mpath.to_string(),
-                    pointer: format!("{ptr}/{key}"),
-                },
-            );
-            Ok(Some(tname))
-        };
-        let params = type_of("params", "Params")?;
-        let result = type_of("result", "Result")?;
-        let result_stream = type_of("result_stream", "StreamItem")?;
         out.push(Method {
             name: name.clone(),
-            kind,
-            direction,
-            description: text("description"),
-            params,
-            params_optional: spec
-                .get("params_optional")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            result,
-            result_stream,
-            capability: text("capability"),
-            timeout_ms: spec.get("timeout_ms").and_then(Value::as_u64),
-            lifecycle: spec.get("lifecycle").cloned(),
-            examples: spec
-                .get("examples")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-        });
-    }
-    Ok(out)
-}
-
-fn errors(manifest: &Value, mpath: &str) -> Result<Vec<ErrorCode>> {
-    let Some(list) = manifest.get("errors") else {
-        return Ok(Vec::new());
-    };
-    let list = list
-        .as_array()
-        .ok_or_else(|| manifest_err(mpath, "/errors", "`errors` must be an array"))?;
-    let mut out = Vec::new();
-    for (i, e) in list.iter().enumerate() {
-        let ptr = format!("/errors/{i}");
-        let code = e.get("code").and_then(Value::as_i64).ok_or_else(|| {
-            manifest_err(mpath, &format!("{ptr}/code"), "`code` must be an integer")
-        })?;
-        let name = e.get("name").and_then(Value::as_str).ok_or_else(|| {
-            manifest_err(mpath, &format!("{ptr}/name"), "`name` must be a string")
-        })?;
-        out.push(ErrorCode {
-            code,
-            name: name.to_string(),
-            description: e
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            ends_session: e
-                .get("ends_session")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            params: type_of(&spec.params, "params")?,
+            result: type_of(&spec.result, "result")?,
+            result_stream: type_of(&spec.result_stream, "result_stream")?,
+            spec: spec.clone(),
         });
     }
     Ok(out)

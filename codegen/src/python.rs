@@ -285,8 +285,8 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             name: format!("METHOD_{}", naming::screaming(&m.name)),
             ty: "Final".into(),
             value: json_string(&m.name),
-            comment: m.description.as_deref().map(|d| {
-                let kind = if m.kind == MethodKind::Notification {
+            comment: m.description().map(|d| {
+                let kind = if m.spec.kind == MethodKind::Notification {
                     "Notification"
                 } else {
                     "Request"
@@ -296,13 +296,15 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         })
         .collect();
     let errors = p
-        .errors
+        .errors()
         .iter()
         .map(|e| PyConst {
             name: format!("ERROR_{}", naming::screaming(&e.name)),
             ty: "Final".into(),
             value: e.code.to_string(),
-            comment: e.description.as_deref().map(|d| line_comment(d, "# ")),
+            comment: Some(e.description.as_str())
+                .filter(|d| !d.is_empty())
+                .map(|d| line_comment(d, "# ")),
         })
         .collect();
     let mut doc = format!(

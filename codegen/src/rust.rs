@@ -97,13 +97,13 @@ fn method(
             })
     };
     let mut doc = m
-        .description
-        .clone()
+        .description()
+        .map(str::to_owned)
         .unwrap_or_else(|| format!("The `{}` method.", m.name));
-    if let Some(t) = m.timeout_ms {
+    if let Some(t) = m.spec.timeout_ms {
         doc.push_str(&format!("\n\nTimeout: {t} ms."));
     }
-    if let Some(c) = &m.capability {
+    if let Some(c) = &m.spec.capability {
         doc.push_str(&format!(
             "\n\nOptional: only called when the `{c}` capability is on."
         ));
@@ -115,7 +115,7 @@ fn method(
         func: rust_fn_name(&m.name),
         doc: rust_doc(&doc, ""),
         params: m.params.as_ref().map(ty).transpose()?,
-        params_optional: m.params_optional,
+        params_optional: m.spec.params_optional,
         result: m
             .result
             .as_ref()
@@ -123,8 +123,11 @@ fn method(
             .transpose()?
             .unwrap_or_else(|| "()".into()),
         stream: m.result_stream.as_ref().map(ty).transpose()?,
-        capability: m.capability.as_ref().map(|c| json_string(c)),
-        timeout: m.timeout_ms.map_or("None".into(), |t| format!("Some({t})")),
+        capability: m.spec.capability.as_ref().map(|c| json_string(c)),
+        timeout: m
+            .spec
+            .timeout_ms
+            .map_or("None".into(), |t| format!("Some({t})")),
     })
 }
 
@@ -134,7 +137,7 @@ pub fn module(p: &Protocol, root: &str) -> Result<String> {
     let types = rust_types::generate(p)?;
     let mut methods = Vec::new();
     for m in &p.methods {
-        methods.push((m.direction, m.kind, method(m, &types.names)?));
+        methods.push((m.spec.direction, m.spec.kind, method(m, &types.names)?));
     }
     let mut pick = |dir: Direction, kind: MethodKind| -> Vec<RsMethod> {
         let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut methods)
@@ -208,11 +211,16 @@ pub fn module(p: &Protocol, root: &str) -> Result<String> {
         server_requests,
         server_notifications,
         errors: p
-            .errors
+            .errors()
             .iter()
             .map(|e| {
                 (
-                    rust_doc(e.description.as_deref().unwrap_or(&e.name), ""),
+                    rust_doc(
+                        Some(e.description.as_str())
+                            .filter(|d| !d.is_empty())
+                            .unwrap_or(&e.name),
+                        "",
+                    ),
                     naming::screaming(&e.name),
                     e.code.to_string(),
                 )
@@ -296,7 +304,7 @@ pub fn embedded_schemas(protocols: &[Protocol]) -> Result<GeneratedFile> {
         let origin = format!("{}/{}", p.name, p.version);
         entries.push((
             format!("{origin}/{}", wirekit::protocol::MANIFEST_FILE),
-            pretty_json(&p.manifest)?,
+            pretty_json(&p.manifest_json)?,
         ));
         for file in &p.files {
             entries.push((format!("{origin}/{}", file.name), pretty_json(&file.json)?));

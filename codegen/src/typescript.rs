@@ -166,11 +166,11 @@ fn item(def: &Def) -> TsItem {
 
 fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
     let params = match &m.params {
-        Some(t) if m.params_optional => format!("{} | undefined", ts_type_name(t)),
+        Some(t) if m.spec.params_optional => format!("{} | undefined", ts_type_name(t)),
         Some(t) => ts_type_name(t),
         None => "undefined".into(),
     };
-    let result = match (&m.result, &m.result_stream, m.kind) {
+    let result = match (&m.result, &m.result_stream, m.spec.kind) {
         (_, _, MethodKind::Notification) => "void".into(),
         // A streamed result has no response: its items come one by one.
         (_, Some(item), _) => format!("never; stream: {}", ts_type_name(item)),
@@ -178,10 +178,10 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
         (None, None, _) => "null".into(),
     };
     let mut tags = Vec::new();
-    if let Some(ms) = m.timeout_ms {
+    if let Some(ms) = m.spec.timeout_ms {
         tags.push(format!("Timeout: {ms} ms."));
     }
-    if let Some(c) = &m.capability {
+    if let Some(c) = &m.spec.capability {
         tags.push(format!("Optional: only when the `{c}` capability is on."));
     }
     if let Some(s) = &m.result_stream {
@@ -189,7 +189,7 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
     }
     let _ = p;
     TsMethod {
-        doc: jsdoc(m.description.as_deref(), &tags, "  "),
+        doc: jsdoc(m.description(), &tags, "  "),
         key: json_string(&m.name),
         params,
         result,
@@ -202,7 +202,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let pick = |dir: Direction, kind: MethodKind| -> Vec<TsMethod> {
         p.methods
             .iter()
-            .filter(|m| m.direction == dir && m.kind == kind)
+            .filter(|m| m.spec.direction == dir && m.spec.kind == kind)
             .map(|m| method(p, m))
             .collect()
     };
@@ -233,11 +233,15 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             .map(|m| (naming::pascal(&m.name), json_string(&m.name)))
             .collect(),
         errors: p
-            .errors
+            .errors()
             .iter()
             .map(|e| {
                 (
-                    jsdoc(e.description.as_deref(), &[], "  "),
+                    jsdoc(
+                        Some(e.description.as_str()).filter(|d| !d.is_empty()),
+                        &[],
+                        "  ",
+                    ),
                     naming::pascal(&e.name),
                     e.code.to_string(),
                 )

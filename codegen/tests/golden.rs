@@ -17,10 +17,11 @@ fn fixture_dir(name: &str) -> PathBuf {
 }
 
 fn load(name: &str) -> Result<wirekit_codegen::Protocol, String> {
+    // Every fixture loads through the core's registry, as `schemas/` does:
+    // a protocol's folder as it is, a bare schema set with a manifest listing its files.
     let dir = fixture_dir(name);
-    let manifest = dir.join("protocol.json");
-    if manifest.exists() {
-        return protocol::load(&manifest, &dir).map_err(|e| e.to_string());
+    if dir.join(wirekit::protocol::MANIFEST_FILE).exists() {
+        return protocol::load(&dir, &dir).map_err(|e| e.to_string());
     }
     let mut files = Vec::new();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)

@@ -10,6 +10,8 @@ mod sections;
 
 use sections::{doc_type, link, method, DocMethod, DocType};
 
+use wirekit::protocol::{CapabilityStyle, ViolationSpec};
+
 use crate::protocol::Protocol;
 use crate::text::{json_compact, md_cell};
 use crate::{header, GeneratedFile, Result};
@@ -51,78 +53,67 @@ struct IndexTemplate {
     header: String,
     rows: Vec<String>,
 }
-fn text_of(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
+/// A violation answer as the manifest writes it: code, message, and data when there is some.
+pub(super) fn violation_json(v: &ViolationSpec) -> Value {
+    let mut out = serde_json::Map::new();
+    out.insert("code".into(), Value::from(v.code));
+    out.insert("message".into(), Value::String(v.message.clone()));
+    if let Some(data) = &v.data {
+        out.insert("data".into(), data.clone());
+    }
+    Value::Object(out)
+}
+
+fn yes_no(b: bool) -> String {
+    if b { "yes" } else { "no" }.to_owned()
 }
 
 /// The reference for protocol `p`.
 pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let m = &p.manifest;
-    let mut transport = Vec::new();
-    if let Some(t) = m.get("transport").and_then(Value::as_object) {
-        for (k, v) in t {
-            let shown = match v {
-                Value::String(s) => format!("`{s}`"),
-                Value::Bool(b) => {
-                    if *b {
-                        "yes".into()
-                    } else {
-                        "no".into()
-                    }
-                }
-                other => format!("`{}`", json_compact(other)),
-            };
-            transport.push((k.replace('_', " "), shown));
-        }
-    }
-    let roles = m.get("roles").map_or(String::new(), |r| {
-        format!(
-            "The client is the **{}**; the server is the **{}**.",
-            text_of(r, "client"),
-            text_of(r, "server")
-        )
+    let t = &m.transport;
+    let transport = vec![
+        ("framing".to_owned(), format!("`{}`", t.framing)),
+        ("envelope".to_owned(), format!("`{}`", t.envelope)),
+        ("strict".to_owned(), yes_no(t.strict)),
+        ("canonical".to_owned(), yes_no(t.canonical)),
+        (
+            "max frame bytes".to_owned(),
+            format!("`{}`", t.max_frame_bytes),
+        ),
+    ];
+    let roles = format!(
+        "The client is the **{}**; the server is the **{}**.",
+        m.roles.client, m.roles.server
+    );
+    let lifecycle = m.lifecycle.as_ref().map(|l| Lifecycle {
+        initial: l.initial.clone(),
+        terminal: l
+            .terminal
+            .iter()
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        states: l
+            .states
+            .iter()
+            .map(|(k, v)| (md_cell(k), md_cell(v)))
+            .collect(),
+        violation: json_compact(&violation_json(&l.violation)),
     });
-    let lifecycle = m
-        .get("lifecycle")
-        .filter(|l| l.is_object())
-        .map(|l| Lifecycle {
-            initial: text_of(l, "initial"),
-            terminal: l
-                .get("terminal")
-                .and_then(Value::as_array)
-                .map(|t| {
-                    t.iter()
-                        .filter_map(Value::as_str)
-                        .map(|s| format!("`{s}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default(),
-            states: l
-                .get("states")
-                .and_then(Value::as_object)
-                .map(|s| {
-                    s.iter()
-                        .map(|(k, v)| (md_cell(k), md_cell(v.as_str().unwrap_or(""))))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            violation: l.get("violation").map(json_compact).unwrap_or_default(),
-        });
-    let capabilities = m.get("capabilities").filter(|c| c.is_object()).map_or(String::new(), |c| {
+    let capabilities = m.capabilities.as_ref().map_or(String::new(), |c| {
         format!(
             "The server declares its capabilities in the result of `{}`, at `{}`, as {}. An optional method is called only when its capability is on.",
-            text_of(c, "method"),
-            text_of(c, "pointer"),
-            match text_of(c, "style").as_str() {
-                "boolean-object" => "an object of booleans".to_string(),
-                "string-array" => "an array of names".to_string(),
-                other => format!("`{other}`"),
+            c.method,
+            c.pointer,
+            match c.style {
+                CapabilityStyle::BooleanObject => "an object of booleans",
+                CapabilityStyle::StringArray => "an array of names",
             }
         )
     });
     let errors = p
-        .errors
+        .errors()
         .iter()
         .map(|e| {
             format!(
@@ -130,40 +121,31 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
                 e.code,
                 md_cell(&e.name),
                 if e.ends_session { "yes" } else { "no" },
-                md_cell(e.description.as_deref().unwrap_or(""))
+                md_cell(&e.description)
             )
         })
         .collect();
     let error_data = m
-        .get("error_data")
-        .and_then(|e| e.get("$ref"))
-        .and_then(Value::as_str)
-        .and_then(|r| p.bundle.resolve(&p.files, None, r).ok())
+        .error_data
+        .as_ref()
+        .and_then(|r| p.bundle.resolve(&p.files, None, &r.reference).ok())
         .map_or(String::new(), |n| {
             format!("An error's `data` is a {}.", link(&n))
         });
     let rules = m
-        .get("rules")
-        .and_then(Value::as_array)
-        .map(|rs| {
-            rs.iter()
-                .map(|r| {
-                    let mut args = r.as_object().cloned().unwrap_or_default();
-                    let name = args
-                        .remove("rule")
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default();
-                    format!("- `{name}`: `{}`", json_compact(&Value::Object(args)))
-                })
-                .collect()
+        .rules
+        .iter()
+        .map(|r| {
+            format!(
+                "- `{}`: `{}`",
+                r.rule,
+                json_compact(&Value::Object(r.arguments.clone()))
+            )
         })
-        .unwrap_or_default();
-    let negotiation = m
-        .get("version_negotiation")
-        .filter(|v| v.is_object())
-        .map_or(String::new(), |v| {
-            serde_json::to_string_pretty(v).unwrap_or_default()
-        });
+        .collect();
+    let negotiation = m.version_negotiation.as_ref().map_or(String::new(), |v| {
+        serde_json::to_string_pretty(v).unwrap_or_default()
+    });
     let t = ProtocolTemplate {
         header: format!("<!-- {} -->", header("").trim()),
         title: p.title.clone(),

@@ -142,29 +142,30 @@ pub(super) fn doc_type(def: &Def) -> DocType {
 }
 
 pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
-    let kind = if m.kind == MethodKind::Notification {
+    let kind = if m.spec.kind == MethodKind::Notification {
         "notification"
     } else {
         "request"
     };
-    let dir = if m.direction == Direction::ClientToServer {
+    let dir = if m.spec.direction == Direction::ClientToServer {
         "client → server"
     } else {
         "server → client"
     };
     let params = match &m.params {
-        Some(p) if m.params_optional => format!("{} (optional)", link(p)),
+        Some(p) if m.spec.params_optional => format!("{} (optional)", link(p)),
         Some(p) => link(p),
         None => "none".into(),
     };
-    let result = match (&m.result, &m.result_stream, m.kind) {
+    let result = match (&m.result, &m.result_stream, m.spec.kind) {
         (_, _, MethodKind::Notification) => "—".into(),
         (_, Some(s), _) => format!("stream of {}", link(s)),
         (Some(r), None, _) => link(r),
         (None, None, _) => "`null`".into(),
     };
-    let timeout = m.timeout_ms.map_or("—".into(), |t| format!("{t} ms"));
+    let timeout = m.spec.timeout_ms.map_or("—".into(), |t| format!("{t} ms"));
     let cap = m
+        .spec
         .capability
         .as_ref()
         .map_or("required".into(), |c| format!("optional: `{c}`"));
@@ -179,31 +180,36 @@ pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
         format!("Kind: {kind}, {dir}."),
         format!("Params: {params}."),
     ];
-    if m.kind == MethodKind::Request {
+    if m.spec.kind == MethodKind::Request {
         facts.push(format!("Result: {result}."));
     }
     facts.push(format!("Timeout: {timeout}."));
     facts.push(format!("Availability: {cap}."));
-    if let Some(l) = &m.lifecycle {
-        if let Some(states) = l.get("allowed_in").and_then(Value::as_array) {
-            let s: Vec<String> = states
-                .iter()
-                .filter_map(Value::as_str)
-                .map(|s| format!("`{s}`"))
-                .collect();
+    if let Some(l) = &m.spec.lifecycle {
+        if !l.allowed_in.is_empty() {
+            let s: Vec<String> = l.allowed_in.iter().map(|s| format!("`{s}`")).collect();
             facts.push(format!("Allowed in: {}.", s.join(", ")));
         }
-        if let Some(next) = l.get("on_success").and_then(Value::as_str) {
+        if let Some(next) = &l.on_success {
             facts.push(format!("On success: the session moves to `{next}`."));
         }
-        if l.get("ends_session").and_then(Value::as_bool) == Some(true) {
+        if let Some(completion) = &l.completion {
+            facts.push(format!(
+                "Completed by the notification `{completion}`: the next call waits for it."
+            ));
+        }
+        if l.ends_session {
             facts.push("Ends the session.".into());
         }
-        if let Some(v) = l.get("violation") {
-            facts.push(format!("Out of order: answered `{}`.", json_compact(v)));
+        if let Some(v) = &l.violation {
+            facts.push(format!(
+                "Out of order: answered `{}`.",
+                json_compact(&super::violation_json(v))
+            ));
         }
     }
     let examples = m
+        .spec
         .examples
         .iter()
         .enumerate()
@@ -228,7 +234,7 @@ pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
         name: m.name.clone(),
         anchor: anchor("method", &m.name),
         row,
-        description: m.description.clone().unwrap_or_default(),
+        description: m.description().unwrap_or_default().to_owned(),
         facts,
         examples,
     }

@@ -57,17 +57,9 @@ pub fn export_name(p: &Protocol) -> String {
 }
 
 /// The core's typed view of `p`'s manifest; `None` for a bare schema set
-/// (no transport), which gets types only.
-pub fn manifest(p: &Protocol) -> Result<Option<Manifest>> {
-    if p.manifest.get("transport").is_none() {
-        return Ok(None);
-    }
-    serde_json::from_value(p.manifest.clone())
-        .map(Some)
-        .map_err(|e| {
-            Error::new(ErrorKind::Manifest, format!("not a wirekit manifest: {e}"))
-                .in_file(&p.manifest_path)
-        })
+/// (no methods), which gets types only.
+pub fn manifest(p: &Protocol) -> Result<Option<&Manifest>> {
+    Ok((!p.is_schema_set()).then_some(&p.manifest))
 }
 
 fn strings(items: &[String]) -> String {
@@ -282,7 +274,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         doc: jsdoc(Some(&doc), &[], ""),
         module: p.module.clone(),
         map_name: naming::pascal(&p.name),
-        body: body(p, &manifest)?,
+        body: body(p, manifest)?,
     };
     let mut schema = Map::new();
     schema.insert("$comment".into(), Value::String(header("").trim().into()));
@@ -297,7 +289,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             manifest.protocol, manifest.version
         )),
     );
-    schema.insert("x-entries".into(), json!(entry_types(p, &manifest)?));
+    schema.insert("x-entries".into(), json!(entry_types(p, manifest)?));
     schema.insert("$defs".into(), Value::Object(p.bundle.defs.clone()));
     let mut schema_text = serde_json::to_string_pretty(&Value::Object(schema))
         .map_err(|e| Error::new(ErrorKind::Json, e.to_string()))?;
