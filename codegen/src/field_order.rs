@@ -76,7 +76,7 @@ fn reorder_fields(fields: &mut syn::FieldsNamed, orders: &[Vec<String>]) {
 }
 
 /// The member name serde uses for a field; `None` for a flattened one.
-fn wire_name(field: &syn::Field) -> Option<String> {
+pub(crate) fn wire_name(field: &syn::Field) -> Option<String> {
     let mut rename = None;
     for attr in field
         .attrs

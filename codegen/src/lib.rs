@@ -17,6 +17,7 @@
 //! naming `wirekit generate`. [`check`] compares fresh output with what is
 //! on disk without writing anything.
 
+pub mod bounds;
 pub mod bundle;
 pub mod check;
 pub mod docs;

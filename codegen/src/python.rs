@@ -172,6 +172,21 @@ fn field_doc(description: Option<&str>, default: Option<&Value>) -> Option<Strin
     (!text.is_empty()).then_some(text)
 }
 
+/// A member's doc with its bounds (`Bounds: minimum 0, maximum 262144.`):
+/// a `TypedDict` cannot type a range; `Protocol.validate` and the serve
+/// loop check it.
+fn with_bounds(doc: Option<String>, bounds: &[(String, Value)]) -> Option<String> {
+    if bounds.is_empty() {
+        return doc;
+    }
+    let listed: Vec<String> = bounds.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let line = format!("Bounds: {}.", listed.join(", "));
+    Some(match doc {
+        Some(text) => format!("{text}\n\n{line}"),
+        None => line,
+    })
+}
+
 fn item(def: &Def, r: &mut Render) -> PyItem {
     let name = python_type_name(&def.name);
     let mut doc = field_doc(def.description.as_deref(), def.default.as_ref());
@@ -202,7 +217,10 @@ fn item(def: &Def, r: &mut Render) -> PyItem {
                     r.imports.insert("NotRequired");
                     ty = format!("NotRequired[{ty}]");
                 }
-                let fdoc = field_doc(f.description.as_deref(), f.default.as_ref());
+                let fdoc = with_bounds(
+                    field_doc(f.description.as_deref(), f.default.as_ref()),
+                    &f.bounds,
+                );
                 it.fields.push(PyField {
                     name: if class_form {
                         f.name.clone()

@@ -134,7 +134,7 @@ fn method(
 /// The module text for `p`, with glue paths rooted at `root` (`::wirekit`,
 /// the runtime crate, unless it is renamed).
 pub fn module(p: &Protocol, root: &str) -> Result<String> {
-    let types = rust_types::generate(p)?;
+    let types = rust_types::generate(p, root)?;
     let mut methods = Vec::new();
     for m in &p.methods {
         methods.push((m.spec.direction, m.spec.kind, method(m, &types.names)?));

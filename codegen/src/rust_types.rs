@@ -138,8 +138,9 @@ fn culprit(p: &Protocol, defs: &[(String, Schema)]) -> Option<String> {
     })
 }
 
-/// Generate the types of `p` with typify.
-pub fn generate(p: &Protocol) -> Result<RustTypes> {
+/// Generate the types of `p` with typify; `root` is the runtime crate's
+/// path (`::wirekit`), for the bounded integers.
+pub fn generate(p: &Protocol, root: &str) -> Result<RustTypes> {
     let defs = schemas(p)?;
     let space = match convert(&defs) {
         Ok(Ok(space)) => space,
@@ -198,6 +199,7 @@ pub fn generate(p: &Protocol) -> Result<RustTypes> {
         )
     })?;
     crate::field_order::restore_schema_order(&mut file, &p.bundle.defs);
+    crate::bounds::bound_integers(&mut file, &p.bundle.defs, &names, root);
     Ok(RustTypes {
         code: prettyplease::unparse(&file),
         names,

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use askama::Template;
 use serde_json::Value;
 
-use crate::model::{Def, Extra, Kind, Ty};
+use crate::model::{Def, Extra, Field, Kind, Ty};
 use crate::naming::{self, ts_key, ts_type_name};
 use crate::protocol::{Direction, MethodKind, Protocol};
 use crate::text::{jsdoc, json_compact, json_string};
@@ -102,6 +102,19 @@ fn tags(default: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A member's tags: its bounds (`@minimum 0`, as typescript-json-schema
+/// writes them; TypeScript has no ranged number type, the generated
+/// validators check them) and its default.
+fn field_tags(field: &Field) -> Vec<String> {
+    let mut out: Vec<String> = field
+        .bounds
+        .iter()
+        .map(|(key, value)| format!("@{key} {value}"))
+        .collect();
+    out.extend(tags(field.default.as_ref()));
+    out
+}
+
 fn item(def: &Def) -> TsItem {
     let name = ts_type_name(&def.name);
     let doc = jsdoc(def.description.as_deref(), &tags(def.default.as_ref()), "");
@@ -120,7 +133,7 @@ fn item(def: &Def) -> TsItem {
             for f in fields {
                 let t = ty(&f.ty);
                 let opt = if f.required { "" } else { "?" };
-                let d = jsdoc(f.description.as_deref(), &tags(f.default.as_ref()), "  ");
+                let d = jsdoc(f.description.as_deref(), &field_tags(f), "  ");
                 it.members
                     .push(format!("{d}  {}{opt}: {t};", ts_key(&f.name)));
                 value_types.push(t);

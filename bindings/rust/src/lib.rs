@@ -18,6 +18,7 @@
 //! * [`validate`]: params, results and error data checked by method, with
 //!   issues as data (kind, JSON pointer, schema path, message).
 
+mod bounded;
 pub mod dataplane;
 pub mod diff;
 pub mod envelope;

@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use crate::envelope::{ErrorCode, ErrorObject};
 
+pub use crate::bounded::{BoundedInt, OutOfBounds};
+
 /// Carries a client's calls to a server.
 pub trait Transport {
     /// Sends a request and waits for its result.

@@ -80,7 +80,11 @@ export interface Capabilities {
   retry_observed: boolean;
   /** Whether the driver supports concurrent invocations (requires a higher-level dispatcher with one state machine per invocation). */
   concurrency: boolean;
-  /** Maximum number of concurrent invocations (uint32). */
+  /**
+   * Maximum number of concurrent invocations (uint32).
+   * @minimum 0
+   * @maximum 4294967295
+   */
   max_concurrency: number;
 }
 
@@ -158,7 +162,10 @@ export interface CancelParams {
   invocation_id: InstanceId;
   /** Why Core cancels (required, non-empty). */
   reason: string;
-  /** Relative time budget in milliseconds supplied by Core (uint64, greater than zero). */
+  /**
+   * Relative time budget in milliseconds supplied by Core (uint64, greater than zero).
+   * @minimum 1
+   */
   deadline_millis: number;
 }
 
@@ -192,11 +199,17 @@ export interface ObservationParams {
   invocation_id: InstanceId;
   /** Must be the active attempt's (manifest rule matches_scope). */
   attempt_id: InstanceId;
-  /** Strictly increasing within the invocation (uint64). */
+  /**
+   * Strictly increasing within the invocation (uint64).
+   * @minimum 0
+   */
   sequence: number;
   /** Observation kind (required, non-empty), e.g. "sdk.event". */
   kind: string;
-  /** Monotonic clock reading in nanoseconds (uint64). */
+  /**
+   * Monotonic clock reading in nanoseconds (uint64).
+   * @minimum 0
+   */
   monotonic_ns: number;
   /** Inline observation payload: any strict JSON value. */
   payload?: unknown;
@@ -215,7 +228,10 @@ export interface CompletedParams {
   attempt_id: InstanceId;
   /** How the invocation ended. */
   status: TerminalStatus;
-  /** The sequence of the last observation (uint64); omitted when none was emitted. */
+  /**
+   * The sequence of the last observation (uint64); omitted when none was emitted.
+   * @minimum 0
+   */
   last_sequence?: number;
   /** Digest of the invocation summary. */
   summary_digest: Digest;
@@ -229,9 +245,16 @@ export interface DataFrameHeader {
   attempt_id: InstanceId;
   /** The companion stream (required, non-empty). */
   stream_id: string;
-  /** Frame sequence (uint64). */
+  /**
+   * Frame sequence (uint64).
+   * @minimum 0
+   */
   sequence: number;
-  /** Payload length in bytes (uint32, at most 262144). */
+  /**
+   * Payload length in bytes (uint32, at most 262144).
+   * @minimum 0
+   * @maximum 262144
+   */
   length: number;
   /** Whether this is the stream's last frame. */
   final: boolean;

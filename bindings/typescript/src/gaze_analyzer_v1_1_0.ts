@@ -149,7 +149,11 @@ export const SideEffectTypeTier = {
 export interface Classification {
   /** "contractual", "incidental", or "ambiguous". */
   label: ClassificationLabel;
-  /** 0-100 confidence score. */
+  /**
+   * 0-100 confidence score.
+   * @minimum 0
+   * @maximum 100
+   */
   confidence: number;
 }
 
@@ -208,11 +212,21 @@ export interface FunctionCoverage {
   start_line: number;
   /** Function body end line. */
   end_line: number;
-  /** Number of statements covered by tests (a count, so >= 0). */
+  /**
+   * Number of statements covered by tests (a count, so >= 0).
+   * @minimum 0
+   */
   covered_stmts: number;
-  /** Total number of statements (a count, so >= 0). */
+  /**
+   * Total number of statements (a count, so >= 0).
+   * @minimum 0
+   */
   total_stmts: number;
-  /** Coverage percentage (0.0-100.0). */
+  /**
+   * Coverage percentage (0.0-100.0).
+   * @minimum 0
+   * @maximum 100
+   */
   percentage: number;
 }
 
@@ -268,7 +282,11 @@ export interface AssertionMapping {
   target_package: string;
   /** Type of side effect being asserted on. */
   side_effect_type: SideEffectType;
-  /** Mapping confidence (0-100). */
+  /**
+   * Mapping confidence (0-100).
+   * @minimum 0
+   * @maximum 100
+   */
   confidence: number;
 }
 

@@ -60,7 +60,10 @@ export interface InitializeResult {
 export interface AnalyzeParams {
   /** Absolute or workspace-relative path to the file. Absent: INVALID_PARAMS (-32602). */
   file_path: string;
-  /** Optional cursor position (0-indexed byte offset); null or omitted means analyze the whole file. */
+  /**
+   * Optional cursor position (0-indexed byte offset); null or omitted means analyze the whole file.
+   * @minimum 0
+   */
   cursor_position?: number | null;
 }
 
@@ -98,9 +101,15 @@ export interface AuthoringHint {
   recommended_move: string;
   /** Source file path for editor navigation. */
   file_path: string;
-  /** First line of the flagged region (1-indexed, inclusive). */
+  /**
+   * First line of the flagged region (1-indexed, inclusive).
+   * @minimum 1
+   */
   start_line: number;
-  /** Last line of the flagged region (1-indexed, inclusive; >= start_line, checked by the manifest rule not_before). */
+  /**
+   * Last line of the flagged region (1-indexed, inclusive; >= start_line, checked by the manifest rule not_before).
+   * @minimum 1
+   */
   end_line: number;
 }
 

@@ -36,3 +36,65 @@ pub mod unions;
 #[rustfmt::skip]
 #[path = "../../tests/golden/rpc/expected.rs"]
 pub mod rpc;
+
+#[cfg(test)]
+mod bounded {
+    use super::basics::types::Chunk;
+
+    #[test]
+    fn a_bounded_golden_field_refuses_what_its_schema_refuses() {
+        let ok: Chunk = serde_json::from_str(r#"{"length":262144,"sequence":7,"offset":4095}"#)
+            .expect("within bounds");
+        assert_eq!(
+            (ok.length.get(), ok.offset.map(|o| o.get())),
+            (262_144, Some(4095))
+        );
+        for (text, why) in [
+            (
+                r#"{"length":262145,"sequence":0}"#,
+                "262145 is more than the maximum 262144",
+            ),
+            (
+                r#"{"length":-1,"sequence":0}"#,
+                "-1 is less than the minimum 0",
+            ),
+            (
+                r#"{"length":1,"sequence":0,"offset":4096}"#,
+                "4096 is more than the maximum 4095",
+            ),
+            (
+                r#"{"length":1,"sequence":0,"percent":101}"#,
+                "101 is more than the maximum 100",
+            ),
+        ] {
+            let err = serde_json::from_str::<Chunk>(text)
+                .expect_err(text)
+                .to_string();
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod driver_bounds {
+    use wirekit_protocols::agentapi_driver::types::DataFrameHeader;
+
+    #[test]
+    fn the_generated_data_frame_header_carries_the_256_kib_bound() {
+        let header = |length: i64| {
+            serde_json::json!({
+                "invocation_id": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+                "attempt_id": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c", "stream_id": "s",
+                "sequence": 0, "length": length, "final": true
+            })
+        };
+        let ok: DataFrameHeader =
+            serde_json::from_value(header(262_144)).expect("the bound itself");
+        assert_eq!(ok.length.get(), 262_144);
+        for refused in [262_145, -1] {
+            let err = serde_json::from_value::<DataFrameHeader>(header(refused))
+                .expect_err("out of bounds");
+            assert!(err.to_string().contains(&refused.to_string()), "{err}");
+        }
+    }
+}

@@ -99,6 +99,7 @@ impl Builder {
                 required: required.contains(&key.as_str()),
                 description: description(prop),
                 default: prop.get("default").cloned(),
+                bounds: super::bounds_of(prop),
             });
         }
         let extra = match schema.get("additionalProperties") {

@@ -67,6 +67,23 @@ pub struct Field {
     pub description: Option<String>,
     /// The schema's `default`.
     pub default: Option<Value>,
+    /// The numeric bounds of a number or integer member, as
+    /// `(keyword, value)` in the order `minimum`, `exclusiveMinimum`,
+    /// `maximum`, `exclusiveMaximum` (empty when it has none).
+    pub bounds: Vec<(String, Value)>,
+}
+
+/// The bound keywords of `schema` (see [`Field::bounds`]).
+pub fn bounds_of(schema: &Value) -> Vec<(String, Value)> {
+    ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"]
+        .into_iter()
+        .filter_map(|key| {
+            schema
+                .get(key)
+                .filter(|v| v.is_number())
+                .map(|v| (key.to_owned(), v.clone()))
+        })
+        .collect()
 }
 
 /// What extra keys an object accepts.

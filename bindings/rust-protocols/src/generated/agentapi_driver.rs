@@ -243,7 +243,7 @@ pub mod types {
         ///Frame sequence (uint64).
         pub sequence: u64,
         ///Payload length in bytes (uint32, at most 262144).
-        pub length: i64,
+        pub length: ::wirekit::typed::BoundedInt<0, 262144>,
         ///Whether this is the stream's last frame.
         #[serde(rename = "final")]
         pub final_: bool,

@@ -69,7 +69,7 @@ pub mod types {
         ///Type of side effect being asserted on.
         pub side_effect_type: SideEffectType,
         ///Mapping confidence (0-100).
-        pub confidence: i64,
+        pub confidence: ::wirekit::typed::BoundedInt<0, 100>,
     }
 
     ///Kind of assertion. Open enum: the spec gives examples ("e.g."), so any string is valid; the listed names are the known ones.
@@ -138,7 +138,7 @@ pub mod types {
         ///"contractual", "incidental", or "ambiguous".
         pub label: ClassificationLabel,
         ///0-100 confidence score.
-        pub confidence: i64,
+        pub confidence: ::wirekit::typed::BoundedInt<0, 100>,
     }
 
     ///Whether a side effect is part of the function's contract.

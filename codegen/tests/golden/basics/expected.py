@@ -64,6 +64,24 @@ class Annotated(TypedDict):
     note: NotRequired[str]
 
 
+class Chunk(TypedDict):
+    """Integers with bounds: each field narrower than typify's type is a BoundedInt."""
+
+    length: int
+    """Bytes, at most 256 KiB.
+
+    Bounds: minimum 0, maximum 262144.
+    """
+    sequence: int
+    """Bounds: minimum 0."""
+    percent: NotRequired[int]
+    """Bounds: minimum 0, maximum 100."""
+    offset: NotRequired[int]
+    """Bounds: exclusiveMinimum -1, exclusiveMaximum 4096."""
+    ratio: NotRequired[float]
+    """Bounds: minimum 0, maximum 1."""
+
+
 Retries: TypeAlias = int
 """How many times to retry.
 

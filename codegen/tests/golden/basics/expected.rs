@@ -27,6 +27,21 @@ pub mod types {
         pub extra: ::std::collections::HashMap<::std::string::String, i64>,
     }
 
+    ///Integers with bounds: each field narrower than typify's type is a BoundedInt.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct Chunk {
+        ///Bytes, at most 256 KiB.
+        pub length: ::wirekit::typed::BoundedInt<0, 262144>,
+        pub sequence: u64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub percent: ::std::option::Option<::wirekit::typed::BoundedInt<0, 100>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub offset: ::std::option::Option<::wirekit::typed::BoundedInt<0, 4095>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub ratio: ::std::option::Option<f64>,
+    }
+
     ///Free-form string metadata.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]

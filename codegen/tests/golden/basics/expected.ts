@@ -53,6 +53,33 @@ export interface Annotated {
   [key: string]: number | string | undefined;
 }
 
+/** Integers with bounds: each field narrower than typify's type is a BoundedInt. */
+export interface Chunk {
+  /**
+   * Bytes, at most 256 KiB.
+   * @minimum 0
+   * @maximum 262144
+   */
+  length: number;
+  /** @minimum 0 */
+  sequence: number;
+  /**
+   * @minimum 0
+   * @maximum 100
+   */
+  percent?: number;
+  /**
+   * @exclusiveMinimum -1
+   * @exclusiveMaximum 4096
+   */
+  offset?: number;
+  /**
+   * @minimum 0
+   * @maximum 1
+   */
+  ratio?: number;
+}
+
 /**
  * How many times to retry.
  * @default 3

@@ -18,6 +18,7 @@ class Payload(TypedDict):
     """Data attached to a leaf."""
 
     bytes: int
+    """Bounds: minimum 0."""
     mime: NotRequired[str]
 
 

@@ -11,6 +11,7 @@ export const VERSION = "0.0.0";
 
 /** Data attached to a leaf. */
 export interface Payload {
+  /** @minimum 0 */
   bytes: number;
   mime?: string;
 }

@@ -39,6 +39,7 @@ class WorkParams(TypedDict):
 
 class WorkResult(TypedDict):
     done: int
+    """Bounds: minimum 0."""
 
 
 class ShutdownParams(TypedDict):

@@ -28,6 +28,7 @@ export interface WorkParams {
 }
 
 export interface WorkResult {
+  /** @minimum 0 */
   done: number;
 }
 

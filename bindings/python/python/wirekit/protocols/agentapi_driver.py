@@ -93,7 +93,10 @@ class Capabilities(TypedDict):
     concurrency: bool
     """Whether the driver supports concurrent invocations (requires a higher-level dispatcher with one state machine per invocation)."""
     max_concurrency: int
-    """Maximum number of concurrent invocations (uint32)."""
+    """Maximum number of concurrent invocations (uint32).
+
+    Bounds: minimum 0, maximum 4294967295.
+    """
 
 
 class HelloParams(TypedDict):
@@ -181,7 +184,10 @@ class CancelParams(TypedDict):
     reason: str
     """Why Core cancels (required, non-empty)."""
     deadline_millis: int
-    """Relative time budget in milliseconds supplied by Core (uint64, greater than zero)."""
+    """Relative time budget in milliseconds supplied by Core (uint64, greater than zero).
+
+    Bounds: minimum 1.
+    """
 
 
 class CancelResult(TypedDict):
@@ -219,11 +225,17 @@ class ObservationParams(TypedDict):
     attempt_id: InstanceId
     """Must be the active attempt's (manifest rule matches_scope)."""
     sequence: int
-    """Strictly increasing within the invocation (uint64)."""
+    """Strictly increasing within the invocation (uint64).
+
+    Bounds: minimum 0.
+    """
     kind: str
     """Observation kind (required, non-empty), e.g. "sdk.event"."""
     monotonic_ns: int
-    """Monotonic clock reading in nanoseconds (uint64)."""
+    """Monotonic clock reading in nanoseconds (uint64).
+
+    Bounds: minimum 0.
+    """
     payload: NotRequired[Any]
     """Inline observation payload: any strict JSON value."""
     data_stream: NotRequired[CompanionStreamRef]
@@ -244,7 +256,10 @@ class CompletedParams(TypedDict):
     status: TerminalStatus
     """How the invocation ended."""
     last_sequence: NotRequired[int]
-    """The sequence of the last observation (uint64); omitted when none was emitted."""
+    """The sequence of the last observation (uint64); omitted when none was emitted.
+
+    Bounds: minimum 0.
+    """
     summary_digest: Digest
     """Digest of the invocation summary."""
 
@@ -259,9 +274,15 @@ class DataFrameHeader(TypedDict):
     stream_id: str
     """The companion stream (required, non-empty)."""
     sequence: int
-    """Frame sequence (uint64)."""
+    """Frame sequence (uint64).
+
+    Bounds: minimum 0.
+    """
     length: int
-    """Payload length in bytes (uint32, at most 262144)."""
+    """Payload length in bytes (uint32, at most 262144).
+
+    Bounds: minimum 0, maximum 262144.
+    """
     final: bool
     """Whether this is the stream's last frame."""
 

@@ -157,7 +157,10 @@ class Classification(TypedDict):
     label: ClassificationLabel
     """"contractual", "incidental", or "ambiguous"."""
     confidence: int
-    """0-100 confidence score."""
+    """0-100 confidence score.
+
+    Bounds: minimum 0, maximum 100.
+    """
 
 
 ClassificationLabel: TypeAlias = Literal["contractual", "incidental", "ambiguous"]
@@ -223,11 +226,20 @@ class FunctionCoverage(TypedDict):
     end_line: int
     """Function body end line."""
     covered_stmts: int
-    """Number of statements covered by tests (a count, so >= 0)."""
+    """Number of statements covered by tests (a count, so >= 0).
+
+    Bounds: minimum 0.
+    """
     total_stmts: int
-    """Total number of statements (a count, so >= 0)."""
+    """Total number of statements (a count, so >= 0).
+
+    Bounds: minimum 0.
+    """
     percentage: float
-    """Coverage percentage (0.0-100.0)."""
+    """Coverage percentage (0.0-100.0).
+
+    Bounds: minimum 0, maximum 100.
+    """
 
 
 ShutdownParams: TypeAlias = dict[str, Any]
@@ -289,7 +301,10 @@ class AssertionMapping(TypedDict):
     side_effect_type: SideEffectType
     """Type of side effect being asserted on."""
     confidence: int
-    """Mapping confidence (0-100)."""
+    """Mapping confidence (0-100).
+
+    Bounds: minimum 0, maximum 100.
+    """
 
 
 AssertionType: TypeAlias = Union[Literal["equality", "error_check", "nil_check", "diff_check", "custom"], str]

@@ -74,7 +74,10 @@ class AnalyzeParams(TypedDict):
     file_path: str
     """Absolute or workspace-relative path to the file. Absent: INVALID_PARAMS (-32602)."""
     cursor_position: NotRequired[int | None]
-    """Optional cursor position (0-indexed byte offset); null or omitted means analyze the whole file."""
+    """Optional cursor position (0-indexed byte offset); null or omitted means analyze the whole file.
+
+    Bounds: minimum 0.
+    """
 
 
 class AnalyzeResult(TypedDict):
@@ -115,9 +118,15 @@ class AuthoringHint(TypedDict):
     file_path: str
     """Source file path for editor navigation."""
     start_line: int
-    """First line of the flagged region (1-indexed, inclusive)."""
+    """First line of the flagged region (1-indexed, inclusive).
+
+    Bounds: minimum 1.
+    """
     end_line: int
-    """Last line of the flagged region (1-indexed, inclusive; >= start_line, checked by the manifest rule not_before)."""
+    """Last line of the flagged region (1-indexed, inclusive; >= start_line, checked by the manifest rule not_before).
+
+    Bounds: minimum 1.
+    """
 
 
 # Method names.
