@@ -210,10 +210,8 @@ fn display(path: &Path, root: &Path) -> String {
 /// schema sets that are not protocols. It is loaded through the core's
 /// [`Registry`] like any protocol, with a manifest that lists the files.
 pub fn from_files(name: &str, files: Vec<SchemaFile>) -> Result<Protocol> {
-    let manifest = schema_set_manifest(name, files.iter().map(|f| f.name.clone()).collect());
-    let manifest_json = serde_json::to_value(&manifest)
-        .map_err(|e| Error::new(ErrorKind::Format, format!("cannot write the manifest: {e}")))?;
-    let origin = format!("{}/{}", manifest.protocol, manifest.version);
+    let manifest_json = schema_set_manifest(name, files.iter().map(|f| f.name.clone()).collect());
+    let origin = format!("{name}/0.0.0");
     let set: SchemaFiles = files
         .iter()
         .map(|f| (f.name.clone(), f.json.clone()))
@@ -234,34 +232,21 @@ pub fn from_files(name: &str, files: Vec<SchemaFile>) -> Result<Protocol> {
     })
 }
 
-/// The manifest of a bare schema set: its files, no methods, the default
-/// transport.
-pub fn schema_set_manifest(name: &str, schemas: Vec<String>) -> Manifest {
+/// The manifest of a bare schema set (its files, no methods, the default
+/// transport), as JSON for the core to read.
+pub fn schema_set_manifest(name: &str, schemas: Vec<String>) -> Value {
     let framing = wirekit::framing::Framing::Ndjson;
-    Manifest {
-        protocol: name.to_owned(),
-        version: "0.0.0".to_owned(),
-        title: String::new(),
-        description: String::new(),
-        roles: Default::default(),
-        transport: wirekit::protocol::Transport {
-            framing,
-            envelope: wirekit::envelope::Dialect::JsonRpc2,
-            strict: false,
-            canonical: false,
-            max_frame_bytes: framing.default_limits().max_frame_bytes,
+    serde_json::json!({
+        "protocol": name,
+        "version": "0.0.0",
+        "transport": {
+            "framing": framing.to_string(),
+            "envelope": wirekit::envelope::Dialect::JsonRpc2.as_str(),
+            "max_frame_bytes": framing.default_limits().max_frame_bytes,
         },
-        schemas,
-        capabilities: None,
-        methods: Default::default(),
-        errors: Vec::new(),
-        error_data: None,
-        error_object: None,
-        server_errors: Default::default(),
-        lifecycle: None,
-        version_negotiation: None,
-        rules: Vec::new(),
-    }
+        "schemas": schemas,
+        "methods": {},
+    })
 }
 
 fn assemble(
