@@ -256,6 +256,7 @@ pub fn document(p: &Protocol) -> Value {
             "version_negotiation",
             m.version_negotiation.as_ref().map(to_json),
         ),
+        ("declared_version", m.declared_version.as_ref().map(to_json)),
     ];
     for (key, value) in extensions {
         if let Some(v) = value {

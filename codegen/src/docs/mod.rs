@@ -81,6 +81,10 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             "max frame bytes".to_owned(),
             format!("`{}`", t.max_frame_bytes),
         ),
+        (
+            "one request at a time".to_owned(),
+            yes_no(t.one_request_at_a_time),
+        ),
     ];
     let roles = format!(
         "The client is the **{}**; the server is the **{}**.",
