@@ -168,6 +168,34 @@ describe("snake-eyes-analyzer 0.1.0, a third-party Gaze analyzer", () => {
     const validate = spawnSync(WIREKIT, ["validate", "--protocol", "gaze-analyzer@1.1.0", recording], { encoding: "utf8" });
     assert.equal(validate.status, 0, validate.stdout + validate.stderr);
   });
+
+  it("its real deviations are reported with the right kind: a call before initialize accepted, a notification answered, an invalid id answered with a result", () => {
+    const project = join(ROOT, "tests", "peers", "snake-project");
+    const recorder = join(ROOT, "tests", "peers", "snake_deviations.py");
+    const recorded = spawnSync(PEER_PYTHON, [recorder, SNAKE_EYES, project], { encoding: "utf8", timeout: 120000 });
+    assert.equal(recorded.status, 0, recorded.stderr);
+    const dir = mkdtempSync(join(tmpdir(), "wirekit-snake-deviations-"));
+    const capture = join(dir, "deviations.ndjson");
+    writeFileSync(capture, recorded.stdout);
+    const validate = spawnSync(WIREKIT, ["validate", "--json", "--protocol", "gaze-analyzer@1.1.0", capture], { encoding: "utf8" });
+    assert.equal(validate.status, 1, validate.stdout + validate.stderr);
+    const found = validate.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { frame: number; kind: string });
+    // The client's faults (which a host would never send), then the server's answers to them.
+    assert.deepEqual(
+      found.map((p) => [p.frame, p.kind]),
+      [
+        [0, "lifecycle"],
+        [1, "accepted_invalid"],
+        [4, "unknown_method"],
+        [5, "answered_notification"],
+        [6, "envelope"],
+        [7, "result_for_invalid_id"],
+      ],
+    );
+  });
 });
 
 
