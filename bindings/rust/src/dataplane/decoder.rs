@@ -172,6 +172,9 @@ impl DataDecoder {
                         format!("a header of {length} bytes; a header has 1 to {MAX_HEADER_BYTES}"),
                     )));
                 }
+                // Exactly the header's size: grown piece by piece, the buffer
+                // would double past the header bound.
+                self.buffer.reserve_exact(length);
                 self.reading = Reading::Header(length);
                 None
             }
