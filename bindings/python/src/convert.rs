@@ -15,16 +15,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
-use crate::fast::PointerMap;
-
-/// The deepest nesting of arrays and objects a value (params, result,
-/// stream item, error data, or a value given to `loads`/`dumps`) may have,
-/// in every direction and on every path: the reading side is bounded by
-/// `serde_json`'s recursion limit (127 levels for a whole message), and a
-/// message's envelope takes one of them, so this is what can always be read
-/// back. Deeper values are refused when written, so wirekit never writes what
-/// it cannot read.
-pub const MAX_DEPTH: usize = 126;
+use crate::limits::MAX_DEPTH;
+use crate::maps::PointerMap;
 
 /// Converts a JSON value to Python objects.
 pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {

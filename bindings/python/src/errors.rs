@@ -6,14 +6,15 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule};
 
-use wirekit::envelope::{EnvelopeError, Id};
+use wirekit::envelope::EnvelopeError;
 use wirekit::framing::FramingError;
 use wirekit::protocol::ProtocolError;
 use wirekit::session::Violation;
 use wirekit::validate::{Part, ValidationIssue};
 
 use crate::convert::to_python;
-use crate::validate::Issue;
+use crate::issue::Issue;
+use crate::message::id_to_python;
 
 static ERRORS_MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
@@ -56,14 +57,6 @@ fn or_runtime(
     match made {
         Ok(attributes) => build(py, class, message, &attributes),
         Err(error) => error,
-    }
-}
-
-/// The id as a Python `int` or `str` (`None` for no id).
-pub fn id_to_python<'py>(py: Python<'py>, id: Option<&Id>) -> PyResult<Bound<'py, PyAny>> {
-    match id {
-        None => Ok(py.None().into_bound(py)),
-        Some(id) => to_python(py, &id.to_value()),
     }
 }
 
@@ -120,7 +113,7 @@ pub fn envelope_error(py: Python<'_>, error: &EnvelopeError) -> PyErr {
             ),
             None => (py.None().into_bound(py), py.None().into_bound(py)),
         };
-        let response = crate::envelope::PyMessage::from_message(
+        let response = crate::message::PyMessage::from_message(
             wirekit::envelope::Message::Response(error.to_response()),
         );
         attrs(

@@ -188,6 +188,8 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
         if self.kind != Kind::Str {
             return None;
         }
+        // SAFETY: the node is a live `str` (its kind says so) alive for `'a`,
+        // the GIL is held (the validation runs under it).
         unsafe { raw::utf8(self.ptr()) }
     }
 
@@ -196,11 +198,13 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
     #[allow(clippy::panic)]
     fn as_number(&self) -> Option<PyNumber> {
         match self.kind {
+            // SAFETY: a live `int` (its kind), the GIL held.
             Kind::Int => Some(match unsafe { raw::integer(self.ptr()) } {
                 raw::Integer::Signed(n) => PyNumber::Signed(n),
                 // Screened out before validating in place (`PyNumber`).
                 raw::Integer::Big => panic!("an int beyond i64 validated in place"),
             }),
+            // SAFETY: a live `float` (its kind), the GIL held.
             Kind::Float => Some(PyNumber::Float(unsafe { raw::float(self.ptr()) })),
             _ => None,
         }
@@ -211,6 +215,8 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
     }
 
     fn as_boolean(&self) -> Option<bool> {
+        // SAFETY: `Py_True` only reads the address of the immortal `True`
+        // singleton; the GIL is held.
         (self.kind == Kind::Bool).then(|| self.ptr() == unsafe { ffi::Py_True() })
     }
 
@@ -230,7 +236,11 @@ impl<'a> Node<'a, PyJson> for PyNode<'a> {
     }
 
     fn to_value(&self) -> Cow<'a, Value> {
+        // SAFETY: validation runs with the GIL held (the validator is called
+        // from code holding a `Python` token), so the thread is attached.
         let py = unsafe { Python::assume_attached() };
+        // SAFETY: the node's object is live and non-null for `'a`; the borrow
+        // does not outlive this call.
         let object = unsafe { Borrowed::from_ptr(py, self.ptr()) };
         // Screened (written or parsed) before validating in place, so it
         // converts; a failure is an internal error, not a `null`.

@@ -8,10 +8,10 @@
 * canonical bytes against the `rfc8785` reference;
 * decoded values against `json`.
 
-Not generated yet: integers beyond u64 and `-0` (the open part of issue 15's
-defect 2: the core reads numbers without `arbitrary_precision`, so such an
-integer becomes a float and `-0` the float `-0.0`, where `json` keeps an
-`int`; `test_soundness.py` pins what happens to them today).
+Number literals against `json` under the wire's number rules (tests/vectors
+README, "Numbers"): `-0` reads as the int 0 as `json` reads it, an integer
+literal outside i64 and u64 is refused (`json` keeps it exact, wirekit does
+not round it), every other integer keeps its exact value.
 
 Any disagreement fails, accept-where-the-reference-refuses first of all.
 `make test` runs a short fixed-seed budget; `make fuzz-long` sets
@@ -227,6 +227,36 @@ def check_pair(schema: Any, instances: list[Any]) -> None:
 @given(SCHEMAS, st.lists(st.one_of(INSTANCES, INSTANCES, DEEP), min_size=1, max_size=6))
 def test_paths_agree_with_jsonschema_rs(schema: Any, instances: list[Any]) -> None:
     check_pair(schema, instances)
+
+
+NUMBER_LITERALS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    st.sampled_from(["-0", "0", "-0.0", "1e20", "1E+2", "18446744073709551615", "18446744073709551616",
+                     "-9223372036854775808", "-9223372036854775809", "100000000000000000001", "1e400"]),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+)
+
+
+@RUN
+@given(st.lists(NUMBER_LITERALS, min_size=1, max_size=4))
+def test_number_literals_read_as_json_reads_them_under_the_wire_rules(literals: list[str]) -> None:
+    result = "[%s]" % ",".join(literals)
+    body = b'{"jsonrpc":"2.0","id":-0,"result":%s}' % result.encode()
+    reference = json.loads(body)
+    out_of_range = any(
+        isinstance(value, int) and not -(2**63) <= value < 2**64 for value in reference["result"]
+    ) or any(isinstance(value, float) and math.isinf(value) for value in reference["result"])
+    protocol = protocol_for({"type": "array"})
+    if out_of_range:
+        with pytest.raises(wirekit.EnvelopeError):
+            wirekit.decode(body)
+        with pytest.raises(wirekit.EnvelopeError):
+            protocol.read_result("m", body)
+        return
+    for decoded in (wirekit.decode(body).result, protocol.read_result("m", body)):
+        assert same(decoded, reference["result"]), (body, decoded)
+        assert [type(v) for v in decoded] == [type(v) for v in reference["result"]], body
+    assert wirekit.decode(body).id == 0 and type(wirekit.decode(body).id) is int
 
 
 @RUN

@@ -6,6 +6,7 @@ exceptions, and stdout comes back after a KeyboardInterrupt."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -92,13 +93,40 @@ def test_integers_beyond_i64_take_the_general_path_and_stay_exact() -> None:
 
 
 def test_integers_beyond_u64_are_refused_when_written_not_approximated() -> None:
-    # Open part of issue 15, defect 2: the core reads numbers without
-    # `arbitrary_precision`, so an integer beyond u64 cannot be kept exact;
-    # writing one is refused (a ValueError naming its place) rather than
-    # sent as a float.
+    # Defect 2, the wire's number rules (tests/vectors README, "Numbers"):
+    # an integer outside i64 and u64 is refused rather than sent as a float.
     protocol = protocol_for({"type": "object"})
     with pytest.raises(ValueError, match="/n: integer outside the range of i64 and u64"):
         protocol.write_result("m", 1, {"n": 2**64})
+
+
+def test_integers_beyond_u64_are_refused_when_read_not_rounded() -> None:
+    # Defect 2: `100000000000000000001` was read as `1e+20` and passed a
+    # maximum of 10**20; it is now refused on every reading path.
+    protocol = protocol_for({"type": "integer", "maximum": 10**20})
+    for text in ["100000000000000000001", "-9223372036854775809", "[18446744073709551616]"]:
+        with pytest.raises(EnvelopeError, match="outside the 64-bit range") as caught:
+            protocol.read_result("m", response(text))
+        assert caught.value.code == -32700
+        with pytest.raises(EnvelopeError, match="outside the 64-bit range"):
+            wirekit.decode(response(text))
+    assert protocol.read_result("m", response("18446744073709551615")) == 2**64 - 1
+
+
+def test_negative_zero_is_the_integer_zero() -> None:
+    # Defect 2: `-0` was read as the float -0.0, so `"id":-0` was refused;
+    # Go's encoding/json, the driver's RFC 8785 codec and `json` read 0.
+    message = wirekit.decode(b'{"jsonrpc":"2.0","id":-0,"result":[-0,-0.0,{"x":-0}]}')
+    assert message.id == 0 and type(message.id) is int
+    assert message.result == json.loads("[-0,-0.0,{\"x\":-0}]")
+    assert [type(v) for v in message.result] == [int, float, dict]
+    assert math.copysign(1.0, message.result[1]) == -1.0
+    protocol = protocol_for({"type": "integer", "maximum": 0})
+    zero = protocol.read_result("m", response("-0"))
+    assert zero == 0 and type(zero) is int
+    assert wirekit.encode(message) == b'{"jsonrpc":"2.0","id":0,"result":[0,-0.0,{"x":0}]}'
+    with pytest.raises(EnvelopeError, match="id"):
+        wirekit.decode(b'{"jsonrpc":"2.0","id":-0.0,"result":1}')
 
 
 def test_big_integer_inside_a_parsed_document_is_validated_by_the_core() -> None:

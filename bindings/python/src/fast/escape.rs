@@ -1,0 +1,114 @@
+//! JSON string escaping exactly as `serde_json` writes it, and the short
+//! copies the writer makes.
+
+/// What a byte becomes inside a JSON string, as `serde_json` writes it:
+/// 0 for itself, else the letter after the backslash (`u` for `\u00XX`).
+const ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = b'u';
+        byte += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// How many leading bytes (a multiple of 8, or all) need no escape.
+fn clean_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGH != 0;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut clean = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        // A byte below 0x20 (high bytes of UTF-8 never are), a quote, a backslash.
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH != 0;
+        if control
+            || has_zero(word ^ (ONES * u64::from(b'"')))
+            || has_zero(word ^ (ONES * u64::from(b'\\')))
+        {
+            return clean;
+        }
+        clean += 8;
+    }
+    if chunks
+        .remainder()
+        .iter()
+        .all(|&byte| ESCAPE[byte as usize] == 0)
+    {
+        bytes.len()
+    } else {
+        clean
+    }
+}
+
+/// Writes UTF-8 `bytes` as a JSON string. Only ASCII bytes are ever
+/// escaped, so multi-byte sequences pass through whole.
+/// Appends `bytes`: short slices (most names and values) are copied with
+/// two overlapping word moves instead of a call to `memcpy`.
+#[inline]
+#[allow(unsafe_code)]
+pub(crate) fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+    let n = bytes.len();
+    if !(8..=16).contains(&n) {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.reserve(n);
+    // SAFETY: `reserve` made room for `n` more bytes; the two 8-byte reads
+    // lie within `bytes` (8 <= n <= 16), the two writes within the room,
+    // and `set_len` covers exactly the bytes written.
+    unsafe {
+        let len = out.len();
+        let dst = out.as_mut_ptr().add(len);
+        let head = std::ptr::read_unaligned(bytes.as_ptr().cast::<u64>());
+        let tail = std::ptr::read_unaligned(bytes.as_ptr().add(n - 8).cast::<u64>());
+        std::ptr::write_unaligned(dst.cast::<u64>(), head);
+        std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), tail);
+        out.set_len(len + n);
+    }
+}
+
+pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    // Most strings need no escape: skip clean 8-byte words at once.
+    let clean = clean_prefix(bytes);
+    if clean == bytes.len() {
+        put(out, bytes);
+        out.push(b'"');
+        return;
+    }
+    let mut start = 0;
+    for (index, &byte) in bytes.iter().enumerate().skip(clean) {
+        let escape = ESCAPE[byte as usize];
+        if escape == 0 {
+            continue;
+        }
+        // In bounds: `start <= index < bytes.len()` (indexing panics on a bug
+        // rather than writing a truncated string).
+        out.extend_from_slice(&bytes[start..index]);
+        if escape == b'u' {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(byte >> 4) as usize]);
+            out.push(HEX[(byte & 0xf) as usize]);
+        } else {
+            out.push(b'\\');
+            out.push(escape);
+        }
+        start = index + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}

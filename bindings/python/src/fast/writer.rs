@@ -1,0 +1,325 @@
+//! [`JsonWriter`]: Python objects straight to compact JSON bytes, written
+//! exactly as `serde_json` writes the equal `Value` (same escaping, same
+//! number forms), member names repeated across the document encoded once;
+//! optionally checked by the quick check (`check`) on the way.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use serde_json::value::RawValue;
+
+use super::escape::{escaped, put};
+use crate::check::Check;
+use crate::limits::MAX_DEPTH;
+use crate::raw::{self, Kind};
+
+/// Compact JSON text written by `JsonWriter` or `serde_json` as a `RawValue`.
+#[allow(unsafe_code)]
+pub(crate) fn raw_json(json: Vec<u8>) -> Box<RawValue> {
+    // SAFETY: both writers produce one well-formed JSON value in valid
+    // UTF-8 with no surrounding whitespace (strings come from CPython's
+    // validated UTF-8 or from Rust `str`s; every control character is
+    // escaped). Re-parsing 700 KB to prove it would cost what this path
+    // saves.
+    unsafe { RawValue::from_string_unchecked(String::from_utf8_unchecked(json)) }
+}
+
+/// Writes Python objects as compact JSON.
+pub struct JsonWriter {
+    /// Encoded member names (quotes included) by `str` object address, in a
+    /// direct-mapped cache (a document has a few distinct names, met again
+    /// and again); the objects are alive for the whole call, so an address
+    /// names one string.
+    names: Box<[(usize, u32, u32); SLOTS]>,
+    name_bytes: Vec<u8>,
+    /// The schema and required bit of a member name under a check node, by
+    /// name address and node, for [`JsonWriter::write_checked`].
+    members: Box<[MemberSlot; SLOTS]>,
+}
+
+const SLOTS: usize = 256;
+
+/// (name address, node, schema, required bit); address 0 for empty.
+type MemberSlot = (usize, usize, Option<usize>, Option<u32>);
+
+impl Default for JsonWriter {
+    fn default() -> Self {
+        JsonWriter {
+            names: Box::new([(0, 0, 0); SLOTS]),
+            name_bytes: Vec::new(),
+            members: Box::new([(0, 0, None, None); SLOTS]),
+        }
+    }
+}
+
+fn slot(address: usize, node: usize) -> usize {
+    ((address >> 4) ^ node.wrapping_mul(0x9E37)) % SLOTS
+}
+
+/// What [`JsonWriter::write_checked`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// Written, and the quick check accepts it.
+    Accepted,
+    /// The quick check cannot tell (it never refuses for good): the full
+    /// validator decides.
+    Unknown,
+    /// Not JSON of exact builtin types (the general path says why).
+    NotJson,
+}
+
+impl JsonWriter {
+    /// Appends `object` as JSON and runs `check`'s quick acceptance check
+    /// in the same walk. On anything but [`Checked::Accepted`] `out` holds
+    /// a partial write: the caller truncates it and takes a slower path.
+    pub fn write_checked(
+        &mut self,
+        check: &Check,
+        object: &Bound<'_, PyAny>,
+        out: &mut Vec<u8>,
+    ) -> Checked {
+        // SAFETY: as for `write`; the checks only read.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.checked(check, Some(check.root()), object.as_ptr(), out, 0)
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `name` is a live `str` (a member name of a dict being walked) and the GIL is held.
+    #[allow(unsafe_code)]
+    unsafe fn member_of(
+        &mut self,
+        check: &Check,
+        node: usize,
+        name: *mut ffi::PyObject,
+    ) -> Option<(Option<usize>, Option<u32>)> {
+        let address = name as usize;
+        let index = slot(address, node);
+        if let Some(&(cached, cached_node, schema, bit)) = self.members.get(index) {
+            if cached == address && cached_node == node {
+                return Some((schema, bit));
+            }
+        }
+        let (schema, bit) = check.member(node, raw::utf8(name)?.as_bytes());
+        if let Some(entry) = self.members.get_mut(index) {
+            *entry = (address, node, schema, bit);
+        }
+        Some((schema, bit))
+    }
+
+    /// # Safety
+    ///
+    /// `object` is a live Python object the caller keeps alive for the call, the GIL is
+    /// held, and the walk only reads (see `raw`); `node`, when given, is a node of
+    /// `check`.
+    #[allow(unsafe_code)]
+    unsafe fn checked(
+        &mut self,
+        check: &Check,
+        node: Option<usize>,
+        object: *mut ffi::PyObject,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Checked {
+        let plain = |writer: &mut Self, out: &mut Vec<u8>| match writer.value(object, out, depth) {
+            Some(()) => Checked::Accepted,
+            None => Checked::NotJson,
+        };
+        let Some(node) = node else {
+            return plain(self, out);
+        };
+        // `depth` counts `anyOf`-with-null steps too, so it is at least the
+        // nesting: stopping here leaves the value to the general path,
+        // which applies the exact bound (`MAX_DEPTH`).
+        if depth >= MAX_DEPTH {
+            return Checked::NotJson;
+        }
+        let kind = raw::kind(object);
+        if kind == Kind::Other {
+            return Checked::NotJson;
+        }
+        if let Some(inner) = check.nullable(node) {
+            if kind == Kind::None {
+                return plain(self, out);
+            }
+            return self.checked(check, Some(inner), object, out, depth + 1);
+        }
+        let accepted = match check.simple_accepts(node, object, kind) {
+            Some(accepted) => accepted,
+            None => check.node_accepts(node, object, kind, depth),
+        };
+        if !accepted {
+            return Checked::Unknown;
+        }
+        match kind {
+            Kind::Dict if check.has_members(node) => {
+                out.push(b'{');
+                let mut position = 0;
+                let mut first = true;
+                let mut seen = 0u64;
+                while let Some((name, item)) = raw::dict_next(object, &mut position) {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    if raw::kind(name) != Kind::Str || self.name(name, out).is_none() {
+                        return Checked::NotJson;
+                    }
+                    out.push(b':');
+                    let Some((schema, bit)) = self.member_of(check, node, name) else {
+                        return Checked::NotJson;
+                    };
+                    if let Some(bit) = bit {
+                        seen |= 1 << bit;
+                    }
+                    match self.checked(check, schema, item, out, depth + 1) {
+                        Checked::Accepted => {}
+                        other => return other,
+                    }
+                }
+                out.push(b'}');
+                if seen == check.required(node) {
+                    Checked::Accepted
+                } else {
+                    Checked::Unknown
+                }
+            }
+            Kind::List | Kind::Tuple => {
+                let items = check.items(node);
+                out.push(b'[');
+                for index in 0..raw::len(object, kind) {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    match self.checked(check, items, raw::item(object, kind, index), out, depth + 1)
+                    {
+                        Checked::Accepted => {}
+                        other => return other,
+                    }
+                }
+                out.push(b']');
+                Checked::Accepted
+            }
+            _ => plain(self, out),
+        }
+    }
+
+    /// Appends `object` as JSON; `None` when something in it is not JSON,
+    /// or not of an exact builtin type (subclasses take the general path).
+    /// Reads only: a value it accepts is safe to validate in place
+    /// (see `raw`).
+    pub fn write(&mut self, object: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Option<()> {
+        // SAFETY: `object` is alive for the call, the GIL is held, and the
+        // walk reads exact builtin types only (see `raw`).
+        #[allow(unsafe_code)]
+        unsafe {
+            self.value(object.as_ptr(), out, 0)
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `name` is a live `str` (a member name of a dict being walked) and the GIL is held.
+    #[allow(unsafe_code)]
+    unsafe fn name(&mut self, name: *mut ffi::PyObject, out: &mut Vec<u8>) -> Option<()> {
+        let address = name as usize;
+        let index = slot(address, 0);
+        if let Some(&(cached, start, end)) = self.names.get(index) {
+            if cached == address {
+                put(out, self.name_bytes.get(start as usize..end as usize)?);
+                return Some(());
+            }
+        }
+        let text = raw::utf8(name)?;
+        if self.name_bytes.len() > 1 << 16 {
+            // Many distinct names: stop caching.
+            escaped(out, text.as_bytes());
+            return Some(());
+        }
+        let start = self.name_bytes.len();
+        escaped(&mut self.name_bytes, text.as_bytes());
+        let end = self.name_bytes.len();
+        out.extend_from_slice(self.name_bytes.get(start..end)?);
+        if let Some(entry) = self.names.get_mut(index) {
+            *entry = (
+                address,
+                u32::try_from(start).ok()?,
+                u32::try_from(end).ok()?,
+            );
+        }
+        Some(())
+    }
+
+    /// # Safety
+    ///
+    /// `object` is a live Python object the caller keeps alive for the call and the GIL
+    /// is held (see `raw`); the walk only reads.
+    #[allow(unsafe_code)]
+    unsafe fn value(
+        &mut self,
+        object: *mut ffi::PyObject,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Option<()> {
+        let kind = raw::kind(object);
+        // A container at `depth` is the `depth + 1`th level (`MAX_DEPTH`).
+        if matches!(kind, Kind::Dict | Kind::List | Kind::Tuple) && depth >= MAX_DEPTH {
+            return None;
+        }
+        match kind {
+            Kind::Str => escaped(out, raw::utf8(object)?.as_bytes()),
+            Kind::Dict => {
+                out.push(b'{');
+                let mut position = 0;
+                let mut first = true;
+                while let Some((name, item)) = raw::dict_next(object, &mut position) {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    if raw::kind(name) != Kind::Str {
+                        return None;
+                    }
+                    self.name(name, out)?;
+                    out.push(b':');
+                    self.value(item, out, depth + 1)?;
+                }
+                out.push(b'}');
+            }
+            Kind::List | Kind::Tuple => {
+                out.push(b'[');
+                for index in 0..raw::len(object, kind) {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    self.value(raw::item(object, kind, index), out, depth + 1)?;
+                }
+                out.push(b']');
+            }
+            Kind::None => out.extend_from_slice(b"null"),
+            Kind::Bool => out.extend_from_slice(if object == ffi::Py_True() {
+                b"true"
+            } else {
+                b"false"
+            }),
+            Kind::Int => match raw::integer(object) {
+                raw::Integer::Signed(n) => {
+                    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes())
+                }
+                // Beyond i64: the general path writes its digits.
+                raw::Integer::Big => return None,
+            },
+            Kind::Float => {
+                let n = raw::float(object);
+                if !n.is_finite() {
+                    return None;
+                }
+                // What `serde_json` writes for an f64 (`9.0` stays `9.0`).
+                out.extend_from_slice(zmij::Buffer::new().format_finite(n).as_bytes());
+            }
+            Kind::Other => return None,
+        }
+        Some(())
+    }
+}
