@@ -102,8 +102,8 @@ def test_integers_beyond_u64_are_refused_when_written_not_approximated() -> None
 
 def test_integers_beyond_u64_are_refused_when_read_not_rounded() -> None:
     # Defect 2: `100000000000000000001` was read as `1e+20` and passed a
-    # maximum of 10**20; it is now refused on every reading path.
-    protocol = protocol_for({"type": "integer", "maximum": 10**20})
+    # maximum of 1e20; it is now refused on every reading path.
+    protocol = protocol_for({"type": "integer", "maximum": 1e20})
     for text in ["100000000000000000001", "-9223372036854775809", "[18446744073709551616]"]:
         with pytest.raises(EnvelopeError, match="outside the 64-bit range") as caught:
             protocol.read_result("m", response(text))
