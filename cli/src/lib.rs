@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod answers;
+mod conformance;
 mod diff;
 mod drive;
 mod frames;
@@ -38,6 +39,11 @@ enum Command {
     /// Start a server and drive it with checked calls from a requests file, as its host.
     #[command(override_usage = "wirekit drive [OPTIONS] --protocol <PROTOCOL> -- <COMMAND>...")]
     Drive(drive::DriveArgs),
+    /// Start a server and put it through a battery built from its protocol: lifecycle, faults, exit.
+    #[command(
+        override_usage = "wirekit conformance [OPTIONS] --protocol <PROTOCOL> -- <COMMAND>..."
+    )]
+    Conformance(conformance::ConformanceArgs),
     /// Compare two versions of a protocol and classify every change by whom it breaks.
     #[command(override_usage = "wirekit diff [OPTIONS] --protocol <PROTOCOL> <OLD> <NEW>")]
     Diff(diff::DiffArgs),
@@ -78,6 +84,7 @@ where
         Command::Frames(args) => frames::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Drive(args) => drive::run(args),
+        Command::Conformance(args) => conformance::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Generate(args) => generate::run(args),
     }

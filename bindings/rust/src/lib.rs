@@ -17,8 +17,11 @@
 //!   by whom it breaks (clients, servers, both, no one).
 //! * [`validate`]: params, results and error data checked by method, with
 //!   issues as data (kind, JSON pointer, schema path, message).
+//! * [`conformance`]: a server put through a battery built from its
+//!   protocol (`wirekit conformance`), every answer judged by the monitor.
 
 mod bounded;
+pub mod conformance;
 pub mod dataplane;
 pub mod diff;
 pub mod envelope;

@@ -1267,6 +1267,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       }
     }
   },
+  "host": {
+    "description": "AgentAPI Doctor's core says hello, prepares the approved plan, reads the capabilities, invokes and follows the invocation's observations to driver.completed, resets, and shuts the driver down.",
+    "sequence": [
+      "driver.hello",
+      "driver.prepare",
+      "driver.capabilities",
+      "driver.invoke",
+      "driver.reset",
+      "driver.shutdown"
+    ],
+    "exit_grace_ms": 5000
+  },
   "rules": [
     {
       "rule": "increasing_sequence",
@@ -2571,6 +2583,19 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "message": "{method} is not allowed before initialize",
       "data": null
     }
+  },
+  "host": {
+    "description": "Gaze's own client (internal/protocol in unbound-force/gaze) spawns the analyzer with the project root, sends initialize, then coverage, complexity, test_mapping when declared, and analyze, then shutdown, closes stdin and waits for the process to exit.",
+    "sequence": [
+      "initialize",
+      "coverage",
+      "complexity",
+      "test_mapping",
+      "analyze",
+      "shutdown"
+    ],
+    "project_root": "/root_path",
+    "exit_grace_ms": 10000
   }
 }
 "#,
@@ -4059,6 +4084,19 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "message": "{method} is not allowed before initialize",
       "data": null
     }
+  },
+  "host": {
+    "description": "Gaze's own client (internal/protocol in unbound-force/gaze) spawns the analyzer with the project root, sends initialize, then coverage, complexity, test_mapping when declared, and analyze, then shutdown, closes stdin and waits for the process to exit.",
+    "sequence": [
+      "initialize",
+      "coverage",
+      "complexity",
+      "test_mapping",
+      "analyze",
+      "shutdown"
+    ],
+    "project_root": "/root_path",
+    "exit_grace_ms": 10000
   }
 }
 "#,
@@ -4599,6 +4637,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "rule": "same-major",
     "error": "VERSION_MISMATCH",
     "message": "VERSION_MISMATCH: client major version {client_major} is incompatible with server major version {server_major}"
+  },
+  "host": {
+    "description": "An editor plugin spawns `gz complexity guide --server` in the workspace, sends initialize, analyze for each file it shows, then shutdown, and expects the server to exit.",
+    "sequence": [
+      "initialize",
+      "analyze",
+      "shutdown"
+    ],
+    "exit_grace_ms": 5000
   },
   "rules": [
     {

@@ -63,6 +63,42 @@ pub struct Manifest {
     /// Semantic rules that JSON Schema cannot express.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
+    /// How the protocol's real host drives a server (the order of its
+    /// calls, where the project root goes, how long a server has to exit):
+    /// what `wirekit conformance` follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostSpec>,
+}
+
+/// How the protocol's real host drives a server.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+pub struct HostSpec {
+    /// The requests the real host sends, in its order (an optional method
+    /// only when its capability was declared); the method that ends the
+    /// session, if listed, comes last.
+    #[serde(default)]
+    pub sequence: Vec<String>,
+    /// The member of a method's params (a JSON pointer) that carries the
+    /// project root, for every method whose params have it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_root: Option<String>,
+    /// How long a server has to exit once the session has ended (or it
+    /// refused the session) and its input is closed, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_grace_ms: Option<u64>,
+    /// What the real host does, for the docs.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+}
+
+impl HostSpec {
+    /// The grace a server has to exit when the manifest gives none.
+    pub const DEFAULT_EXIT_GRACE_MS: u64 = 5_000;
+
+    /// How long a server has to exit.
+    pub fn exit_grace(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.exit_grace_ms.unwrap_or(Self::DEFAULT_EXIT_GRACE_MS))
+    }
 }
 
 /// What the two peers of a protocol are called.

@@ -14,8 +14,9 @@ mod registry;
 pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    CapabilitiesSpec, CapabilityStyle, DeclaredVersion, Direction, ErrorSpec, LifecycleSpec,
-    Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef, Transport,
+    CapabilitiesSpec, CapabilityStyle, DeclaredVersion, Direction, ErrorSpec, HostSpec,
+    LifecycleSpec, Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef,
+    Transport,
     VersionNegotiation, VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};

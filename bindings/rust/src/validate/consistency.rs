@@ -1,6 +1,6 @@
 //! Cross-checks within a manifest that its meta-schema cannot make: every
 //! state a method names exists, the capability and declared-version
-//! methods exist, and the
+//! methods exist, the host's sequence names requests, and the
 //! version-negotiation error is one of the protocol's errors.
 
 use crate::protocol::{ProtocolError, ProtocolErrorKind, ProtocolSource};
@@ -94,6 +94,20 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 "/declared_version/method".into(),
                 format!("unknown method `{}`", declared.method),
             ));
+        }
+    }
+    if let Some(host) = &manifest.host {
+        for (index, name) in host.sequence.iter().enumerate() {
+            let request = manifest.methods.get(name).is_some_and(|spec| {
+                spec.kind == crate::protocol::MethodKind::Request
+                    && spec.direction == crate::protocol::Direction::ClientToServer
+            });
+            if !request {
+                return Err(fail(
+                    format!("/host/sequence/{index}"),
+                    format!("`{name}` is not a client-to-server request of this manifest"),
+                ));
+            }
         }
     }
     if let Some(negotiation) = &manifest.version_negotiation {

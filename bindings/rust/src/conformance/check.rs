@@ -1,0 +1,152 @@
+//! One check of the battery: its group and name, its outcome, a sentence,
+//! the JSON pointer at fault, and the frames it exchanged.
+
+use serde::Serialize;
+
+/// The outcome of a check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The server did what the protocol asks.
+    Pass,
+    /// Allowed, but worth a look (the server refused a call the battery
+    /// needed, or goes beyond the protocol).
+    Warn,
+    /// The server broke the protocol.
+    Fail,
+}
+
+impl Outcome {
+    /// `pass`, `warn` or `fail`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Warn => "warn",
+            Outcome::Fail => "fail",
+        }
+    }
+}
+
+/// Who sent a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sender {
+    /// The battery (as the protocol's client).
+    Client,
+    /// The server under test.
+    Server,
+}
+
+/// One frame a check exchanged (its body, shortened past [`Exchanged::SHOWN`]
+/// bytes), or bytes the framing refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Exchanged {
+    /// Who sent it.
+    pub from: Sender,
+    /// The body as text (the raw bytes for a refused frame), shortened.
+    pub body: String,
+}
+
+impl Exchanged {
+    /// Bytes of a body kept in a report.
+    pub const SHOWN: usize = 2048;
+
+    pub(crate) fn new(from: Sender, body: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(&body[..body.len().min(Self::SHOWN)]).into_owned();
+        let body = if body.len() > Self::SHOWN {
+            format!("{text}... ({} bytes)", body.len())
+        } else {
+            text
+        };
+        Exchanged { from, body }
+    }
+}
+
+/// One check and its result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// The group (`lifecycle`, `capabilities`, `params`, `state`,
+    /// `envelope`, `framing`, `exit`, `output`).
+    pub group: String,
+    /// What is checked (`analyze answers`, `initialize: missing clientVersion`).
+    pub name: String,
+    /// Pass, warn or fail.
+    pub outcome: Outcome,
+    /// A sentence a person understands; for a failure, what was expected
+    /// and what came instead.
+    pub message: String,
+    /// The JSON pointer at fault, within the frame named by `frame`.
+    pub pointer: Option<String>,
+    /// The server process (1 for the first spawned) the check ran against.
+    pub session: usize,
+    /// The frames the check exchanged, in order.
+    pub frames: Vec<Exchanged>,
+}
+
+impl Check {
+    pub(crate) fn new(group: &str, name: impl Into<String>) -> Self {
+        Check {
+            group: group.to_owned(),
+            name: name.into(),
+            outcome: Outcome::Pass,
+            message: String::new(),
+            pointer: None,
+            session: 0,
+            frames: Vec::new(),
+        }
+    }
+
+    /// Records a failure (the first pointer given is kept).
+    pub(crate) fn fail(&mut self, pointer: Option<&str>, message: impl Into<String>) {
+        self.worsen(Outcome::Fail, pointer, message.into());
+    }
+
+    /// Records a warning (a failure stays a failure).
+    pub(crate) fn warn(&mut self, pointer: Option<&str>, message: impl Into<String>) {
+        self.worsen(Outcome::Warn, pointer, message.into());
+    }
+
+    /// Sets the sentence of a passing check.
+    pub(crate) fn passed(&mut self, message: impl Into<String>) {
+        if self.outcome == Outcome::Pass && self.message.is_empty() {
+            self.message = message.into();
+        }
+    }
+
+    /// Takes in what `other` found (its frames, its findings).
+    pub(crate) fn absorb(&mut self, other: Check) {
+        self.frames.extend(other.frames);
+        match other.outcome {
+            Outcome::Pass => {}
+            outcome => self.worsen(outcome, other.pointer.as_deref(), other.message),
+        }
+    }
+
+    fn worsen(&mut self, outcome: Outcome, pointer: Option<&str>, message: String) {
+        if outcome > self.outcome {
+            // The worse finding leads; earlier sentences of a milder one go.
+            if self.outcome == Outcome::Pass {
+                self.message.clear();
+            }
+            self.outcome = outcome;
+            if self.pointer.is_none() || outcome == Outcome::Fail {
+                self.pointer = pointer.map(str::to_owned).or(self.pointer.take());
+            }
+            if self.message.is_empty() {
+                self.message = message;
+            } else {
+                self.message = format!("{message}; {}", self.message);
+            }
+            return;
+        }
+        if self.pointer.is_none() {
+            self.pointer = pointer.map(str::to_owned);
+        }
+        if self.message.is_empty() {
+            self.message = message;
+        } else if !self.message.contains(&message) {
+            self.message.push_str("; ");
+            self.message.push_str(&message);
+        }
+    }
+}

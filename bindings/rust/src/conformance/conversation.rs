@@ -1,0 +1,391 @@
+//! One session with one server process: frames sent and received, each
+//! fed to the monitor ([`SessionChecker`]) in order and recorded as a
+//! capture `wirekit validate` reads. The monitor judges every answer's
+//! schema, id and lifecycle; what it finds at the server's frames is
+//! charged to the check that was running.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::check::{Check, Exchanged, Sender};
+use super::process::{describe_exit, Output, ServerProcess};
+use crate::envelope::{self, Id, Message, Notification, Request, Response};
+use crate::framing::{decoder_for, encoder_for, FrameEncoder};
+use crate::monitor::{ProblemKind, SessionChecker};
+use crate::validate::Protocol;
+
+/// What came back for a request.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// A response (its id may not be the one expected).
+    Response(Response),
+    /// The server exited or closed its output first (how it exited).
+    Closed(String),
+    /// Nothing came in time.
+    Timeout,
+    /// A message that is JSON but no valid envelope (the check says why).
+    Invalid,
+}
+
+/// A session with one server process.
+pub(crate) struct Conversation {
+    protocol: Arc<Protocol>,
+    process: ServerProcess,
+    checker: SessionChecker,
+    encoder: Box<dyn FrameEncoder + Send + Sync>,
+    record: Option<Box<dyn Write + Send>>,
+    /// Frames fed to the checker so far (the index of the next one).
+    frames: usize,
+    /// Indices of the frames the server sent.
+    server_frames: Vec<usize>,
+    /// Problems of the checker already charged.
+    seen: usize,
+    next_id: i64,
+    /// The session's number (1 for the first process of the run).
+    pub(crate) index: usize,
+    /// Lines the server wrote to stdout that are not frames of the protocol.
+    pub(crate) noise: Vec<String>,
+    /// Notifications the server sent, in order.
+    pub(crate) notifications: Vec<Notification>,
+}
+
+impl Conversation {
+    pub(crate) fn new(
+        protocol: Arc<Protocol>,
+        process: ServerProcess,
+        index: usize,
+        record: Option<Box<dyn Write + Send>>,
+    ) -> Self {
+        let transport = &protocol.manifest().transport;
+        Conversation {
+            encoder: encoder_for(transport.framing, transport.frame_limits()),
+            checker: SessionChecker::new(Arc::clone(&protocol)),
+            protocol,
+            process,
+            record,
+            frames: 0,
+            server_frames: Vec::new(),
+            seen: 0,
+            next_id: 1,
+            index,
+            noise: Vec::new(),
+            notifications: Vec::new(),
+        }
+    }
+
+    /// The session as the monitor sees it (state, declared capabilities).
+    pub(crate) fn session(&self) -> &crate::session::Session {
+        self.checker.session()
+    }
+
+    /// The next request id.
+    pub(crate) fn next_id(&mut self) -> Id {
+        let id = Id::from(self.next_id);
+        self.next_id += 1;
+        id
+    }
+
+    /// The framed bytes of a request.
+    pub(crate) fn request_bytes(&self, id: &Id, method: &str, params: Option<Value>) -> Vec<u8> {
+        let message = Message::Request(Request::new(id.clone(), method, params));
+        let body = self
+            .protocol
+            .manifest()
+            .transport
+            .encode(&message)
+            .unwrap_or_else(|_| {
+                envelope::encode(
+                    &message,
+                    &self.protocol.manifest().transport.envelope_options(),
+                )
+            });
+        self.frame(&body)
+    }
+
+    /// `body` framed as the protocol frames it (bytes over the bound are
+    /// framed by hand, so the battery can send them).
+    pub(crate) fn frame(&self, body: &[u8]) -> Vec<u8> {
+        match self.encoder.encode(body) {
+            Ok(bytes) => bytes,
+            Err(_) => match self.protocol.manifest().transport.framing {
+                crate::framing::Framing::Ndjson => {
+                    let mut bytes = body.to_vec();
+                    bytes.push(b'\n');
+                    bytes
+                }
+                crate::framing::Framing::ContentLength => {
+                    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+                    bytes.extend_from_slice(body);
+                    bytes
+                }
+            },
+        }
+    }
+
+    /// Sends framed bytes: fed to the monitor as the decoder of a capture
+    /// sees them, recorded, and shown in `check`.
+    pub(crate) fn send(&mut self, bytes: Vec<u8>, check: &mut Check) -> Result<(), String> {
+        let transport = &self.protocol.manifest().transport;
+        let mut decoder = decoder_for(transport.framing, transport.frame_limits());
+        decoder.push(&bytes);
+        decoder.finish();
+        while let Some(item) = decoder.next_frame() {
+            match item {
+                Ok(frame) => {
+                    check
+                        .frames
+                        .push(Exchanged::new(Sender::Client, frame.body().as_bytes()));
+                    self.checker.on_frame(Ok(frame));
+                    self.frames += 1;
+                }
+                Err(fault) => {
+                    check.frames.push(Exchanged::new(Sender::Client, &bytes));
+                    self.checker.on_frame(Err(fault));
+                }
+            }
+        }
+        if let Some(record) = self.record.as_mut() {
+            let _ = record.write_all(&bytes).and_then(|()| record.flush());
+        }
+        self.process.send(bytes)
+    }
+
+    /// Sends a request with a fresh id; its id.
+    pub(crate) fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        check: &mut Check,
+    ) -> Result<Id, String> {
+        let id = self.next_id();
+        let bytes = self.request_bytes(&id, method, params);
+        self.send(bytes, check)?;
+        Ok(id)
+    }
+
+    /// Waits for the next response (notifications are kept and shown; what
+    /// is not a frame of the protocol fails `check`).
+    pub(crate) fn await_response(&mut self, timeout: Duration, check: &mut Check) -> Answer {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let Some(output) = self.process.next_output(deadline) else {
+                return Answer::Timeout;
+            };
+            match output {
+                Output::Closed => {
+                    let status = self
+                        .process
+                        .wait_exit(Duration::from_millis(500))
+                        .map_or_else(|| "closed its output".to_owned(), describe_exit);
+                    return Answer::Closed(status);
+                }
+                Output::Fault(fault) => {
+                    let line = format!("{}: {}", fault.kind().name(), fault.detail());
+                    check
+                        .frames
+                        .push(Exchanged::new(Sender::Server, line.as_bytes()));
+                    check.fail(
+                        None,
+                        format!("the server wrote bytes to stdout that are not a frame ({line})"),
+                    );
+                    self.noise.push(line);
+                    if fault.ends_stream() {
+                        return Answer::Closed("wrote what cannot be framed".to_owned());
+                    }
+                }
+                Output::Frame(frame) => {
+                    check
+                        .frames
+                        .push(Exchanged::new(Sender::Server, frame.body().as_bytes()));
+                    let decoded = envelope::decode(
+                        frame.body().as_bytes(),
+                        &self.protocol.manifest().transport.envelope_options(),
+                    );
+                    let is_json = serde_json::from_str::<Value>(frame.body()).is_ok();
+                    if !is_json {
+                        let line = frame.body().chars().take(200).collect::<String>();
+                        check.fail(
+                            None,
+                            format!("the server wrote to stdout what is not a JSON-RPC message: `{line}`"),
+                        );
+                        self.noise.push(line);
+                        continue;
+                    }
+                    self.record_frame(frame.body().as_bytes());
+                    self.server_frames.push(self.frames);
+                    self.checker.on_frame(Ok(frame));
+                    self.frames += 1;
+                    match decoded {
+                        Ok(Message::Response(response)) => {
+                            self.charge(check);
+                            return Answer::Response(response);
+                        }
+                        Ok(Message::Notification(notification)) => {
+                            self.notifications.push(notification);
+                        }
+                        Ok(Message::Request(_)) => {}
+                        Err(error) => {
+                            self.charge(check);
+                            let at = error.pointer();
+                            let message = format!(
+                                "the server's message is not a valid {} envelope: {} (at {})",
+                                self.protocol.manifest().transport.envelope,
+                                error.message(),
+                                if at.is_empty() { "(root)" } else { at }
+                            );
+                            check.fail(Some(at), message);
+                            return Answer::Invalid;
+                        }
+                    }
+                    self.charge(check);
+                }
+            }
+        }
+    }
+
+    /// Waits for the notification `method` (the completion of what a call
+    /// started), each message within `timeout`; the notifications that came.
+    pub(crate) fn await_notification(
+        &mut self,
+        method: &str,
+        timeout: Duration,
+        check: &mut Check,
+    ) -> Result<usize, String> {
+        let start = self.notifications.len();
+        loop {
+            if let Some(found) = self.notifications[start..]
+                .iter()
+                .position(|n| n.method == method)
+            {
+                return Ok(found + 1);
+            }
+            let deadline = Instant::now() + timeout;
+            let Some(output) = self.process.next_output(deadline) else {
+                return Err(format!(
+                    "no `{method}` within {} s of the last message",
+                    timeout.as_secs_f64()
+                ));
+            };
+            match output {
+                Output::Closed => return Err(format!("the server exited before `{method}`")),
+                Output::Fault(fault) => {
+                    let line = format!("{}: {}", fault.kind().name(), fault.detail());
+                    self.noise.push(line.clone());
+                    return Err(format!(
+                        "the server wrote bytes that are not a frame ({line})"
+                    ));
+                }
+                Output::Frame(frame) => {
+                    check
+                        .frames
+                        .push(Exchanged::new(Sender::Server, frame.body().as_bytes()));
+                    let decoded = envelope::decode(
+                        frame.body().as_bytes(),
+                        &self.protocol.manifest().transport.envelope_options(),
+                    );
+                    self.record_frame(frame.body().as_bytes());
+                    self.server_frames.push(self.frames);
+                    self.checker.on_frame(Ok(frame));
+                    self.frames += 1;
+                    self.charge(check);
+                    match decoded {
+                        Ok(Message::Notification(notification)) => {
+                            self.notifications.push(notification);
+                        }
+                        _ => return Err(format!("the server sent what is not a notification while `{method}` was awaited")),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Charges the monitor's new problems at the server's frames to `check`.
+    fn charge(&mut self, check: &mut Check) {
+        let problems = self.checker.problems();
+        for problem in &problems[self.seen.min(problems.len())..] {
+            if problem.kind == ProblemKind::Framing || !self.server_frames.contains(&problem.frame)
+            {
+                continue;
+            }
+            let pointer = problem.pointer.as_deref();
+            let at = pointer.filter(|p| !p.is_empty()).unwrap_or("(root)");
+            check.fail(
+                pointer,
+                format!(
+                    "the monitor found {} at {at}: {}",
+                    problem.kind.name(),
+                    problem.message
+                ),
+            );
+        }
+        self.seen = problems.len();
+    }
+
+    fn record_frame(&mut self, body: &[u8]) {
+        if let Some(record) = self.record.as_mut() {
+            let mut framed = Vec::with_capacity(body.len() + 32);
+            if self.encoder.encode_into(body, &mut framed).is_ok() {
+                let _ = record.write_all(&framed).and_then(|()| record.flush());
+            }
+        }
+    }
+
+    /// Closes the server's input.
+    pub(crate) fn close_input(&mut self) {
+        self.process.close_input();
+    }
+
+    /// Waits up to `grace` for the process to exit; how it exited.
+    pub(crate) fn wait_exit(&mut self, grace: Duration) -> Option<String> {
+        self.process.wait_exit(grace).map(describe_exit)
+    }
+
+    /// Whether the exit status was success.
+    pub(crate) fn exited_cleanly(&mut self) -> Option<bool> {
+        self.process.exited().map(|s| s.success())
+    }
+
+    /// Reads what the server still writes within `window` (noise after the end).
+    pub(crate) fn drain(&mut self, window: Duration, check: &mut Check) {
+        let deadline = Instant::now() + window;
+        while let Some(output) = self.process.next_output(deadline) {
+            match output {
+                Output::Closed => return,
+                Output::Fault(fault) => {
+                    let line = format!("{}: {}", fault.kind().name(), fault.detail());
+                    check.fail(
+                        None,
+                        format!("the server wrote bytes to stdout that are not a frame ({line})"),
+                    );
+                    self.noise.push(line);
+                }
+                Output::Frame(frame) => {
+                    check
+                        .frames
+                        .push(Exchanged::new(Sender::Server, frame.body().as_bytes()));
+                    if serde_json::from_str::<Value>(frame.body()).is_err() {
+                        let line = frame.body().chars().take(200).collect::<String>();
+                        check.fail(None, format!("the server wrote to stdout what is not a JSON-RPC message: `{line}`"));
+                        self.noise.push(line);
+                        continue;
+                    }
+                    self.record_frame(frame.body().as_bytes());
+                    self.server_frames.push(self.frames);
+                    self.checker.on_frame(Ok(frame));
+                    self.frames += 1;
+                    self.charge(check);
+                }
+            }
+        }
+    }
+
+    /// Ends the process (killed when still running) and returns its stderr tail.
+    pub(crate) fn end(mut self) -> (usize, Option<String>, String) {
+        self.process.end();
+        let exit = self.process.exited().map(describe_exit);
+        (self.index, exit, self.process.stderr_tail())
+    }
+}

@@ -1,0 +1,298 @@
+//! The first session: the lifecycle the protocol's real host follows, every
+//! other method the server serves, capability honesty, and the exit.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use super::check::Check;
+use super::conversation::Conversation;
+use super::runner::{Called, Run};
+use crate::envelope::ErrorObject;
+use crate::protocol::{CapabilityStyle, ErrorCase, HostSpec};
+
+/// Runs the lifecycle, capabilities and exit groups on one server.
+pub(crate) fn run(run: &mut Run<'_>) {
+    if !(run.options.runs("lifecycle")
+        || run.options.runs("capabilities")
+        || run.options.runs("exit"))
+    {
+        return;
+    }
+    let mut conversation = match run.spawn() {
+        Ok(c) => c,
+        Err(message) => {
+            let mut check = Check::new("lifecycle", "the server starts");
+            check.fail(None, message);
+            run.emit(check, 0);
+            return;
+        }
+    };
+    let alive = session(run, &mut conversation);
+    if !alive {
+        run.not_exercised
+            .push("the rest of the first session: the server exited or hung".to_owned());
+    }
+    run.finish(conversation);
+}
+
+fn ends_session(run: &Run<'_>, method: &str) -> bool {
+    run.protocol
+        .method(method)
+        .and_then(|s| s.lifecycle.as_ref())
+        .is_some_and(|l| l.ends_session)
+}
+
+fn streamed(run: &Run<'_>, method: &str) -> bool {
+    run.protocol
+        .method(method)
+        .is_some_and(|s| s.result_stream.is_some())
+}
+
+/// The session; false when the server died or hung.
+fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
+    let sequence = run.sequence();
+    let mut called: BTreeSet<String> = BTreeSet::new();
+    let mut ending: Option<String> = None;
+    for method in &sequence {
+        if ends_session(run, method) {
+            ending.get_or_insert_with(|| method.clone());
+            continue;
+        }
+        if !step(run, conversation, method, &mut called) {
+            return false;
+        }
+    }
+    // Every other method the server serves: required ones and declared
+    // optional ones, in the manifest's order.
+    let others: Vec<String> = run
+        .client_requests()
+        .map(|(name, _)| name.clone())
+        .filter(|name| !sequence.contains(name))
+        .collect();
+    for method in &others {
+        if streamed(run, method) {
+            if declared(run, conversation, method) != Some(false) {
+                run.not_exercised.push(format!(
+                    "`{method}`: its answer is a stream that ends the session"
+                ));
+            }
+            continue;
+        }
+        if ends_session(run, method) {
+            ending.get_or_insert_with(|| method.clone());
+            continue;
+        }
+        if !step(run, conversation, method, &mut called) {
+            return false;
+        }
+    }
+    if !capabilities(run, conversation, &called) {
+        return false;
+    }
+    exit(run, conversation, ending.as_deref())
+}
+
+/// Whether an optional method's capability was declared (`None` for a
+/// required method).
+fn declared(run: &Run<'_>, conversation: &Conversation, method: &str) -> Option<bool> {
+    let capability = run.protocol.method(method)?.capability.as_ref()?;
+    Some(
+        conversation
+            .session()
+            .capabilities()
+            .is_some_and(|caps| caps.contains(capability)),
+    )
+}
+
+/// Calls one method of the host's flow when the session allows it.
+fn step(
+    run: &mut Run<'_>,
+    conversation: &mut Conversation,
+    method: &str,
+    called: &mut BTreeSet<String>,
+) -> bool {
+    if declared(run, conversation, method) == Some(false) {
+        return true; // checked by the capabilities group
+    }
+    if let Err(violation) = conversation.session().check(method) {
+        run.not_exercised.push(format!(
+            "`{method}`: not allowed in state `{}` of the session the battery reached ({})",
+            conversation.session().state(),
+            violation.answer().message
+        ));
+        return true;
+    }
+    let name = format!("`{method}` answers");
+    run.progress(&name);
+    let mut check = Check::new("lifecycle", name);
+    let outcome = run.call(conversation, method, &mut check);
+    called.insert(method.to_owned());
+    let index = conversation.index;
+    let alive = match &outcome {
+        Called::Gone => false,
+        Called::Answered(Ok(_)) | Called::Unusable => true,
+        Called::Answered(Err(error)) => {
+            let not_found = run.protocol.method_not_found_answer(method).code;
+            let capability_code = run
+                .protocol
+                .server_errors()
+                .build(ErrorCase::CapabilityNotDeclared, None, String::new(), &[])
+                .code;
+            if declared(run, conversation, method) == Some(true)
+                && (error.code == not_found || error.code == capability_code)
+            {
+                check.fail(
+                    Some("/error/code"),
+                    format!(
+                        "the server declared the capability of `{method}` but answers it with {}: {}",
+                        error.code, error.message
+                    ),
+                );
+            } else {
+                check.warn(
+                    Some("/error"),
+                    format!(
+                        "`{method}` was refused with {}: {} (the params sent may not fit this server; pass --params or --root)",
+                        error.code, error.message
+                    ),
+                );
+            }
+            true
+        }
+    };
+    run.emit(check, index);
+    alive
+}
+
+/// Capability honesty: declared names the protocol knows, undeclared
+/// optional methods refused with the protocol's answer.
+fn capabilities(
+    run: &mut Run<'_>,
+    conversation: &mut Conversation,
+    called: &BTreeSet<String>,
+) -> bool {
+    let Some(spec) = run.protocol.manifest().capabilities.clone() else {
+        return true;
+    };
+    let index = conversation.index;
+    if let Some(declared) = conversation.session().capabilities().cloned() {
+        let known: BTreeSet<String> = run
+            .client_requests()
+            .flat_map(|(name, spec)| [Some(name.clone()), spec.capability.clone()])
+            .flatten()
+            .collect();
+        let unknown: Vec<String> = declared.difference(&known).cloned().collect();
+        let mut check = Check::new("capabilities", "declared capabilities are the protocol's");
+        if unknown.is_empty() {
+            check.passed(format!(
+                "declared: {}",
+                if declared.is_empty() {
+                    "none".to_owned()
+                } else {
+                    declared.iter().cloned().collect::<Vec<_>>().join(", ")
+                }
+            ));
+        } else {
+            let style = match spec.style {
+                CapabilityStyle::BooleanObject => "members",
+                CapabilityStyle::StringArray => "names",
+            };
+            check.warn(
+                Some(&spec.pointer),
+                format!(
+                    "the `{}` result declares capability {style} the protocol does not define: {}",
+                    spec.method,
+                    unknown.join(", ")
+                ),
+            );
+        }
+        run.emit(check, index);
+    }
+    let optional: Vec<(String, String)> = run
+        .client_requests()
+        .filter_map(|(name, s)| s.capability.clone().map(|c| (name.clone(), c)))
+        .filter(|(name, _)| !called.contains(name) && !streamed(run, name))
+        .collect();
+    for (method, capability) in optional {
+        if declared(run, conversation, &method) != Some(false) {
+            continue;
+        }
+        let name = format!("`{method}` (capability `{capability}` not declared) is refused");
+        run.progress(&name);
+        let mut check = Check::new("capabilities", name);
+        let expected: ErrorObject = run.protocol.capability_answer(&method, &capability);
+        let params = run.params_for(&method).ok().flatten();
+        let id = match conversation.send_request(&method, params, &mut check) {
+            Ok(id) => id,
+            Err(message) => {
+                check.fail(None, message);
+                run.emit(check, index);
+                return false;
+            }
+        };
+        let answer = conversation.await_response(run.fault_timeout(), &mut check);
+        let what = format!("`{method}` without its capability `{capability}`");
+        let alive = run.expect_error(&mut check, answer, &expected, Some(&id), &what);
+        run.emit(check, index);
+        if !alive {
+            return false;
+        }
+    }
+    true
+}
+
+/// The end: the method that ends the session answers, then end of input,
+/// and the server exits within the protocol's grace.
+fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>) -> bool {
+    let grace = run.protocol.manifest().host.as_ref().map_or(
+        Duration::from_millis(HostSpec::DEFAULT_EXIT_GRACE_MS),
+        HostSpec::exit_grace,
+    );
+    let index = conversation.index;
+    if let Some(method) = ending {
+        let name = format!("`{method}` answers");
+        run.progress(&name);
+        let mut check = Check::new("exit", name);
+        let outcome = run.call(conversation, method, &mut check);
+        if let Called::Answered(Err(error)) = &outcome {
+            check.fail(
+                Some("/error"),
+                format!(
+                    "`{method}` was refused with {}: {}",
+                    error.code, error.message
+                ),
+            );
+        }
+        let alive = !matches!(outcome, Called::Gone);
+        run.emit(check, index);
+        if !alive {
+            return false;
+        }
+    }
+    let name = match ending {
+        Some(method) => format!("exits after `{method}` and the end of its input"),
+        None => "exits at the end of its input".to_owned(),
+    };
+    run.progress(&name);
+    let mut check = Check::new("exit", name);
+    conversation.close_input();
+    match conversation.wait_exit(grace) {
+        Some(status) => {
+            conversation.drain(Duration::from_millis(200), &mut check);
+            if conversation.exited_cleanly() == Some(false) {
+                check.warn(None, format!("the server exited with {status} after a clean session"));
+            } else {
+                check.passed(format!("exited ({status}) within {} s", grace.as_secs_f64()));
+            }
+        }
+        None => check.fail(
+            None,
+            format!(
+                "the server was still running {} s after the session ended and its input was closed",
+                grace.as_secs_f64()
+            ),
+        ),
+    }
+    run.emit(check, index);
+    true
+}

@@ -1,0 +1,261 @@
+//! Invalid params made from a valid instance: one mutation per schema
+//! keyword that constrains a member present in it (a required member
+//! removed, a value of the wrong type, an extra member where the object is
+//! closed, a value outside its enum, range, length or pattern). The caller
+//! keeps only the mutations its validator refuses.
+
+use serde_json::{json, Value};
+
+use super::instance::Schemas;
+
+/// How deep into nested objects mutations go (0: the params' own members).
+const MAX_DEPTH: usize = 2;
+/// The member added to a closed object.
+pub(crate) const EXTRA_MEMBER: &str = "wirekit_unexpected_member";
+
+/// One invalid variant of a valid instance.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Mutation {
+    /// The JSON pointer of the mutated member (`""` for the params themselves).
+    pub pointer: String,
+    /// The schema keyword the mutation breaks.
+    pub keyword: &'static str,
+    /// What was done, for the check's name (`missing required member `clientVersion``).
+    pub what: String,
+    /// The mutated params.
+    pub value: Value,
+}
+
+/// Every mutation of `valid` against `schema`.
+pub(crate) fn mutations(schemas: &Schemas<'_>, schema: &Value, valid: &Value) -> Vec<Mutation> {
+    let mut found = Vec::new();
+    walk(
+        schemas,
+        schema,
+        valid,
+        "",
+        0,
+        &mut |pointer, keyword, what, replacement| {
+            let mut value = valid.clone();
+            if apply(&mut value, pointer, replacement) {
+                found.push(Mutation {
+                    pointer: pointer.to_owned(),
+                    keyword,
+                    what,
+                    value,
+                });
+            }
+        },
+    );
+    found
+}
+
+/// What to put at a pointer: a new value, or nothing (remove the member).
+enum Replacement {
+    Value(Value),
+    Remove,
+}
+
+type Emit<'e> = dyn FnMut(&str, &'static str, String, Replacement) + 'e;
+
+fn walk(
+    schemas: &Schemas<'_>,
+    schema: &Value,
+    value: &Value,
+    pointer: &str,
+    depth: usize,
+    emit: &mut Emit<'_>,
+) {
+    let schema = schemas.resolve(schema);
+    // JSON-RPC params are an object or an array: a params value of another
+    // type is the envelope's fault, not the method's.
+    if let Some(types) = schema.get("type").filter(|_| !pointer.is_empty()) {
+        let allowed: Vec<&str> = match types {
+            Value::String(one) => vec![one.as_str()],
+            Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if let Some((name, wrong)) = wrong_type(&allowed) {
+            emit(
+                pointer,
+                "type",
+                format!("{} instead of {}", name, allowed.join(" or ")),
+                Replacement::Value(wrong),
+            );
+        }
+    }
+    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
+        let outside = json!("wirekit-not-in-enum");
+        if !options.contains(&outside) && value.is_string() {
+            emit(
+                pointer,
+                "enum",
+                "a value outside its enum".into(),
+                Replacement::Value(outside),
+            );
+        }
+    }
+    if let Some(number) = value.as_f64() {
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+            let below = if value.is_i64() || value.is_u64() {
+                json!((min as i64).saturating_sub(1))
+            } else {
+                json!(min - 1.0)
+            };
+            emit(
+                pointer,
+                "minimum",
+                format!("{below} below its minimum {min}"),
+                Replacement::Value(below),
+            );
+        }
+        if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+            let above = if value.is_i64() || value.is_u64() {
+                json!((max as i64).saturating_add(1))
+            } else {
+                json!(max + 1.0)
+            };
+            emit(
+                pointer,
+                "maximum",
+                format!("{above} above its maximum {max}"),
+                Replacement::Value(above),
+            );
+        }
+        let _ = number;
+    }
+    if value.is_string() {
+        if let Some(min) = schema
+            .get("minLength")
+            .and_then(Value::as_u64)
+            .filter(|m| *m > 0)
+        {
+            let short = "x".repeat(usize::try_from(min - 1).unwrap_or(0));
+            emit(
+                pointer,
+                "minLength",
+                format!("a string shorter than {min}"),
+                Replacement::Value(json!(short)),
+            );
+        }
+        if schema.get("pattern").is_some() {
+            emit(
+                pointer,
+                "pattern",
+                "a string outside its pattern".into(),
+                Replacement::Value(json!("#\n#")),
+            );
+        }
+    }
+    if let Some(items) = value.as_array() {
+        if let Some(min) = schema
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .filter(|m| *m > 0)
+        {
+            let fewer: Vec<Value> = items
+                .iter()
+                .take(usize::try_from(min - 1).unwrap_or(0))
+                .cloned()
+                .collect();
+            emit(
+                pointer,
+                "minItems",
+                format!("fewer than {min} items"),
+                Replacement::Value(Value::Array(fewer)),
+            );
+        }
+    }
+    let Some(members) = value.as_object() else {
+        return;
+    };
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for name in required.iter().filter_map(Value::as_str) {
+            if members.contains_key(name) {
+                emit(
+                    &child(pointer, name),
+                    "required",
+                    format!("missing required member `{name}`"),
+                    Replacement::Remove,
+                );
+            }
+        }
+    }
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        emit(
+            &child(pointer, EXTRA_MEMBER),
+            "additionalProperties",
+            format!("an extra member `{EXTRA_MEMBER}` in a closed object"),
+            Replacement::Value(json!(true)),
+        );
+    }
+    if depth >= MAX_DEPTH {
+        return;
+    }
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, member) in members {
+            if let Some(member_schema) = properties.get(name) {
+                walk(
+                    schemas,
+                    member_schema,
+                    member,
+                    &child(pointer, name),
+                    depth + 1,
+                    emit,
+                );
+            }
+        }
+    }
+}
+
+/// A value of a type `allowed` does not include, with its name.
+fn wrong_type(allowed: &[&str]) -> Option<(&'static str, Value)> {
+    let candidates: [(&str, &'static str, Value); 4] = [
+        ("integer", "the integer 12345", json!(12345)),
+        ("string", "a string", json!("wirekit-wrong-type")),
+        ("array", "an array", json!([])),
+        ("object", "an object", json!({})),
+    ];
+    candidates
+        .into_iter()
+        .find(|(kind, _, _)| {
+            let covered =
+                allowed.contains(kind) || (*kind == "integer" && allowed.contains(&"number"));
+            !covered
+        })
+        .map(|(_, name, value)| (name, value))
+}
+
+fn child(pointer: &str, name: &str) -> String {
+    format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"))
+}
+
+/// Puts `replacement` at `pointer` in `value`; false when the pointer does
+/// not lead to a member.
+fn apply(value: &mut Value, pointer: &str, replacement: Replacement) -> bool {
+    if pointer.is_empty() {
+        return match replacement {
+            Replacement::Value(new) => {
+                *value = new;
+                true
+            }
+            Replacement::Remove => false,
+        };
+    }
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return false;
+    };
+    let name = last.replace("~1", "/").replace("~0", "~");
+    let Some(Value::Object(members)) = value.pointer_mut(parent) else {
+        return false;
+    };
+    match replacement {
+        Replacement::Value(new) => {
+            members.insert(name, new);
+        }
+        Replacement::Remove => {
+            members.remove(&name);
+        }
+    }
+    true
+}
