@@ -27,6 +27,9 @@ pub(crate) fn run(run: &mut Run<'_>) {
     if run.options.runs("state") {
         second_initialize(run, &mut conversation);
     }
+    if run.options.runs("capabilities") {
+        undeclared(run, &mut conversation);
+    }
     if run.options.runs("params") {
         params(run, &mut conversation);
     }
@@ -229,6 +232,27 @@ fn second_initialize(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
     let alive = send_and_expect(run, c, &first, params, &expected, &mut check);
     run.emit(check, index);
     if !alive {
+        drop_dead(run, slot);
+    }
+}
+
+/// Undeclared optional methods, once the capabilities are known.
+fn undeclared(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
+    let Some(spec) = run.protocol.manifest().capabilities.clone() else {
+        return;
+    };
+    let Some(after) = run
+        .protocol
+        .method(&spec.method)
+        .and_then(|s| s.lifecycle.as_ref())
+        .and_then(|l| l.on_success.clone())
+    else {
+        return;
+    };
+    let Some(c) = ready(run, slot, &[after]) else {
+        return;
+    };
+    if !super::lifecycle::undeclared(run, c) {
         drop_dead(run, slot);
     }
 }

@@ -166,8 +166,7 @@ impl<'a> Schemas<'a> {
             let length = usize::try_from(min.max(1).min(max)).ok()?;
             return Some(Value::String("x".repeat(length)));
         };
-        // A pattern: the candidates the caller's validation accepts; check
-        // the length bounds here and let validation judge the pattern.
+        // A pattern: the first candidate within the length bounds that matches it.
         let fits = |s: &&&str| {
             let n = s.chars().count() as u64;
             n >= min && n <= max && matches_simply(pattern, s)
@@ -179,19 +178,11 @@ impl<'a> Schemas<'a> {
     }
 }
 
-/// A cheap pre-filter for pattern candidates: the regex validator is the
-/// real judge, so this only rules out the obvious misses.
+/// Whether `candidate` matches `pattern`, judged by the validator's own
+/// regex engine (an unreadable pattern matches nothing).
 fn matches_simply(pattern: &str, candidate: &str) -> bool {
-    match pattern.strip_prefix('^') {
-        Some(rest) => {
-            let literal: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == ':')
-                .collect();
-            candidate.starts_with(&literal)
-        }
-        None => true,
-    }
+    jsonschema::validator_for(&json!({"pattern": pattern}))
+        .is_ok_and(|validator| validator.is_valid(&json!(candidate)))
 }
 
 fn number(schema: &Value, integer: bool) -> Value {
@@ -211,5 +202,52 @@ fn number(schema: &Value, integer: bool) -> Value {
         json!(value.ceil() as i64)
     } else {
         json!(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimal_instances_follow_refs_required_members_and_bounds() {
+        let defs = json!({
+            "Range": {"type": "object", "required": ["minimum", "maximum"], "properties": {
+                "minimum": {"$ref": "#/$defs/Version"}, "maximum": {"$ref": "#/$defs/Version"}}},
+            "Version": {"type": "string", "pattern": "^[0-9]+\\.[0-9]+\\.[0-9]+$"},
+            "Params": {"type": "object", "additionalProperties": false, "required": ["range", "count", "tags", "mode", "note"],
+                "properties": {
+                    "range": {"$ref": "#/$defs/Range"},
+                    "count": {"type": "integer", "minimum": 3},
+                    "tags": {"type": "array", "minItems": 2, "items": {"type": "string", "minLength": 2}},
+                    "mode": {"enum": ["fast", "slow"]},
+                    "note": {"type": ["null", "string"]},
+                    "optional": {"type": "boolean"}
+                }}
+        });
+        let schemas = Schemas::new(&defs);
+        let made = schemas.minimal(&json!({"$ref": "#/$defs/Params"}));
+        assert_eq!(
+            made,
+            Some(json!({
+                "range": {"minimum": "1.0.0", "maximum": "1.0.0"},
+                "count": 3,
+                "tags": ["xx", "xx"],
+                "mode": "fast",
+                "note": "x"
+            }))
+        );
+    }
+
+    #[test]
+    fn a_schema_that_allows_nothing_gives_no_instance() {
+        let defs = json!({});
+        let schemas = Schemas::new(&defs);
+        assert_eq!(schemas.minimal(&json!(false)), None);
+        assert_eq!(
+            schemas
+                .minimal(&json!({"type": "object", "required": ["a"], "properties": {"a": false}})),
+            None
+        );
     }
 }

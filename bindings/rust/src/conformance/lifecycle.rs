@@ -86,9 +86,7 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
             return false;
         }
     }
-    if !capabilities(run, conversation, &called) {
-        return false;
-    }
+    capabilities(run, conversation);
     exit(run, conversation, ending.as_deref())
 }
 
@@ -164,15 +162,10 @@ fn step(
     alive
 }
 
-/// Capability honesty: declared names the protocol knows, undeclared
-/// optional methods refused with the protocol's answer.
-fn capabilities(
-    run: &mut Run<'_>,
-    conversation: &mut Conversation,
-    called: &BTreeSet<String>,
-) -> bool {
+/// Capability honesty, first half: the declared names are the protocol's.
+fn capabilities(run: &mut Run<'_>, conversation: &Conversation) {
     let Some(spec) = run.protocol.manifest().capabilities.clone() else {
-        return true;
+        return;
     };
     let index = conversation.index;
     if let Some(declared) = conversation.session().capabilities().cloned() {
@@ -208,37 +201,6 @@ fn capabilities(
         }
         run.emit(check, index);
     }
-    let optional: Vec<(String, String)> = run
-        .client_requests()
-        .filter_map(|(name, s)| s.capability.clone().map(|c| (name.clone(), c)))
-        .filter(|(name, _)| !called.contains(name) && !streamed(run, name))
-        .collect();
-    for (method, capability) in optional {
-        if declared(run, conversation, &method) != Some(false) {
-            continue;
-        }
-        let name = format!("`{method}` (capability `{capability}` not declared) is refused");
-        run.progress(&name);
-        let mut check = Check::new("capabilities", name);
-        let expected: ErrorObject = run.protocol.capability_answer(&method, &capability);
-        let params = run.params_for(&method).ok().flatten();
-        let id = match conversation.send_request(&method, params, &mut check) {
-            Ok(id) => id,
-            Err(message) => {
-                check.fail(None, message);
-                run.emit(check, index);
-                return false;
-            }
-        };
-        let answer = conversation.await_response(run.fault_timeout(), &mut check);
-        let what = format!("`{method}` without its capability `{capability}`");
-        let alive = run.expect_error(&mut check, answer, &expected, Some(&id), &what);
-        run.emit(check, index);
-        if !alive {
-            return false;
-        }
-    }
-    true
 }
 
 /// The end: the method that ends the session answers, then end of input,
@@ -294,5 +256,44 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
         ),
     }
     run.emit(check, index);
+    true
+}
+
+/// Capability honesty, second half: every optional method whose
+/// capability the server did not declare is refused with the protocol's
+/// answer. Run in a session of its own, so the first session stays what
+/// the real host sends. False when the server died or hung.
+pub(crate) fn undeclared(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
+    let index = conversation.index;
+    let optional: Vec<(String, String)> = run
+        .client_requests()
+        .filter_map(|(name, s)| s.capability.clone().map(|c| (name.clone(), c)))
+        .filter(|(name, _)| !streamed(run, name))
+        .collect();
+    for (method, capability) in optional {
+        if declared(run, conversation, &method) != Some(false) {
+            continue;
+        }
+        let name = format!("`{method}` (capability `{capability}` not declared) is refused");
+        run.progress(&name);
+        let mut check = Check::new("capabilities", name);
+        let expected: ErrorObject = run.protocol.capability_answer(&method, &capability);
+        let params = run.params_for(&method).ok().flatten();
+        let id = match conversation.send_request(&method, params, &mut check) {
+            Ok(id) => id,
+            Err(message) => {
+                check.fail(None, message);
+                run.emit(check, index);
+                return false;
+            }
+        };
+        let answer = conversation.await_response(run.fault_timeout(), &mut check);
+        let what = format!("`{method}` without its capability `{capability}`");
+        let alive = run.expect_error(&mut check, answer, &expected, Some(&id), &what);
+        run.emit(check, index);
+        if !alive {
+            return false;
+        }
+    }
     true
 }

@@ -259,3 +259,46 @@ fn apply(value: &mut Value, pointer: &str, replacement: Replacement) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_mutation_per_constraining_keyword_of_each_present_member() {
+        let defs = json!({});
+        let schemas = Schemas::new(&defs);
+        let schema = json!({
+            "type": "object", "additionalProperties": false, "required": ["path", "mode"],
+            "properties": {
+                "path": {"type": "string", "minLength": 1},
+                "mode": {"enum": ["a", "b"]},
+                "depth": {"type": "integer", "minimum": 0, "maximum": 9}
+            }
+        });
+        let valid = json!({"path": "src", "mode": "a", "depth": 2});
+        let found: Vec<(String, &str)> = mutations(&schemas, &schema, &valid)
+            .into_iter()
+            .map(|m| (m.pointer, m.keyword))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/path".to_owned(), "required"),
+                ("/mode".to_owned(), "required"),
+                (format!("/{EXTRA_MEMBER}"), "additionalProperties"),
+                ("/path".to_owned(), "type"),
+                ("/path".to_owned(), "minLength"),
+                ("/mode".to_owned(), "enum"),
+                ("/depth".to_owned(), "type"),
+                ("/depth".to_owned(), "minimum"),
+                ("/depth".to_owned(), "maximum"),
+            ]
+        );
+        let removed = mutations(&schemas, &schema, &valid)
+            .into_iter()
+            .find(|m| m.keyword == "required")
+            .map(|m| m.value);
+        assert_eq!(removed, Some(json!({"mode": "a", "depth": 2})));
+    }
+}
