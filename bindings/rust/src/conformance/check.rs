@@ -79,6 +79,9 @@ pub struct Check {
     pub pointer: Option<String>,
     /// The server process (1 for the first spawned) the check ran against.
     pub session: usize,
+    /// What the monitor found at the server's frames during the check
+    /// (`kind at pointer: sentence`); each also fails the check.
+    pub monitor: Vec<String>,
     /// The frames the check exchanged, in order.
     pub frames: Vec<Exchanged>,
 }
@@ -92,7 +95,28 @@ impl Check {
             message: String::new(),
             pointer: None,
             session: 0,
+            monitor: Vec::new(),
             frames: Vec::new(),
+        }
+    }
+
+    /// Records what the monitor found: the check fails; the sentence stays
+    /// the battery's own when it has one (see [`Check::settle`]).
+    pub(crate) fn monitor_found(&mut self, pointer: Option<&str>, finding: String) {
+        self.outcome = Outcome::Fail;
+        if self.pointer.is_none() {
+            self.pointer = pointer.map(str::to_owned);
+        }
+        if !self.monitor.contains(&finding) {
+            self.monitor.push(finding);
+        }
+    }
+
+    /// Before the check is reported: a failure the battery gave no sentence
+    /// of its own is told in the monitor's words.
+    pub(crate) fn settle(&mut self) {
+        if self.outcome == Outcome::Fail && self.message.is_empty() {
+            self.message = format!("the monitor found {}", self.monitor.join("; "));
         }
     }
 
@@ -116,6 +140,9 @@ impl Check {
     /// Takes in what `other` found (its frames, its findings).
     pub(crate) fn absorb(&mut self, other: Check) {
         self.frames.extend(other.frames);
+        for finding in other.monitor {
+            self.monitor_found(None, finding);
+        }
         match other.outcome {
             Outcome::Pass => {}
             outcome => self.worsen(outcome, other.pointer.as_deref(), other.message),
@@ -123,6 +150,12 @@ impl Check {
     }
 
     fn worsen(&mut self, outcome: Outcome, pointer: Option<&str>, message: String) {
+        if outcome == Outcome::Fail && self.outcome == Outcome::Fail && self.message.is_empty() {
+            // The monitor failed it first; the battery's sentence leads.
+            self.pointer = pointer.map(str::to_owned).or(self.pointer.take());
+            self.message = message;
+            return;
+        }
         if outcome > self.outcome {
             // The worse finding leads; earlier sentences of a milder one go.
             if self.outcome == Outcome::Pass {

@@ -1,7 +1,7 @@
 //! One session with one server process: frames sent and received, each
 //! fed to the monitor ([`SessionChecker`]) in order and recorded as a
 //! capture `wirekit validate` reads. The monitor judges every answer's
-//! schema, id and lifecycle; what it finds at the server's frames is
+//! schema, id and lifecycle; what it finds that blames the server is
 //! charged to the check that was running.
 
 use std::io::Write;
@@ -14,7 +14,7 @@ use super::check::{Check, Exchanged, Sender};
 use super::process::{describe_exit, Output, ServerProcess};
 use crate::envelope::{self, Id, Message, Notification, Request, Response};
 use crate::framing::{decoder_for, encoder_for, FrameEncoder};
-use crate::monitor::{ProblemKind, SessionChecker};
+use crate::monitor::SessionChecker;
 use crate::validate::Protocol;
 
 /// What came back for a request.
@@ -37,10 +37,6 @@ pub(crate) struct Conversation {
     checker: SessionChecker,
     encoder: Box<dyn FrameEncoder + Send + Sync>,
     record: Option<Box<dyn Write + Send>>,
-    /// Frames fed to the checker so far (the index of the next one).
-    frames: usize,
-    /// Indices of the frames the server sent.
-    server_frames: Vec<usize>,
     /// Problems of the checker already charged.
     seen: usize,
     next_id: i64,
@@ -66,8 +62,6 @@ impl Conversation {
             protocol,
             process,
             record,
-            frames: 0,
-            server_frames: Vec::new(),
             seen: 0,
             next_id: 1,
             index,
@@ -139,7 +133,6 @@ impl Conversation {
                         .frames
                         .push(Exchanged::new(Sender::Client, frame.body().as_bytes()));
                     self.checker.on_frame(Ok(frame));
-                    self.frames += 1;
                 }
                 Err(fault) => {
                     check.frames.push(Exchanged::new(Sender::Client, &bytes));
@@ -215,9 +208,7 @@ impl Conversation {
                         continue;
                     }
                     self.record_frame(frame.body().as_bytes());
-                    self.server_frames.push(self.frames);
                     self.checker.on_frame(Ok(frame));
-                    self.frames += 1;
                     match decoded {
                         Ok(Message::Response(response)) => {
                             self.charge(check);
@@ -287,9 +278,7 @@ impl Conversation {
                         &self.protocol.manifest().transport.envelope_options(),
                     );
                     self.record_frame(frame.body().as_bytes());
-                    self.server_frames.push(self.frames);
                     self.checker.on_frame(Ok(frame));
-                    self.frames += 1;
                     self.charge(check);
                     match decoded {
                         Ok(Message::Notification(notification)) => {
@@ -302,23 +291,18 @@ impl Conversation {
         }
     }
 
-    /// Charges the monitor's new problems at the server's frames to `check`.
+    /// Charges the monitor's new problems that blame the server to `check`.
     fn charge(&mut self, check: &mut Check) {
         let problems = self.checker.problems();
         for problem in &problems[self.seen.min(problems.len())..] {
-            if problem.kind == ProblemKind::Framing || !self.server_frames.contains(&problem.frame)
-            {
+            if !problem.kind.blames_server() {
                 continue;
             }
             let pointer = problem.pointer.as_deref();
             let at = pointer.filter(|p| !p.is_empty()).unwrap_or("(root)");
-            check.fail(
+            check.monitor_found(
                 pointer,
-                format!(
-                    "the monitor found {} at {at}: {}",
-                    problem.kind.name(),
-                    problem.message
-                ),
+                format!("{} at {at}: {}", problem.kind.name(), problem.message),
             );
         }
         self.seen = problems.len();
@@ -373,9 +357,7 @@ impl Conversation {
                         continue;
                     }
                     self.record_frame(frame.body().as_bytes());
-                    self.server_frames.push(self.frames);
                     self.checker.on_frame(Ok(frame));
-                    self.frames += 1;
                     self.charge(check);
                 }
             }

@@ -123,6 +123,18 @@ impl Report {
                 continue;
             }
             let _ = writeln!(out, "      {}", check.message);
+            // The monitor's verdict on a refused message repeats the
+            // battery's own sentence, which names the expected error.
+            let restated = |finding: &str| {
+                check.message.contains("expected the error")
+                    && (finding.starts_with("accepted_invalid")
+                        || finding.starts_with("wrong_error"))
+            };
+            for finding in &check.monitor {
+                if !check.message.contains(finding.as_str()) && !restated(finding) {
+                    let _ = writeln!(out, "      monitor: {finding}");
+                }
+            }
             let mut place = format!("session {}", check.session);
             if let Some(pointer) = &check.pointer {
                 let shown = if pointer.is_empty() {

@@ -127,6 +127,7 @@ impl<'a> Run<'a> {
             return;
         }
         check.session = session;
+        check.settle();
         if check.outcome == Outcome::Pass && check.message.is_empty() {
             check.message = "as the protocol says".to_owned();
         }

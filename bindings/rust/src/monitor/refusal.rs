@@ -5,7 +5,8 @@
 //! same [`Protocol`] answers the serve loop sends (`framing_answer`,
 //! `envelope_answer`, `method_not_found_answer`, `invalid_params_answer`,
 //! and each lifecycle, capability, version or rule [`Violation`]), with the
-//! `data` templates of the manifest's `server_errors`. Nothing here is
+//! `data` templates the manifest's `server_errors` declares (a case it
+//! leaves to wirekit's default asks for no `data` shape). Nothing here is
 //! written per protocol.
 
 use serde_json::Value;
@@ -69,7 +70,7 @@ impl Refusal {
         let answer = protocol.method_not_found_answer(method);
         let template = protocol
             .server_errors()
-            .template(ErrorCase::MethodNotFound, None);
+            .declared_template(ErrorCase::MethodNotFound, None);
         Refusal::new(reason, answer.code, template)
     }
 
@@ -82,7 +83,7 @@ impl Refusal {
         let answer = protocol.invalid_params_answer(method, issues);
         let template = protocol
             .server_errors()
-            .template(ErrorCase::InvalidParams, None);
+            .declared_template(ErrorCase::InvalidParams, None);
         Refusal::new(answer.message, answer.code, template)
     }
 
@@ -92,7 +93,7 @@ impl Refusal {
         let answer = protocol.framing_answer(fault);
         let template = protocol
             .server_errors()
-            .template(ErrorCase::Framing, Some(kind));
+            .declared_template(ErrorCase::Framing, Some(kind));
         Refusal::new(answer.message, answer.code, template)
     }
 
@@ -106,7 +107,7 @@ impl Refusal {
         let answer = protocol.envelope_answer(error);
         let template = protocol
             .server_errors()
-            .template(case, Some(error.kind().as_str()));
+            .declared_template(case, Some(error.kind().as_str()));
         Refusal::new(error.message().to_owned(), answer.code, template)
     }
 

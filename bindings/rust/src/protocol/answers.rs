@@ -239,6 +239,14 @@ impl ServerErrors {
         }
     }
 
+    /// The `data` template the protocol itself declares for `case` (of
+    /// `kind`), placeholders unfilled; `None` when it declares none (then
+    /// wirekit's default shape is the serve loop's choice, not a rule of the
+    /// protocol a monitor may hold another server to) or no `data`.
+    pub fn declared_template(&self, case: ErrorCase, kind: Option<&str>) -> Option<Value> {
+        self.declared(case).and_then(|_| self.template(case, kind))
+    }
+
     /// Every (pointer in the manifest, kind) pair whose answer a load-time
     /// check must try: the case itself and each of its `by_kind` entries.
     pub fn variants(&self, case: ErrorCase) -> Vec<(String, Option<String>)> {

@@ -16,7 +16,6 @@ pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
     CapabilitiesSpec, CapabilityStyle, DeclaredVersion, Direction, ErrorSpec, HostSpec,
     LifecycleSpec, Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef,
-    Transport,
-    VersionNegotiation, VersionRule, ViolationSpec,
+    Transport, VersionNegotiation, VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
