@@ -447,6 +447,56 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
     assert.ok(gone instanceof ServerExitedError, `a wait ends with the session: ${String(gone)}`);
   });
 
+  it("notifications() is an async iterator: checked notifications in order, ending at the awaited completion or with the session", async () => {
+    const transport = new FakeTransport();
+    const client = new Client(transport, agentapiDriver, { onProtocolError: () => undefined });
+    const capture = readFileSync(join(repoRoot(), "tests", "sessions", "agentapi-driver@1", "clean.ndjson"), "utf8").split("\n");
+    const line = (index: number): string => `${capture[index] ?? ""}\n`;
+    const untilNow = client.notifications({ untilCompletion: true });
+    assert.deepEqual(await untilNow.next(), { value: undefined, done: true }, "no completion awaited: ends at once");
+    const hello = client.request("driver.hello", { core_version_range: { minimum: "1.0.0", maximum: "1.0.0" } });
+    transport.serverSends(line(1));
+    await hello;
+    const prepare = client.request("driver.prepare", {
+      approved_permissions: ["target-only-network"],
+      capability_token: "ephemeral-test-token",
+      resolved_plan_digest: "sha256:64879f7d6b960a01909762d911a32d4582c20010c5641ee90278b644a9e3b525",
+    });
+    transport.serverSends(line(5));
+    await prepare;
+    const whole = client.notifications();
+    const invoke = client.request("driver.invoke", {
+      attempt_id: "018f0000-0000-7000-8000-000000000002",
+      ephemeral_exact_input_handle: { kind: "pipe", value: "invocation-scoped-handle" },
+      invocation_id: "018f0000-0000-7000-8000-000000000001",
+      operation: "responses.create",
+    });
+    transport.serverSends(line(7));
+    await invoke;
+    const invocation = client.notifications({ untilCompletion: true });
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const n of invocation) {
+        seen.push(n.method === "driver.observation" ? `observation ${n.params.sequence}` : `completed ${n.params.status}`);
+      }
+    })();
+    transport.serverSends(line(8));
+    transport.serverSends(line(9));
+    transport.serverSends(line(9)); // sequence 2 again: refused by increasing_sequence, not delivered
+    transport.serverSends(line(12));
+    transport.serverSends(line(13));
+    await reading;
+    assert.deepEqual(seen, ["observation 0", "observation 2", "observation 5", "completed cancelled"], "ended after driver.completed");
+    assert.equal(client.state, "PREPARED");
+    const closing = client.close();
+    transport.serverSends('{"jsonrpc":"2.0","id":4,"result":{}}\n');
+    await closing;
+    const all: string[] = [];
+    for await (const n of whole) all.push(n.method);
+    assert.deepEqual(all, ["driver.observation", "driver.observation", "driver.observation", "driver.completed"], "the plain iterator ends with the session");
+    assert.deepEqual(await client.notifications().next(), { value: undefined, done: true }, "made after the end: ends at once");
+  });
+
   it("a strict protocol's line with a bare CR is a BareCarriageReturn fault; the session goes on", async () => {
     const transport = new FakeTransport();
     const problems: ProtocolError[] = [];

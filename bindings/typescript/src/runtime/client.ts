@@ -74,6 +74,59 @@ export type NotificationOf<SN> = {
   [M in keyof SN & string]: { method: M; params: SN[M] extends { params: infer P } ? P : never };
 }[keyof SN & string];
 
+/** Options of {@link Client.notifications}. */
+export interface NotificationsOptions {
+  /**
+   * End after the completion notification the session awaits (the one a
+   * successful answer started: `driver.completed` after `driver.invoke`),
+   * or at once when none is awaited; by default the iterator follows the
+   * session to its end.
+   */
+  untilCompletion?: boolean;
+}
+
+/** A reader of the notifications delivered after it was made: queued until taken. */
+class NotificationQueue<T> implements AsyncIterableIterator<T> {
+  private readonly items: T[] = [];
+  private readonly takers: ((result: IteratorResult<T, undefined>) => void)[] = [];
+  private closed = false;
+
+  constructor(private readonly detach: (queue: NotificationQueue<T>) => void) {}
+
+  /** Hands `item` to a waiting `next()`, else keeps it. */
+  push(item: T): void {
+    if (this.closed) return;
+    const taker = this.takers.shift();
+    if (taker !== undefined) taker({ value: item, done: false });
+    else this.items.push(item);
+  }
+
+  /** No more items: waiting and later `next()` calls end once the kept ones are taken. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.detach(this);
+    for (const taker of this.takers.splice(0)) taker({ value: undefined, done: true });
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    const item = this.items.shift();
+    if (item !== undefined) return Promise.resolve({ value: item, done: false });
+    if (this.closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => this.takers.push(resolve));
+  }
+
+  return(): Promise<IteratorResult<T, undefined>> {
+    this.items.length = 0;
+    this.close();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): NotificationQueue<T> {
+    return this;
+  }
+}
+
 /** Options of one request. */
 export interface RequestOptions {
   /** Overrides the method's timeout, in milliseconds. */
@@ -381,6 +434,8 @@ export class Client<
   private waiters: { resume: () => void; cancel: (error: Error) => void }[] = [];
   /** Requests waiting for every earlier one to be answered (one request at a time). */
   private queued: (() => void)[] = [];
+  /** The readers made by {@link notifications}, with whether each ends at the awaited completion. */
+  private readers = new Map<NotificationQueue<NotificationOf<SN>>, string | undefined>();
 
   /** A client speaking `protocol` over `transport`. */
   constructor(transport: Transport, protocol: ProtocolDescriptor<R, N, SN>, options: ClientOptions<SN> = {}) {
@@ -447,6 +502,29 @@ export class Client<
   request<M extends keyof R & string>(method: M, ...args: ParamsArgs<ParamsOf<R, M>>): Promise<ResultOf<R, M>> {
     const [params, options] = args as [unknown, RequestOptions | undefined];
     return this.call(method, params as JsonValue | undefined, options) as Promise<ResultOf<R, M>>;
+  }
+
+  /**
+   * The server's notifications, as an async iterator: each one delivered
+   * after this call (checked against its schema, the lifecycle and the
+   * scope rules, as for {@link ClientOptions.onNotification}), in arrival
+   * order, until the session ends; with `untilCompletion`, until the
+   * completion the session awaits has been delivered.
+   *
+   * ```ts
+   * await client.request("driver.invoke", params);
+   * for await (const n of client.notifications({ untilCompletion: true })) console.log(n.method);
+   * ```
+   */
+  notifications(options: NotificationsOptions = {}): AsyncIterableIterator<NotificationOf<SN>> {
+    const reader = new NotificationQueue<NotificationOf<SN>>((done) => this.readers.delete(done));
+    const until = options.untilCompletion === true ? this.awaiting : undefined;
+    if (this.sessionEnd !== undefined || (options.untilCompletion === true && until === undefined)) {
+      reader.close();
+      return reader;
+    }
+    this.readers.set(reader, until);
+    return reader;
   }
 
   /** Sends notification `method` (no answer). Throws a {@link ClientError} when the session is over. */
@@ -577,6 +655,7 @@ export class Client<
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter.cancel(failure ?? new ClientError(`the session has ended (${why}) before "${this.awaiting ?? ""}" came`));
+    for (const reader of [...this.readers.keys()]) reader.close();
   }
 
   /** A notification or a successful answer moves the state where the method leads; a terminal state ends the session. */
@@ -840,8 +919,12 @@ export class Client<
         }
         this.rules.record(message.method, message.params);
         this.moved(message.method);
-        const notification = { method: message.method, params: message.params };
-        this.options.onNotification?.(notification as NotificationOf<SN>);
+        const notification = { method: message.method, params: message.params } as NotificationOf<SN>;
+        this.options.onNotification?.(notification);
+        for (const [reader, until] of [...this.readers]) {
+          reader.push(notification);
+          if (until === message.method) reader.close();
+        }
         if (this.awaiting === message.method) {
           this.awaiting = undefined;
           const waiters = this.waiters;
