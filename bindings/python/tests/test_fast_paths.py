@@ -71,6 +71,6 @@ def test_error_responses_and_bad_envelopes_on_read() -> None:
         gaze.read_result("analyze", b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"no","data":[1]}}')
     assert (raised.value.code, raised.value.data) == (-32603, [1])
     for body in [b'{"id":1,"result":{"functions":[]}}', b'{"jsonrpc":"2.0","id":1,"result":{"functions":[]}} x',
-                 b'{"jsonrpc":"2.0","id":1.5,"result":{"functions":[]}}', b"\xff"]:
+                 b'{"jsonrpc":"2.0","id":true,"result":{"functions":[]}}', b"\xff"]:
         with pytest.raises(EnvelopeError):
             gaze.read_result("analyze", body)

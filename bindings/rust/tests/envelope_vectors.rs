@@ -95,6 +95,18 @@ fn run_case(case: &Value, seen_errors: &mut BTreeSet<String>) -> Result<(), Stri
     if id_json(message.id()) != expect["id"] {
         problems.push(format!("id {} != {}", id_json(message.id()), expect["id"]));
     }
+    // A lenient protocol's discouraged id (fractional, null) comes with a
+    // warning; every other id with none.
+    let warning = message.id().and_then(Id::discouraged).map(|_| {
+        if message.id() == Some(&Id::Null) {
+            "NullId"
+        } else {
+            "FractionalId"
+        }
+    });
+    if warning != expect.get("warning").and_then(Value::as_str) {
+        problems.push(format!("warning {warning:?} != {}", expect["warning"]));
+    }
     let method = message.method().map_or(Value::Null, Value::from);
     if method != expect["method"] {
         problems.push(format!("method {method} != {}", expect["method"]));

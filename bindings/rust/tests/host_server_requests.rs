@@ -267,3 +267,39 @@ write({"id": nxt["id"], "result": {"hints": hints}})
         );
     assert_eq!(result, json!({"hints": []}));
 }
+
+/// A lenient protocol takes the ids JSON-RPC 2.0 allows but discourages: a
+/// server's request with a fractional or a `null` id is answered (echoing
+/// it) and reported with a warning.
+#[test]
+fn discouraged_ids_of_the_servers_requests_are_answered_and_reported() {
+    let script = r#"
+call = read()
+write({"jsonrpc": "2.0", "id": 2.5, "method": "workspace/configuration", "params": {"items": []}})
+fractional = read()
+write({"jsonrpc": "2.0", "id": None, "method": "workspace/configuration", "params": {"items": []}})
+null = read()
+write({"jsonrpc": "2.0", "id": call["id"], "result": {"capabilities": {"seen": [fractional, null]}}})
+"#;
+    let mut host = Host::spawn(lsp_min(), &mut server(script))
+        .expect("spawns")
+        .with_timeout(Duration::from_secs(10))
+        .with_request_handler(Box::new(|_: &str, _: Option<&Value>| Some(Ok(json!([])))));
+    let result = initialize(&mut host).expect("answered");
+    let seen = &result["capabilities"]["seen"];
+    assert_eq!(seen[0], json!({"jsonrpc": "2.0", "id": 2.5, "result": []}));
+    assert_eq!(seen[1], json!({"jsonrpc": "2.0", "id": null, "result": []}));
+    let warnings: Vec<String> = host
+        .take_server_requests()
+        .iter()
+        .map(|r| r.problem.as_ref().expect("warned").message().to_owned())
+        .collect();
+    assert!(
+        warnings[0].contains("id 2.5") && warnings[0].contains("fraction"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains("id null") && warnings[1].contains("null id"),
+        "{warnings:?}"
+    );
+}

@@ -178,7 +178,7 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
     request(method: string, params?: JsonValue): Promise<unknown>;
     requestStream(method: string, params?: JsonValue): Promise<JsonValue[]>;
   };
-  const ids = new Map<string, Id>(); // the capture's request id to the client's
+  const ids = new Map<string, Id | null>(); // the capture's request id to the client's
   const skipped = new Set<string>(); // capture ids of requests the client refused
   const settled: Promise<void>[] = [];
   let results = 0;

@@ -101,11 +101,14 @@ fn settle_numbers(text: &str, value: &mut Value) -> Result<(), EnvelopeError> {
 ///    in `bare` ([`MissingJsonRpc`](Kind::MissingJsonRpc),
 ///    [`WrongJsonRpcVersion`](Kind::WrongJsonRpcVersion));
 /// 3. with a `method` member, a request (with `id`) or notification
-///    (without): `method` is a string, `id` is a string or integer,
+///    (without): `method` is a string, `id` is a string or integer (lenient
+///    mode also takes a fractional number or `null`, which
+///    [`Id::discouraged`] flags),
 ///    `params` is an object or array (lenient mode also keeps
 ///    `"params": null`);
 /// 4. without `method`, a response: exactly one of `result` and `error`,
-///    an `id` member that is a string, an integer or `null`, and a
+///    an `id` member that is a string, an integer or `null` (lenient mode
+///    also takes a fractional number), and a
 ///    well-formed `error` object;
 /// 5. strict mode: no member outside the message kind's set (`jsonrpc`,
 ///    `id`, `method`, `params` for calls; `jsonrpc`, `id`, `result` or
@@ -155,7 +158,16 @@ fn check(
         }
     };
     let mut m = Members::split(map);
-    let answer_id = m.id.as_ref().and_then(Id::from_value);
+    let answer_id = m.id.as_ref().and_then(|id| {
+        if opts.strict {
+            Id::from_value(id)
+        } else {
+            // Lenient: a fractional id is echoed too; `null` is no id to echo.
+            Id::try_from_value_lenient(id.clone())
+                .ok()
+                .filter(|id| *id != Id::Null)
+        }
+    });
     if let Some(pointer) = duplicate {
         let id = if pointer == "/id" { None } else { answer_id };
         return Err(duplicate_error(pointer, id));

@@ -67,6 +67,7 @@ pub fn encode_success_raw(id: &Id, result: &RawValue, opts: &EnvelopeOptions, ou
             // A string always serializes; a failure would leave `out` as it was.
             let _ = serde_json::to_writer(&mut *out, text);
         }
+        Id::Null => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","result":"#);
     out.extend_from_slice(result.get().as_bytes());
@@ -83,6 +84,7 @@ pub fn encoded_success_raw_len(id: &Id, result: &RawValue, opts: &EnvelopeOption
     let id_len = match id {
         Id::Number(number) => number.to_string().len(),
         Id::String(text) => serde_json::to_string(text).map_or(0, |quoted| quoted.len()),
+        Id::Null => 4,
     };
     // `{` + jsonrpc + `"id":` + id + `,"result":` + result + `}`
     1 + jsonrpc + r#""id":"#.len() + id_len + r#","result":"#.len() + result.get().len() + 1

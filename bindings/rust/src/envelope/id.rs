@@ -1,4 +1,5 @@
-//! Request ids: a string or an integer.
+//! Request ids: a string or an integer; in lenient protocols also a
+//! fractional number or `null`, which JSON-RPC 2.0 allows but discourages.
 
 use std::fmt;
 
@@ -8,9 +9,13 @@ use serde_json::{Number, Value};
 
 /// A request id: a string or an integer.
 ///
-/// JSON-RPC 2.0 also allows `null` and fractional ids but discourages both;
-/// wirekit refuses them in requests (`null` cannot be correlated, and a
-/// fractional id does not survive every peer's number handling). An integer
+/// JSON-RPC 2.0 also allows `null` and fractional ids but discourages both
+/// ("The use of Null as a value for the id member in a Request is
+/// discouraged", "Numbers SHOULD NOT contain fractional parts"). Strict
+/// protocols refuse them (`null` cannot be correlated, and a fractional id
+/// does not survive every peer's number handling); lenient ones accept them
+/// as [`Id::Null`] and a fractional [`Id::Number`], and
+/// [`Id::discouraged`] says why they deserve a warning. An integer
 /// id is one written in integer syntax that fits `i64` or `u64`, so `0`,
 /// `-1` and `18446744073709551615` are ids, while `1.5`, `1.0`, `1e2`,
 /// `-0` (negative zero, which parses as a float) and `18446744073709551616`
@@ -28,6 +33,9 @@ pub enum Id {
     Number(Number),
     /// A string id.
     String(String),
+    /// A request's `null` id (lenient protocols only). A response whose id
+    /// is `null` is [`Response::id`](super::Response::id) being `None`.
+    Null,
 }
 
 impl Id {
@@ -52,12 +60,31 @@ impl Id {
         }
     }
 
+    /// Reads an id as a lenient protocol does: a string, an integer that
+    /// fits `i64` or `u64`, a number written with a fraction or an exponent
+    /// whose magnitude is below 2^53 (so a double keeps it exactly, and every
+    /// peer reads back the same value), or `null`. Anything else (an
+    /// integer beyond 64 bits among them) is handed back.
+    pub fn try_from_value_lenient(value: Value) -> Result<Id, Value> {
+        const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+        match value {
+            Value::String(s) => Ok(Id::String(s)),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Ok(Id::Number(n)),
+            Value::Number(n) if n.as_f64().is_some_and(|x| x.is_finite() && x.abs() < EXACT) => {
+                Ok(Id::Number(n))
+            }
+            Value::Null => Ok(Id::Null),
+            other => Err(other),
+        }
+    }
+
     /// The id as a JSON value.
     #[must_use]
     pub fn to_value(&self) -> Value {
         match self {
             Id::Number(n) => Value::Number(n.clone()),
             Id::String(s) => Value::String(s.clone()),
+            Id::Null => Value::Null,
         }
     }
 
@@ -66,7 +93,7 @@ impl Id {
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Id::Number(n) => n.as_i64(),
-            Id::String(_) => None,
+            Id::String(_) | Id::Null => None,
         }
     }
 
@@ -75,7 +102,7 @@ impl Id {
     pub fn as_u64(&self) -> Option<u64> {
         match self {
             Id::Number(n) => n.as_u64(),
-            Id::String(_) => None,
+            Id::String(_) | Id::Null => None,
         }
     }
 
@@ -85,9 +112,12 @@ impl Id {
     #[must_use]
     pub fn discouraged(&self) -> Option<&'static str> {
         match self {
-            Id::Number(n) if !(n.is_i64() || n.is_u64()) => {
-                Some("a fractional id, which JSON-RPC 2.0 discourages (numbers should not contain fractional parts)")
-            }
+            Id::Number(n) if !(n.is_i64() || n.is_u64()) => Some(
+                "a number id written with a fraction or an exponent, which JSON-RPC 2.0 discourages (numbers should not contain fractional parts)",
+            ),
+            Id::Null => Some(
+                "a null id, which JSON-RPC 2.0 discourages (its answer cannot be told from the answer to a message whose id could not be read)",
+            ),
             _ => None,
         }
     }
@@ -96,7 +126,7 @@ impl Id {
     #[must_use]
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            Id::Number(_) => None,
+            Id::Number(_) | Id::Null => None,
             Id::String(s) => Some(s),
         }
     }
@@ -109,6 +139,7 @@ impl fmt::Display for Id {
         match self {
             Id::Number(n) => fmt::Display::fmt(n, f),
             Id::String(s) => fmt::Display::fmt(&Value::String(s.clone()), f),
+            Id::Null => f.write_str("null"),
         }
     }
 }
@@ -154,6 +185,7 @@ impl From<Id> for Value {
         match id {
             Id::Number(n) => Value::Number(n),
             Id::String(s) => Value::String(s),
+            Id::Null => Value::Null,
         }
     }
 }
@@ -169,6 +201,7 @@ impl Serialize for Id {
         match self {
             Id::Number(n) => n.serialize(serializer),
             Id::String(s) => serializer.serialize_str(s),
+            Id::Null => serializer.serialize_unit(),
         }
     }
 }

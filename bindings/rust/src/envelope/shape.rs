@@ -117,20 +117,27 @@ pub(crate) fn check_call(
             &answer_id,
         ));
     };
+    let read = if strict {
+        Id::try_from_value
+    } else {
+        Id::try_from_value_lenient
+    };
     let id = match m.id.take() {
         None => None,
-        Some(value) => match Id::try_from_value(value) {
+        Some(value) => match read(value) {
             Ok(id) => Some(id),
             Err(value) => {
+                let allowed = if strict {
+                    "a string or an integer that fits i64 or u64"
+                } else {
+                    "a string, an integer that fits i64 or u64, a number below 2^53 or null"
+                };
                 return Err(shape_error(
                     Kind::InvalidId,
                     "/id".into(),
-                    format!(
-                        "a request id must be a string or an integer that fits i64 or u64, not {}",
-                        describe(&value)
-                    ),
+                    format!("a request id must be {allowed}, not {}", describe(&value)),
                     &None,
-                ))
+                ));
             }
         },
     };
@@ -206,20 +213,29 @@ pub(crate) fn check_response(
             ))
         }
         Some(Value::Null) => None,
-        Some(value) => match Id::try_from_value(value) {
-            Ok(id) => Some(id),
-            Err(value) => {
-                return Err(shape_error(
-                    Kind::InvalidId,
-                    "/id".into(),
-                    format!(
-                        "a response id must be a string, an integer that fits i64 or u64, or null, not {}",
-                        describe(&value)
-                    ),
-                    &None,
-                ))
+        Some(value) => {
+            let read = if strict {
+                Id::try_from_value
+            } else {
+                Id::try_from_value_lenient
+            };
+            match read(value) {
+                Ok(id) => Some(id),
+                Err(value) => {
+                    let allowed = if strict {
+                        "a string, an integer that fits i64 or u64, or null"
+                    } else {
+                        "a string, an integer that fits i64 or u64, a number below 2^53, or null"
+                    };
+                    return Err(shape_error(
+                        Kind::InvalidId,
+                        "/id".into(),
+                        format!("a response id must be {allowed}, not {}", describe(&value)),
+                        &None,
+                    ));
+                }
             }
-        },
+        }
     };
     let outcome = match outcome {
         Ok(result) => Ok(result),

@@ -46,15 +46,19 @@ export interface EnvelopeOptions {
   strict?: boolean;
 }
 
-/** A request id: a string, or an integer (a `number` when safe, a `bigint` beyond 2^53). */
+/**
+ * A request id: a string, or an integer (a `number` when safe, a `bigint` beyond 2^53). Lenient decoding also
+ * takes a number written with a fraction or an exponent below 2^53 (a `number`), which JSON-RPC 2.0 discourages
+ * ({@link idWarning}).
+ */
 export type Id = string | number | bigint;
 
 /** A call expecting a response. */
 export interface Request {
   /** Discriminant. */
   kind: "request";
-  /** The id the response will echo. */
-  id: Id;
+  /** The id the response will echo; `null` only from lenient decoding of `"id": null` ({@link idWarning}). */
+  id: Id | null;
   /** The method name (any string, the empty one included). */
   method: string;
   /** An object or array; `undefined` when absent; `null` only from lenient decoding of `"params": null`. */
@@ -240,13 +244,30 @@ function describe(value: JsonValue, written: string | undefined): string {
   }
 }
 
-/** An id from a member value and its written text: a string, or an integer within i64/u64. */
-function idOf(value: JsonValue | undefined, written: string | undefined): Id | undefined {
+/**
+ * An id from a member value and its written text: a string, or an integer within i64/u64; `lenient` also takes
+ * a number written with a fraction or an exponent whose magnitude is below 2^53 (a double keeps it exactly).
+ */
+function idOf(value: JsonValue | undefined, written: string | undefined, lenient = false): Id | undefined {
   if (typeof value === "string") return value;
   if (typeof value === "bigint") return integerOf(value.toString()) === undefined ? undefined : normalizeId(value);
   if (typeof value !== "number") return undefined;
   const n = integerOf(written ?? String(value));
-  return n === undefined ? undefined : normalizeId(n);
+  if (n !== undefined) return normalizeId(n);
+  return lenient && Number.isFinite(value) && Math.abs(value) < 2 ** 53 ? value : undefined;
+}
+
+/**
+ * The warning a decoded message's id deserves, as JSON-RPC 2.0 discourages both: `NullId` for a request whose id
+ * is `null`, `FractionalId` for an id written with a fraction or an exponent (lenient decoding only accepts
+ * them); undefined otherwise.
+ */
+export function idWarning(message: Message): "NullId" | "FractionalId" | undefined {
+  if (message.kind === "notification") return undefined;
+  if (message.id === null) return message.kind === "request" ? "NullId" : undefined;
+  if (typeof message.id !== "number") return undefined;
+  const written = numberText(message, "id") ?? String(message.id);
+  return integerOf(written) === undefined ? "FractionalId" : undefined;
 }
 
 /** An integer id as a `number` when safe, else a `bigint`. */
@@ -338,7 +359,8 @@ export function decodeMessage(body: Uint8Array | string, options: EnvelopeOption
     );
   }
   const m = split(value);
-  const answerId = idOf(m.id, numberText(value, "id")) ?? null;
+  // Lenient: a fractional id is echoed in an error answer too.
+  const answerId = idOf(m.id, numberText(value, "id"), !strict) ?? null;
   if (duplicate !== undefined) throw duplicateError(duplicate, duplicate === "/id" ? null : answerId);
   checkJsonrpc(m, options.dialect, answerId, numberText(value, "jsonrpc"));
   return m.has.has("method") ? checkCall(value, m, strict, answerId) : checkResponse(value, m, strict, answerId);
@@ -369,15 +391,12 @@ function checkCall(object: JsonObject, m: Members, strict: boolean, answerId: Id
       answerId,
     );
   }
-  let id: Id | undefined;
+  let id: Id | null | undefined;
   if (m.has.has("id")) {
-    id = idOf(m.id, numberText(object, "id"));
+    id = !strict && m.id === null ? null : idOf(m.id, numberText(object, "id"), !strict);
     if (id === undefined) {
-      throw new EnvelopeError(
-        "InvalidId",
-        "/id",
-        `a request id must be a string or an integer that fits i64 or u64, not ${describe(m.id as JsonValue, numberText(object, "id"))}`,
-      );
+      const allowed = strict ? "a string or an integer that fits i64 or u64" : "a string, an integer that fits i64 or u64, a number below 2^53 or null";
+      throw new EnvelopeError("InvalidId", "/id", `a request id must be ${allowed}, not ${describe(m.id as JsonValue, numberText(object, "id"))}`);
     }
   }
   let params: JsonValue | undefined;
@@ -404,6 +423,7 @@ function checkCall(object: JsonObject, m: Members, strict: boolean, answerId: Id
     return note;
   }
   const request: Request = { kind: "request", id, method };
+  copyNumberText(object, "id", request, "id");
   if (params !== undefined) request.params = params;
   return request;
 }
@@ -427,13 +447,10 @@ function checkResponse(object: JsonObject, m: Members, strict: boolean, answerId
   }
   let id: Id | null = null;
   if (m.id !== null) {
-    const read = idOf(m.id, numberText(object, "id"));
+    const read = idOf(m.id, numberText(object, "id"), !strict);
     if (read === undefined) {
-      throw new EnvelopeError(
-        "InvalidId",
-        "/id",
-        `a response id must be a string, an integer that fits i64 or u64, or null, not ${describe(m.id as JsonValue, numberText(object, "id"))}`,
-      );
+      const allowed = strict ? "a string, an integer that fits i64 or u64, or null" : "a string, an integer that fits i64 or u64, a number below 2^53, or null";
+      throw new EnvelopeError("InvalidId", "/id", `a response id must be ${allowed}, not ${describe(m.id as JsonValue, numberText(object, "id"))}`);
     }
     id = read;
   }
@@ -441,8 +458,10 @@ function checkResponse(object: JsonObject, m: Members, strict: boolean, answerId
   if (hasResult) {
     response = { kind: "success_response", id, result: m.result as JsonValue };
     copyNumberText(object, "result", response, "result");
+    copyNumberText(object, "id", response, "id");
   } else {
     response = { kind: "error_response", id, error: checkErrorObject(m.error as JsonValue, strict, answerId) };
+    copyNumberText(object, "id", response, "id");
   }
   if (strict) {
     const name = firstForeign(m, ["params"]);
@@ -487,9 +506,10 @@ function checkErrorObject(error: JsonValue, strict: boolean, answerId: Id | null
   return out;
 }
 
-/** JSON text of an id. */
-function idText(id: Id | null): string {
+/** JSON text of an id (a number as it was written, when its holder recorded that). */
+function idText(holder: object, id: Id | null): string {
   if (id === null) return "null";
+  if (typeof id === "number") return stringifyJson(id, numberText(holder, "id"));
   return typeof id === "string" ? JSON.stringify(id) : id.toString();
 }
 
@@ -507,18 +527,18 @@ export function encodeMessage(message: Message, dialect: Dialect): string {
   switch (message.kind) {
     case "request":
     case "notification":
-      if (message.kind === "request") parts.push(`"id":${idText(message.id)}`);
+      if (message.kind === "request") parts.push(`"id":${idText(message, message.id)}`);
       parts.push(`"method":${JSON.stringify(message.method)}`);
       if (message.params !== undefined) parts.push(`"params":${member(message, "params", message.params)}`);
       break;
     case "success_response":
-      parts.push(`"id":${idText(message.id)}`, `"result":${member(message, "result", message.result)}`);
+      parts.push(`"id":${idText(message, message.id)}`, `"result":${member(message, "result", message.result)}`);
       break;
     case "error_response": {
       const e = message.error;
       const inner = [`"code":${member(e, "code", e.code)}`, `"message":${JSON.stringify(e.message)}`];
       if (e.data !== undefined) inner.push(`"data":${member(e, "data", e.data)}`);
-      parts.push(`"id":${idText(message.id)}`, `"error":{${inner.join(",")}}`);
+      parts.push(`"id":${idText(message, message.id)}`, `"error":{${inner.join(",")}}`);
       break;
     }
   }
