@@ -11,7 +11,9 @@
 //!   stays a float.
 //! * An integer literal outside `i64` and `u64` is refused rather than
 //!   rounded: Gaze's Go client refuses it wherever its type is an integer,
-//!   and a rounded copy could pass a bound the exact value breaks.
+//!   and a rounded copy could pass a bound the exact value breaks. A
+//!   literal that is exactly its double's RFC 8785 form (what a canonical
+//!   encoder writes, `18446744073709552000`) is that double.
 //!
 //! Parsing flags a float that may have come from such a literal
 //! ([`needs_scan`]); only then is the text scanned here, so the usual
@@ -109,6 +111,7 @@ pub(crate) fn scan(text: &str) -> Literals {
                     && found.out_of_range.is_none()
                     && literal.parse::<i64>().is_err()
                     && literal.parse::<u64>().is_err()
+                    && !is_canonical_double(literal)
                 {
                     // The envelope's own id check reports a top-level `id`
                     // out of range more precisely (`InvalidId`).
@@ -122,6 +125,16 @@ pub(crate) fn scan(text: &str) -> Literals {
         }
     }
     found
+}
+
+/// Whether an integer literal is exactly the RFC 8785 (ECMAScript) form of
+/// its nearest double, as a canonical encoder writes a double of 2^64 or
+/// more below 1e21 (`18446744073709552000`): reading it as that double
+/// rounds nothing the writer expressed, so it is no out-of-range integer.
+fn is_canonical_double(literal: &str) -> bool {
+    literal
+        .parse::<f64>()
+        .is_ok_and(|v| v.is_finite() && v.abs() < 1e21 && format!("{v}") == literal)
 }
 
 /// The index just past the string whose content starts at `pos`.

@@ -254,7 +254,9 @@ class Parser {
         return 0;
       }
       const n = BigInt(lexeme);
-      if ((n < I64_MIN || n > U64_MAX) && !(this.path.length === 1 && this.path[0] === "id" && this.depth === 1)) {
+      // A literal that is exactly its double's ECMAScript (RFC 8785) form is
+      // what a canonical encoder writes for that double: nothing is rounded.
+      if ((n < I64_MIN || n > U64_MAX) && String(value) !== lexeme && !(this.path.length === 1 && this.path[0] === "id" && this.depth === 1)) {
         const at = this.path.reduce<string>((p, token) => pointerPush(p, token), "");
         this.pos = start;
         this.fail(
