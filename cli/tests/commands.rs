@@ -1,33 +1,8 @@
 //! The `wirekit frames` and `wirekit validate` commands, run as a person runs them.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-use serde_json::Value;
-
-fn wirekit(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("wirekit starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write");
-    child.wait_with_output().expect("wirekit ends")
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
-}
+use support::{json_lines as lines, wirekit};
 
 fn repo(path: &str) -> String {
     format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))

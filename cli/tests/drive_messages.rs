@@ -2,41 +2,23 @@
 //! local refusals that do not look like server answers, and no Rust debug
 //! output anywhere.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use serde_json::Value;
+mod support;
+
+use support::{json_lines as printed, wirekit};
 
 fn drive(protocol: &str, requests: &str, server: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args([
-            "drive",
-            "--protocol",
-            protocol,
-            "--timeout-ms",
-            "10000",
-            "--",
-        ])
-        .args(server)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("wirekit starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(requests.as_bytes())
-        .expect("write");
-    child.wait_with_output().expect("wirekit ends")
-}
-
-fn printed(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
+    let mut args = vec![
+        "drive",
+        "--protocol",
+        protocol,
+        "--timeout-ms",
+        "10000",
+        "--",
+    ];
+    args.extend_from_slice(server);
+    wirekit(&args, requests.as_bytes())
 }
 
 fn all_text(output: &Output) -> String {
