@@ -479,6 +479,14 @@ def check_manifest(report: Report, proto: Protocol) -> None:
             for name, m in methods.items():
                 if "capability" in m and not proto.schema_has_pointer(cm["result"], caps["pointer"] + "/" + escape(m["capability"])):
                     problems.append(f"methods/{name}/capability {m['capability']!r} is not a member of the declared capabilities")
+        elif caps["style"] == "provider":
+            # The path's first member must be a provider of the declared
+            # capabilities; below it, options objects are open (LSP's are).
+            for name, m in methods.items():
+                if "capability" in m:
+                    first = m["capability"].split("/")[0]
+                    if not proto.schema_has_pointer(cm["result"], caps["pointer"] + "/" + first):
+                        problems.append(f"methods/{name}/capability {m['capability']!r}: {first!r} is not a member of the declared capabilities")
     declared = man.get("declared_version")
     if declared is not None:
         dm = methods.get(declared["method"])

@@ -113,6 +113,8 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             match c.style {
                 CapabilityStyle::BooleanObject => "an object of booleans",
                 CapabilityStyle::StringArray => "an array of names",
+                CapabilityStyle::Provider =>
+                    "an object of providers (a method's capability is the path of its provider, declared when it is `true` or an options object)",
             }
         )
     });

@@ -99,10 +99,29 @@ class Service:
         """The capabilities to declare, from what is registered: for a
         boolean-object protocol, each capability true exactly when its method
         has a handler; for a string-array one, the names of the capabilities
-        and of the ungated working methods that have a handler."""
+        and of the ungated working methods that have a handler; for a
+        provider one (LSP), each handled method's provider path set to true
+        (an options object where a deeper path needs one)."""
         spec = self._capabilities
         if spec is None:
             return None
+        if spec["style"] == "provider":
+            providers: dict[str, Any] = {}
+            for name, method in self._methods.items():
+                capability = method.get("capability")
+                if capability is None or not self.handles(name):
+                    continue
+                path = [part.replace("~1", "/").replace("~0", "~") for part in capability.split("/")]
+                at = providers
+                for part in path[:-1]:
+                    inner = at.get(part)
+                    if not isinstance(inner, dict):
+                        inner = {}
+                        at[part] = inner
+                    at = inner
+                if not isinstance(at.get(path[-1]), dict):
+                    at[path[-1]] = True
+            return providers
         if spec["style"] == "boolean-object":
             flags: dict[str, bool] = {}
             for name, method in self._methods.items():

@@ -189,6 +189,7 @@ fn capabilities(run: &mut Run<'_>, conversation: &Conversation) {
             let style = match spec.style {
                 CapabilityStyle::BooleanObject => "members",
                 CapabilityStyle::StringArray => "names",
+                CapabilityStyle::Provider => "providers",
             };
             check.warn(
                 Some(&spec.pointer),

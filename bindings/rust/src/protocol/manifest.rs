@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::answers::ServerErrors;
+use super::capabilities::CapabilitiesSpec;
 use crate::envelope::{self, Dialect, EnvelopeError, EnvelopeOptions, Message};
 use crate::framing::{FrameLimits, Framing};
 
@@ -169,27 +170,6 @@ impl Transport {
             Ok(envelope::encode(message, &options))
         }
     }
-}
-
-/// Where the server's capabilities are declared.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct CapabilitiesSpec {
-    /// The method whose result declares them (usually `initialize`).
-    pub method: String,
-    /// JSON pointer into that result.
-    pub pointer: String,
-    /// How they are spelled.
-    pub style: CapabilityStyle,
-}
-
-/// How a server spells its capabilities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CapabilityStyle {
-    /// `{"discover": true, "test_mapping": false}`.
-    BooleanObject,
-    /// `["analyze"]`.
-    StringArray,
 }
 
 /// A request or a notification.

@@ -7,15 +7,17 @@
 
 mod answers;
 pub mod bundle;
+mod capabilities;
 mod error;
 mod manifest;
 mod registry;
 
 pub use answers::{ErrorCase, ErrorShape, ServerErrors};
+pub use capabilities::{CapabilitiesSpec, CapabilityStyle};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    CapabilitiesSpec, CapabilityStyle, DeclaredVersion, Direction, ErrorSpec, HostSpec,
-    LifecycleSpec, Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef,
-    Transport, VersionNegotiation, VersionRule, ViolationSpec,
+    DeclaredVersion, Direction, ErrorSpec, HostSpec, LifecycleSpec, Manifest, MethodKind,
+    MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef, Transport, VersionNegotiation,
+    VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::scope::{RuleFault, ScopeRules};
 use super::violation::{fill, Violation, ViolationKind};
 use crate::envelope::{ErrorCode, ErrorObject};
-use crate::protocol::{CapabilityStyle, ErrorCase, ViolationSpec};
+use crate::protocol::{ErrorCase, ViolationSpec};
 use crate::validate::Protocol;
 
 /// One session's lifecycle, as either peer or an observer sees it.
@@ -211,12 +211,10 @@ impl Session {
         };
         match outcome {
             Ok(result) => {
-                if let Some(capabilities) = &self.protocol.manifest().capabilities {
+                let manifest = self.protocol.manifest();
+                if let Some(capabilities) = &manifest.capabilities {
                     if capabilities.method == method {
-                        self.capabilities = Some(declared(
-                            result.pointer(&capabilities.pointer),
-                            capabilities.style,
-                        ));
+                        self.capabilities = Some(manifest.declared_capabilities(result));
                     }
                 }
                 self.rules.opened(method);
@@ -388,21 +386,5 @@ impl Session {
         });
         let data = spec.data.clone().filter(|d| !d.is_null());
         Violation::new(kind, spec.code, message, data.clone()).with_template(data)
-    }
-}
-
-fn declared(value: Option<&Value>, style: CapabilityStyle) -> BTreeSet<String> {
-    match (style, value) {
-        (CapabilityStyle::BooleanObject, Some(Value::Object(members))) => members
-            .iter()
-            .filter(|(_, v)| v.as_bool() == Some(true))
-            .map(|(k, _)| k.clone())
-            .collect(),
-        (CapabilityStyle::StringArray, Some(Value::Array(items))) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => BTreeSet::new(),
     }
 }

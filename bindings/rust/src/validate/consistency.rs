@@ -79,6 +79,15 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 "a gated method needs the manifest's `capabilities`".into(),
             ));
         }
+        if let (Some(capability), Some(capabilities)) = (&method.capability, &manifest.capabilities)
+        {
+            if !capabilities.is_well_formed(capability) {
+                return Err(fail(
+                    format!("{at}/capability"),
+                    format!("`{capability}` is not a path of member names (a JSON pointer without its leading `/`)"),
+                ));
+            }
+        }
     }
     if let Some(capabilities) = &manifest.capabilities {
         if !manifest.methods.contains_key(&capabilities.method) {

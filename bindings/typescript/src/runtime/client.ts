@@ -1067,6 +1067,15 @@ export class Client<
         for (const name of at) if (typeof name === "string") names.add(name);
       } else if (declaration.style === "boolean-object" && typeof at === "object" && at !== null && !Array.isArray(at)) {
         for (const [name, on] of Object.entries(at)) if (on === true) names.add(name);
+      } else if (declaration.style === "provider" && at !== undefined) {
+        // Only the paths the protocol's methods name can gate; a provider is
+        // declared by `true` or an options object.
+        for (const info of Object.values(this.protocol.methods)) {
+          const capability = info.capability;
+          if (capability === undefined) continue;
+          const provider = resolvePointer(at, `/${capability}`);
+          if (provider === true || (typeof provider === "object" && provider !== null && !Array.isArray(provider))) names.add(capability);
+        }
       }
       this.declared = names;
     }

@@ -30,8 +30,12 @@ export interface CapabilityDeclaration {
   readonly method: string;
   /** RFC 6901 pointer into that result (e.g. `/capabilities`). */
   readonly pointer: string;
-  /** `boolean-object`: `{"name": true|false}`, declared when true. `string-array`: `["name", ...]`, declared when listed. */
-  readonly style: "boolean-object" | "string-array";
+  /**
+   * `boolean-object`: `{"name": true|false}`, declared when true. `string-array`: `["name", ...]`, declared when listed.
+   * `provider` (LSP's `ServerCapabilities`): a capability is a path of members (`definitionProvider`,
+   * `renameProvider/prepareProvider`), declared when the value there is `true` or an options object.
+   */
+  readonly style: "boolean-object" | "string-array" | "provider";
 }
 
 /** Where in the lifecycle a method may come and where its success leads. */
@@ -288,7 +292,7 @@ export function protocolFromManifest<
     out.capabilities = {
       method: String(c["method"]),
       pointer: String(c["pointer"]),
-      style: c["style"] === "string-array" ? "string-array" : "boolean-object",
+      style: c["style"] === "string-array" ? "string-array" : c["style"] === "provider" ? "provider" : "boolean-object",
     };
   }
   if (shutdown !== undefined) out.shutdown = shutdown;

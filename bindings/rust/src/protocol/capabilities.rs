@@ -1,0 +1,259 @@
+//! Where and how a server declares its capabilities, and what a declaration
+//! means for the optional methods of a protocol: the one place that reads a
+//! capability declaration (the session's lifecycle, the conformance
+//! battery, the LSP client and the bindings' descriptors all ask here).
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::manifest::Manifest;
+
+/// Where the server's capabilities are declared.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct CapabilitiesSpec {
+    /// The method whose result declares them (usually `initialize`).
+    pub method: String,
+    /// JSON pointer into that result.
+    pub pointer: String,
+    /// How they are spelled.
+    pub style: CapabilityStyle,
+}
+
+/// How a server spells its capabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapabilityStyle {
+    /// `{"discover": true, "test_mapping": false}`.
+    BooleanObject,
+    /// `["analyze"]`.
+    StringArray,
+    /// LSP's `ServerCapabilities`: a method's capability is a path of member
+    /// names below the declaration (`definitionProvider`,
+    /// `renameProvider/prepareProvider`, written as a JSON pointer without
+    /// its leading `/`), declared when the value there is `true` or an
+    /// options object; absent, `false`, `null` or anything else is not
+    /// declared.
+    Provider,
+}
+
+impl CapabilitiesSpec {
+    /// The declaration inside the whole successful result of
+    /// [`CapabilitiesSpec::method`], if it is there.
+    pub fn declaration<'a>(&self, result: &'a Value) -> Option<&'a Value> {
+        result.pointer(&self.pointer)
+    }
+
+    /// Whether `declaration` (the value at [`CapabilitiesSpec::pointer`])
+    /// declares `capability`.
+    pub fn declares(&self, capability: &str, declaration: Option<&Value>) -> bool {
+        match (self.style, declaration) {
+            (CapabilityStyle::BooleanObject, Some(Value::Object(members))) => {
+                members.get(capability).and_then(Value::as_bool) == Some(true)
+            }
+            (CapabilityStyle::StringArray, Some(Value::Array(items))) => {
+                items.iter().any(|item| item.as_str() == Some(capability))
+            }
+            (CapabilityStyle::Provider, Some(declaration)) => {
+                match declaration.pointer(&provider_pointer(capability)) {
+                    Some(Value::Bool(on)) => *on,
+                    Some(Value::Object(_)) => true,
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Every capability `declaration` declares, by the protocol's names:
+    /// for `boolean-object` the members that are `true`, for `string-array`
+    /// the names listed, for `provider` the capabilities the manifest's
+    /// methods name that are declared (a provider declaration lists far more
+    /// than any subset of its protocol uses, and only those can gate).
+    pub fn declared(&self, manifest: &Manifest, declaration: Option<&Value>) -> BTreeSet<String> {
+        match (self.style, declaration) {
+            (CapabilityStyle::BooleanObject, Some(Value::Object(members))) => members
+                .iter()
+                .filter(|(_, v)| v.as_bool() == Some(true))
+                .map(|(k, _)| k.clone())
+                .collect(),
+            (CapabilityStyle::StringArray, Some(Value::Array(items))) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            (CapabilityStyle::Provider, Some(_)) => manifest
+                .methods
+                .values()
+                .filter_map(|m| m.capability.as_deref())
+                .filter(|c| self.declares(c, declaration))
+                .map(str::to_owned)
+                .collect(),
+            _ => BTreeSet::new(),
+        }
+    }
+
+    /// Whether `capability` is well formed for this style: a non-empty
+    /// name, or for `provider` a path of non-empty member names whose `~`
+    /// escapes are RFC 6901's.
+    pub fn is_well_formed(&self, capability: &str) -> bool {
+        if capability.is_empty() {
+            return false;
+        }
+        match self.style {
+            CapabilityStyle::BooleanObject | CapabilityStyle::StringArray => true,
+            CapabilityStyle::Provider => capability.split('/').all(|segment| {
+                !segment.is_empty() && {
+                    let mut chars = segment.chars();
+                    let mut ok = true;
+                    while let Some(c) = chars.next() {
+                        if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
+                            ok = false;
+                        }
+                    }
+                    ok
+                }
+            }),
+        }
+    }
+}
+
+impl Manifest {
+    /// Whether `method` may be sent to a server whose successful answer to
+    /// the capability-declaring method (LSP's `initialize`: the whole
+    /// `InitializeResult`) was `declaring_result`: `true` for a method that
+    /// needs no capability, or whose capability that result declares;
+    /// `false` for a gated method it does not declare, and for a method the
+    /// protocol does not define.
+    pub fn capability_declared(&self, method: &str, declaring_result: &Value) -> bool {
+        let Some(spec) = self.methods.get(method) else {
+            return false;
+        };
+        let Some(capability) = &spec.capability else {
+            return true;
+        };
+        self.capabilities
+            .as_ref()
+            .is_some_and(|caps| caps.declares(capability, caps.declaration(declaring_result)))
+    }
+
+    /// The capabilities `declaring_result` declares, by the names the
+    /// manifest's methods use (see [`CapabilitiesSpec::declared`]); empty
+    /// when the protocol declares none.
+    pub fn declared_capabilities(&self, declaring_result: &Value) -> BTreeSet<String> {
+        self.capabilities
+            .as_ref()
+            .map_or_else(BTreeSet::new, |caps| {
+                caps.declared(self, caps.declaration(declaring_result))
+            })
+    }
+}
+
+/// A provider capability path as an RFC 6901 pointer.
+fn provider_pointer(capability: &str) -> String {
+    format!("/{capability}")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn manifest(style: &str) -> Manifest {
+        serde_json::from_value(json!({
+            "protocol": "p", "version": "1",
+            "transport": {"framing": "content-length", "envelope": "jsonrpc-2.0", "max_frame_bytes": 1024},
+            "capabilities": {"method": "initialize", "pointer": "/capabilities", "style": style},
+            "methods": {
+                "initialize": {"kind": "request", "direction": "client-to-server"},
+                "definition": {"kind": "request", "direction": "client-to-server", "capability": "definitionProvider"},
+                "hover": {"kind": "request", "direction": "client-to-server", "capability": "hoverProvider"},
+                "rename": {"kind": "request", "direction": "client-to-server", "capability": "renameProvider"},
+                "prepareRename": {"kind": "request", "direction": "client-to-server", "capability": "renameProvider/prepareProvider"},
+                "calls": {"kind": "request", "direction": "client-to-server", "capability": "callHierarchyProvider"},
+                "tilde": {"kind": "request", "direction": "client-to-server", "capability": "a~1b"}
+            }
+        }))
+        .expect("manifest")
+    }
+
+    #[test]
+    fn provider_true_or_options_object_declares_absent_false_null_do_not() {
+        let m = manifest("provider");
+        let result = json!({"capabilities": {
+            "definitionProvider": true,
+            "hoverProvider": {"workDoneProgress": false},
+            "renameProvider": {"prepareProvider": true},
+            "callHierarchyProvider": null,
+            "a/b": false
+        }});
+        assert!(m.capability_declared("initialize", &result));
+        assert!(m.capability_declared("definition", &result));
+        assert!(m.capability_declared("hover", &result));
+        assert!(m.capability_declared("rename", &result));
+        assert!(m.capability_declared("prepareRename", &result));
+        assert!(!m.capability_declared("calls", &result));
+        assert!(!m.capability_declared("tilde", &result));
+        assert!(!m.capability_declared("no/such/method", &result));
+        let names: Vec<String> = m.declared_capabilities(&result).into_iter().collect();
+        assert_eq!(
+            names,
+            [
+                "definitionProvider",
+                "hoverProvider",
+                "renameProvider",
+                "renameProvider/prepareProvider"
+            ]
+        );
+    }
+
+    #[test]
+    fn provider_nested_path_needs_the_options_object() {
+        let m = manifest("provider");
+        // `renameProvider: true` declares rename but not prepareRename.
+        let result = json!({"capabilities": {"renameProvider": true, "definitionProvider": false, "hoverProvider": "yes"}});
+        assert!(m.capability_declared("rename", &result));
+        assert!(!m.capability_declared("prepareRename", &result));
+        assert!(!m.capability_declared("definition", &result));
+        assert!(
+            !m.capability_declared("hover", &result),
+            "a string is no provider"
+        );
+        // No declaration at all, or not an object: nothing is declared.
+        assert!(!m.capability_declared("rename", &json!({})));
+        assert!(!m.capability_declared("rename", &json!({"capabilities": [1]})));
+        assert!(m.declared_capabilities(&json!(null)).is_empty());
+        // An escaped `/` in a member name.
+        assert!(m.capability_declared("tilde", &json!({"capabilities": {"a/b": true}})));
+    }
+
+    #[test]
+    fn older_styles_keep_their_meaning() {
+        let m = manifest("boolean-object");
+        let result = json!({"capabilities": {"definitionProvider": true, "hoverProvider": {}}});
+        assert!(m.capability_declared("definition", &result));
+        assert!(
+            !m.capability_declared("hover", &result),
+            "boolean-object wants exactly true"
+        );
+        let m = manifest("string-array");
+        let result = json!({"capabilities": ["hoverProvider", 3]});
+        assert!(m.capability_declared("hover", &result));
+        assert!(!m.capability_declared("definition", &result));
+        assert_eq!(m.declared_capabilities(&result).len(), 1);
+    }
+
+    #[test]
+    fn provider_paths_are_checked_for_form() {
+        let m = manifest("provider");
+        let caps = m.capabilities.as_ref().expect("capabilities");
+        assert!(caps.is_well_formed("definitionProvider"));
+        assert!(caps.is_well_formed("renameProvider/prepareProvider"));
+        assert!(caps.is_well_formed("a~0b~1c"));
+        for bad in ["", "/definitionProvider", "a//b", "a/", "a~2", "a~"] {
+            assert!(!caps.is_well_formed(bad), "{bad:?}");
+        }
+    }
+}
