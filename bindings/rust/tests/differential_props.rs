@@ -30,6 +30,9 @@ fn arb_number_text() -> impl Strategy<Value = String> {
         Just("1e2".to_owned()),
         Just("1E+400".to_owned()),
         Just("5e-324".to_owned()),
+        // Integral doubles from 2^64 to beyond 1e21, written out in digits:
+        // below 1e21 this is their RFC 8785 form, read as the double.
+        (1.8e19f64..1e22).prop_map(|f| f.to_string()),
         any::<f64>()
             .prop_filter("finite", |f| f.is_finite())
             .prop_map(|f| f.to_string()),
@@ -96,13 +99,28 @@ fn wire_reference(text: &str) -> Option<Value> {
         if !token.contains(['.', 'e', 'E']) {
             if token == "-0" {
                 token = "0".to_owned();
-            } else if token.parse::<i64>().is_err() && token.parse::<u64>().is_err() {
+            } else if token.parse::<i64>().is_err()
+                && token.parse::<u64>().is_err()
+                && !is_rfc8785_form_of_its_double(&token)
+            {
                 return None;
             }
         }
         out.push_str(&token);
     }
     serde_json::from_str(&out).ok()
+}
+
+/// Whether an integer literal beyond 64 bits is exactly what RFC 8785
+/// writes for its double (the rule's one exception: `18446744073709552000`).
+/// Below 1e21 the ECMAScript form of an integral double is its shortest
+/// round-trip digits padded with zeros, which is also what Rust's `Display`
+/// writes; from 1e21 up ECMAScript writes an exponent, so no plain literal
+/// is that form.
+fn is_rfc8785_form_of_its_double(token: &str) -> bool {
+    token
+        .parse::<f64>()
+        .is_ok_and(|double| double.abs() < 1e21 && double.to_string() == token)
 }
 
 fn nested(depth: usize) -> String {
