@@ -18,6 +18,7 @@ mod frames;
 mod generate;
 mod input;
 mod live;
+mod lsp;
 mod validate;
 
 /// JSON-RPC over stdio, driven by JSON Schemas.
@@ -44,6 +45,9 @@ enum Command {
         override_usage = "wirekit conformance [OPTIONS] --protocol <PROTOCOL> -- <COMMAND>..."
     )]
     Conformance(conformance::ConformanceArgs),
+    /// Ask a language server one question: definition, references, hover, calls, symbols, rename, diagnostics.
+    #[command(override_usage = "wirekit lsp [OPTIONS] <QUERY> <ARGS>... -- <SERVER>...")]
+    Lsp(lsp::LspArgs),
     /// Compare two versions of a protocol and classify every change by whom it breaks.
     #[command(override_usage = "wirekit diff [OPTIONS] --protocol <PROTOCOL> <OLD> <NEW>")]
     Diff(diff::DiffArgs),
@@ -85,6 +89,7 @@ where
         Command::Validate(args) => validate::run(args),
         Command::Drive(args) => drive::run(args),
         Command::Conformance(args) => conformance::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Generate(args) => generate::run(args),
     }

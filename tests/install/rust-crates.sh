@@ -10,7 +10,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
-crates=(wirekit wirekit-protocols wirekit-codegen wirekit-cli)
+crates=(wirekit wirekit-protocols wirekit-codegen wirekit-lsp wirekit-cli)
 version="$(cargo metadata --no-deps --format-version 1 \
     | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="wirekit"))')"
 

@@ -1,0 +1,207 @@
+//! `wirekit lsp`: ask a language server one question, as a person would.
+//!
+//! The server starts in the root, gets the handshake (`wirekit_lsp`), the
+//! asked files opened with their text, a quiet moment (work-done progress),
+//! then the query; the answer is printed as text or as one JSON document,
+//! and the server is stopped (`shutdown`, `exit`, a grace, kill). Nothing
+//! is written but the recording: a rename prints its edit. Exit status: 0
+//! answered, 1 not answered (unsupported, unavailable, timed out,
+//! malformed, refused, diagnostics unsettled), 2 usage.
+
+mod answer;
+mod places;
+mod query;
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use wirekit_lsp::{Client, Options, Readiness};
+
+use places::Places;
+use query::Query;
+
+/// Arguments of `wirekit lsp`.
+#[derive(Debug, clap::Args)]
+pub struct LspArgs {
+    /// The workspace root; files are relative to it (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Record the session (both directions, exact bytes) for `wirekit validate --protocol lsp`.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// How long each request may take, in milliseconds (the server's start gets six times as long).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// definition|references|hover|calls-incoming|calls-outgoing FILE:LINE:COL, symbols FILE,
+    /// rename FILE:LINE:COL NEWNAME, diagnostics FILE...
+    #[arg(required = true, num_args = 1.., value_name = "QUERY ARGS")]
+    query: Vec<String>,
+    /// The language server and its arguments.
+    #[arg(last = true, required = true, num_args = 1.., value_name = "SERVER")]
+    server: Vec<String>,
+}
+
+/// Runs `wirekit lsp`.
+pub fn run(args: LspArgs) -> ExitCode {
+    let root = match args
+        .root
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .canonicalize()
+    {
+        Ok(root) if root.is_dir() => root,
+        _ => {
+            return usage(&format!(
+                "the root {} is not a folder",
+                args.root.unwrap_or_default().display()
+            ))
+        }
+    };
+    let query = match query::parse(&args.query[0], &args.query[1..], &root) {
+        Ok(query) => query,
+        Err(message) => return usage(&message),
+    };
+    let mut texts = Vec::new();
+    for file in query.files() {
+        match std::fs::read_to_string(&file) {
+            Ok(text) => texts.push((file, text)),
+            Err(error) => return usage(&format!("cannot read {}: {error}", file.display())),
+        }
+    }
+    let mut options = Options::new(&root);
+    options.request_timeout = Duration::from_millis(args.timeout_ms);
+    options.handshake_timeout = Duration::from_millis(args.timeout_ms.saturating_mul(6));
+    if let Some(path) = &args.record {
+        match File::create(path) {
+            Ok(file) => options.recording = Some(Box::new(file)),
+            Err(error) => return usage(&format!("cannot create {}: {error}", path.display())),
+        }
+    }
+    let mut command = Command::new(&args.server[0]);
+    command.args(&args.server[1..]);
+    let mut client = match Client::start(command, options) {
+        Ok(client) => client,
+        Err(error) => {
+            return finish(
+                &args,
+                &query,
+                Err(("start_failed", format!("{} ({})", error, error.code()))),
+                None,
+                None,
+            )
+        }
+    };
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let mut places = Places::new(&root);
+    let outcome = ask(&mut client, &query, &texts, timeout, &mut places);
+    let server = json!({
+        "capabilities": client.capabilities().raw().clone(),
+        "server_requests": client.server_requests_seen(),
+        "late_answers_dropped": client.dropped().late_answers,
+        "notifications_dropped": client.dropped().notifications,
+    });
+    let stop = client.stop(Duration::from_secs(2));
+    let stop = json!({"outcome": stop.name(), "detail": match &stop {
+        wirekit_lsp::StopReport::Graceful => Value::Null,
+        wirekit_lsp::StopReport::Forced(why) | wirekit_lsp::StopReport::AlreadyGone(why) => json!(why),
+    }});
+    finish(&args, &query, outcome, Some(server), Some(stop))
+}
+
+/// An answer: the text for people and the JSON result, and whether it
+/// counts as answered (diagnostics unsettled does not).
+pub(super) struct Answer {
+    pub(super) text: String,
+    pub(super) json: Value,
+    pub(super) answered: bool,
+}
+
+type Outcome = Result<Answer, (&'static str, String)>;
+
+fn ask(
+    client: &mut Client,
+    query: &Query,
+    texts: &[(PathBuf, String)],
+    timeout: Duration,
+    places: &mut Places,
+) -> Outcome {
+    let failed = |error: wirekit_lsp::RequestError| (error.code(), error.to_string());
+    // Indexing first: a server still loading answers nothing rather than an error.
+    let busy = match client
+        .ready(Duration::from_millis(300), timeout)
+        .map_err(failed)?
+    {
+        Readiness::Quiet => Vec::new(),
+        Readiness::StillBusy(titles) => titles,
+    };
+    for (file, text) in texts {
+        client
+            .sync(file, query::language_id(file), text)
+            .map_err(failed)?;
+    }
+    let mut answer = answer::answer(client, query, texts, timeout, places)?;
+    if !busy.is_empty() {
+        answer.text.push_str(&format!(
+            "(the server was still busy: {})\n",
+            busy.join(", ")
+        ));
+        answer.json["still_busy"] = json!(busy);
+    }
+    Ok(answer)
+}
+
+fn finish(
+    args: &LspArgs,
+    query: &Query,
+    outcome: Outcome,
+    server: Option<Value>,
+    stop: Option<Value>,
+) -> ExitCode {
+    let answered = matches!(&outcome, Ok(answer) if answer.answered);
+    if args.json {
+        let mut document = json!({"query": query.name(), "server_command": args.server});
+        match &outcome {
+            Ok(answer) => document["result"] = answer.json.clone(),
+            Err((code, message)) => document["error"] = json!({"code": code, "message": message}),
+        }
+        if let Some(server) = server {
+            document["server"] = server;
+        }
+        if let Some(stop) = stop {
+            document["stop"] = stop;
+        }
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&document).unwrap_or_default()
+        );
+    } else {
+        match &outcome {
+            Ok(answer) => print!("{}", answer.text),
+            Err((code, message)) => {
+                eprintln!("wirekit lsp: {} failed ({code}): {message}", query.name())
+            }
+        }
+        if let Some(stop) = stop.filter(|s| s["outcome"] != "graceful") {
+            eprintln!(
+                "wirekit lsp: the server stopped {}: {}",
+                stop["outcome"], stop["detail"]
+            );
+        }
+    }
+    if answered {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("wirekit lsp: {message}");
+    ExitCode::from(2)
+}

@@ -1,0 +1,162 @@
+#![allow(clippy::panic)]
+//! `wirekit lsp` against the fake language server of `lsp/tests/fake`: the
+//! text for people, the one JSON document, the exit status, the recording,
+//! and refusals (an unadvertised feature, a resource operation in a rename,
+//! a place outside the file).
+
+#[allow(dead_code)] // the shared helpers this file does not use
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+use support::wirekit;
+
+fn project(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirekit-cli-lsp-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("project folder");
+    std::fs::write(
+        dir.join("a.py"),
+        "def f():\n    return 1\n\nERROR = f()  # é😀\n",
+    )
+    .expect("a.py");
+    dir
+}
+
+fn fake() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lsp/tests/fake/fake_lsp.py")
+        .display()
+        .to_string()
+}
+
+fn lsp(root: &Path, args: &[&str], server_flags: &[&str]) -> Output {
+    let script = fake();
+    let mut all = vec!["lsp", "--root", root.to_str().expect("utf-8")];
+    if !args.contains(&"--timeout-ms") {
+        all.extend_from_slice(&["--timeout-ms", "3000"]);
+    }
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", "python3", &script]);
+    all.extend_from_slice(server_flags);
+    wirekit(&all, b"")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn document(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("one JSON document: {e}: {}", stdout(output)))
+}
+
+#[test]
+fn definition_and_symbols_as_text() {
+    let root = project("text");
+    let output = lsp(&root, &["definition", "a.py:2:1"], &[]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(stdout(&output), "a.py:11:5\na.py:12:1\n");
+    let output = lsp(&root, &["symbols", "a.py"], &[]);
+    assert_eq!(stdout(&output), "class C 1:7\n  method m 2:9\n");
+}
+
+#[test]
+fn json_hover_and_an_unadvertised_feature() {
+    let root = project("json");
+    let output = lsp(&root, &["--json", "hover", "a.py:4:3"], &[]);
+    assert_eq!(output.status.code(), Some(0));
+    let answer = document(&output);
+    assert_eq!(answer["result"]["markup"], "plaintext");
+    assert_eq!(answer["stop"]["outcome"], "graceful");
+    let output = lsp(&root, &["--json", "hover", "a.py:1:1"], &["--no-hover"]);
+    assert_eq!(output.status.code(), Some(1));
+    let answer = document(&output);
+    assert_eq!(answer["error"]["code"], "unsupported");
+    assert_eq!(answer["stop"]["outcome"], "graceful");
+}
+
+#[test]
+fn rename_prints_the_edit_and_writes_nothing_and_refuses_resource_operations() {
+    let root = project("rename");
+    let before = std::fs::read(root.join("a.py")).expect("a.py");
+    let output = lsp(&root, &["rename", "a.py:1:5", "g"], &[]);
+    assert_eq!(
+        stdout(&output),
+        "a.py:1:5-1:6: \"g\"\n(nothing was written)\n"
+    );
+    let output = lsp(&root, &["--json", "rename", "a.py:1:5", "resource"], &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(document(&output)["error"]["code"], "edit_refused");
+    let output = lsp(&root, &["--json", "rename", "a.py:1:5", "apply"], &[]);
+    assert_eq!(document(&output)["result"]["written"], false);
+    assert_eq!(std::fs::read(root.join("a.py")).expect("a.py"), before);
+    assert!(!root.join("a.py.bak").exists());
+}
+
+#[test]
+fn diagnostics_settle_or_say_unsettled() {
+    let root = project("diagnostics");
+    let output = lsp(&root, &["diagnostics", "a.py"], &[]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(stdout(&output), "a.py:4:1: error: an error here [fake]\n");
+    let output = lsp(
+        &root,
+        &["--json", "--timeout-ms", "500", "diagnostics", "a.py"],
+        &["--unversioned", "--no-symbols"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(document(&output)["result"]["settled"], false);
+}
+
+#[test]
+fn columns_are_characters_converted_to_utf16_once() {
+    // Line 4 is `ERROR = f()  # é😀`: column 18 (after é and 😀) is UTF-16 unit 18.
+    let root = project("columns");
+    let output = lsp(
+        &root,
+        &[
+            "--json",
+            "--record",
+            root.join("rec.lsp").to_str().expect("utf-8"),
+            "hover",
+            "a.py:4:18",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let recording = std::fs::read_to_string(root.join("rec.lsp")).expect("recording");
+    assert!(
+        recording.contains(r#""position":{"line":3,"character":18}"#),
+        "{recording}"
+    );
+    // Both directions, framed, in order: initialize first, the server's answer after it.
+    assert!(recording.starts_with("Content-Length: "));
+    let initialize = recording
+        .find(r#""method":"initialize""#)
+        .expect("initialize sent");
+    let answered = recording
+        .find(r#""serverInfo""#)
+        .expect("initialize answered");
+    assert!(initialize < answered);
+    assert!(recording.contains(r#""method":"exit""#));
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let root = project("usage");
+    for args in [
+        &["definition", "a.py"][..],
+        &["definition", "a.py:0:1"],
+        &["fly", "a.py:1:1"],
+        &["symbols", "missing.py"],
+    ] {
+        let output = lsp(&root, args, &[]);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+    }
+    let output = lsp(&root, &["definition", "a.py:40:1"], &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("line 40 is past the end"));
+}

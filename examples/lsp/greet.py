@@ -1,0 +1,6 @@
+def greet(name):
+    return "hello " + name
+
+
+def shout(name):
+    return greet(name).upper()

@@ -1,0 +1,4 @@
+from greet import greet, shout
+
+print(greet("x"))
+print(shout("y"))

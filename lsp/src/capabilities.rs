@@ -1,0 +1,190 @@
+//! What a server advertised in `InitializeResult.capabilities`, and the
+//! gate every request passes: a provider is `true` or an options object
+//! (provided) or absent, `false` or `null` (not provided).
+//!
+//! The capability each feature needs is read from the LSP protocol's
+//! manifest once the core describes capability gating there; until then
+//! [`Feature::capability`] names it.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::decode::fields::{object, optional};
+use crate::decode::DecodeError;
+
+/// A request the client can make, gated on a capability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// `textDocument/definition`.
+    Definition,
+    /// `textDocument/references`.
+    References,
+    /// `textDocument/hover`.
+    Hover,
+    /// `textDocument/documentSymbol`.
+    DocumentSymbol,
+    /// `textDocument/prepareRename` (`renameProvider.prepareProvider`).
+    PrepareRename,
+    /// `textDocument/rename`.
+    Rename,
+    /// `textDocument/prepareCallHierarchy` and both follow-ups.
+    CallHierarchy,
+}
+
+impl Feature {
+    /// Every feature.
+    pub const ALL: [Feature; 7] = [
+        Feature::Definition,
+        Feature::References,
+        Feature::Hover,
+        Feature::DocumentSymbol,
+        Feature::PrepareRename,
+        Feature::Rename,
+        Feature::CallHierarchy,
+    ];
+
+    /// The member of `ServerCapabilities` that advertises it.
+    pub fn capability(self) -> &'static str {
+        match self {
+            Feature::Definition => "definitionProvider",
+            Feature::References => "referencesProvider",
+            Feature::Hover => "hoverProvider",
+            Feature::DocumentSymbol => "documentSymbolProvider",
+            Feature::PrepareRename | Feature::Rename => "renameProvider",
+            Feature::CallHierarchy => "callHierarchyProvider",
+        }
+    }
+
+    /// A stable name (`definition`, `call_hierarchy`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Definition => "definition",
+            Feature::References => "references",
+            Feature::Hover => "hover",
+            Feature::DocumentSymbol => "document_symbol",
+            Feature::PrepareRename => "prepare_rename",
+            Feature::Rename => "rename",
+            Feature::CallHierarchy => "call_hierarchy",
+        }
+    }
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Whether a provider was advertised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provided {
+    /// `true` or an options object.
+    Provided,
+    /// Absent, `false` or `null`.
+    NotProvided,
+}
+
+/// How the server wants documents synchronised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncKind {
+    /// 0: it wants no document sync.
+    None,
+    /// 1: full text (what this client sends).
+    Full,
+    /// 2: incremental (a full-text change is valid incremental sync too).
+    Incremental,
+}
+
+/// The decoded capabilities the client acts on, and the raw object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerCapabilities {
+    raw: Value,
+    /// Whether `didOpen` and `didClose` are wanted.
+    pub open_close: bool,
+    /// How changes are wanted.
+    pub sync: SyncKind,
+    /// The position encoding the server chose (`utf-16` when it said none).
+    pub position_encoding: String,
+}
+
+impl ServerCapabilities {
+    /// A server that advertised nothing.
+    pub fn none() -> Self {
+        ServerCapabilities {
+            raw: Value::Object(serde_json::Map::new()),
+            open_close: false,
+            sync: SyncKind::None,
+            position_encoding: "utf-16".to_owned(),
+        }
+    }
+
+    /// The capabilities as the server sent them.
+    pub fn raw(&self) -> &Value {
+        &self.raw
+    }
+
+    /// The gate: whether `feature` was advertised.
+    pub fn supports(&self, feature: Feature) -> Provided {
+        let provider = self.raw.get(feature.capability()).filter(|v| !v.is_null());
+        let provided = match (feature, provider) {
+            (_, None | Some(Value::Bool(false))) => false,
+            (Feature::PrepareRename, Some(Value::Object(options))) => {
+                options.get("prepareProvider") == Some(&Value::Bool(true))
+            }
+            (Feature::PrepareRename, Some(_)) => false,
+            (_, Some(Value::Bool(true) | Value::Object(_))) => true,
+            (_, Some(_)) => false,
+        };
+        if provided {
+            Provided::Provided
+        } else {
+            Provided::NotProvided
+        }
+    }
+}
+
+/// Decodes `InitializeResult` (its `capabilities`); unknown members ignored.
+pub fn decode_initialize_result(value: &Value) -> Result<ServerCapabilities, DecodeError> {
+    let result = object(value, "an InitializeResult object")?;
+    let raw = crate::decode::fields::member(result, "capabilities")?;
+    let capabilities =
+        object(raw, "a ServerCapabilities object").map_err(|e| e.within("capabilities"))?;
+    let (open_close, sync) = match optional(capabilities, "textDocumentSync") {
+        None => (false, SyncKind::None),
+        Some(Value::Number(kind)) => {
+            let kind = sync_kind(kind.as_i64());
+            (kind != SyncKind::None, kind)
+        }
+        Some(Value::Object(options)) => (
+            options.get("openClose") == Some(&Value::Bool(true)),
+            sync_kind(options.get("change").and_then(Value::as_i64)),
+        ),
+        Some(other) => {
+            return Err(
+                crate::decode::fields::wrong("a number or TextDocumentSyncOptions", other)
+                    .within("textDocumentSync")
+                    .within("capabilities"),
+            )
+        }
+    };
+    let position_encoding = capabilities
+        .get("positionEncoding")
+        .and_then(Value::as_str)
+        .unwrap_or("utf-16")
+        .to_owned();
+    Ok(ServerCapabilities {
+        raw: raw.clone(),
+        open_close,
+        sync,
+        position_encoding,
+    })
+}
+
+fn sync_kind(kind: Option<i64>) -> SyncKind {
+    match kind {
+        Some(1) => SyncKind::Full,
+        Some(2) => SyncKind::Incremental,
+        _ => SyncKind::None,
+    }
+}

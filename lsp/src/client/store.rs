@@ -1,0 +1,110 @@
+//! The latest publication of every URI: at most [`MAX_PUBLISHED_URIS`]
+//! (the oldest publication goes first), each numbered by arrival.
+
+use std::collections::HashMap;
+
+use crate::decode::PublishDiagnostics;
+
+/// URIs whose publication is kept.
+pub const MAX_PUBLISHED_URIS: usize = 512;
+
+/// A kept publication and when it arrived (a counter over publications).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The publication.
+    pub publication: PublishDiagnostics,
+    /// Its arrival number.
+    pub arrival: u64,
+}
+
+/// The diagnostics store.
+#[derive(Debug, Default)]
+pub struct DiagnosticsStore {
+    latest: HashMap<String, Stored>,
+    arrivals: u64,
+}
+
+impl DiagnosticsStore {
+    /// Keeps `publication` as its URI's latest; its arrival number.
+    pub fn publish(&mut self, publication: PublishDiagnostics) -> u64 {
+        self.arrivals += 1;
+        let uri = publication.uri.clone();
+        if !self.latest.contains_key(&uri) && self.latest.len() >= MAX_PUBLISHED_URIS {
+            if let Some(oldest) = self
+                .latest
+                .iter()
+                .min_by_key(|(_, s)| s.arrival)
+                .map(|(u, _)| u.clone())
+            {
+                self.latest.remove(&oldest);
+            }
+        }
+        self.latest.insert(
+            uri,
+            Stored {
+                publication,
+                arrival: self.arrivals,
+            },
+        );
+        self.arrivals
+    }
+
+    /// The latest publication for `uri`.
+    pub fn get(&self, uri: &str) -> Option<&Stored> {
+        self.latest.get(uri)
+    }
+
+    /// The arrival number of the last publication (0: none yet).
+    pub fn arrivals(&self) -> u64 {
+        self.arrivals
+    }
+
+    /// Every publication that arrived after `arrival`, oldest first.
+    pub fn since(&self, arrival: u64) -> Vec<&Stored> {
+        let mut found: Vec<&Stored> = self
+            .latest
+            .values()
+            .filter(|s| s.arrival > arrival)
+            .collect();
+        found.sort_by_key(|s| s.arrival);
+        found
+    }
+
+    /// How many URIs are kept.
+    pub fn len(&self) -> usize {
+        self.latest.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.latest.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn publication(uri: String) -> PublishDiagnostics {
+        PublishDiagnostics {
+            uri,
+            version: None,
+            diagnostics: Vec::new(),
+            truncated: 0,
+        }
+    }
+
+    #[test]
+    fn the_oldest_publication_goes_first() {
+        let mut store = DiagnosticsStore::default();
+        for n in 0..MAX_PUBLISHED_URIS {
+            store.publish(publication(format!("file:///{n}")));
+        }
+        store.publish(publication("file:///0".into()));
+        store.publish(publication("file:///new".into()));
+        assert_eq!(store.len(), MAX_PUBLISHED_URIS);
+        assert!(store.get("file:///1").is_none());
+        assert!(store.get("file:///0").is_some());
+        assert_eq!(store.since(store.arrivals() - 2).len(), 2);
+    }
+}
