@@ -24,8 +24,10 @@ demo:
 test: test-rust test-readme test-schemas test-python test-install-python test-typescript test-codegen test-install-rust test-install-npm
 	@echo "make test: every suite passed"
 
-# cargo test -q: one "test result" line per test binary, failures in full.
+# cargo test -q: one "test result" line per test binary, failures in full. The LSP client's tests
+# run real language servers (pylsp from PyPI, pyright from npm), installed once into tests/lsp/.
 test-rust:
+	bash tests/lsp/install-servers.sh
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
 	$(CARGO) test -q --workspace
