@@ -249,7 +249,9 @@ impl Client {
         self.check_alive()?;
         let id = self.next_id;
         self.next_id += 1;
-        self.send(&Message::Request(Request::new(id, method, Some(params))))?;
+        // A method without params (`shutdown`) carries no `params` member.
+        let params = Some(params).filter(|p| !p.is_null());
+        self.send(&Message::Request(Request::new(id, method, params)))?;
         self.pending.push(id);
         Ok(id)
     }
@@ -291,7 +293,7 @@ impl Client {
         self.check_alive()?;
         self.send(&Message::Notification(Notification::new(
             method,
-            Some(params),
+            Some(params).filter(|p| !p.is_null()),
         )))
     }
 
