@@ -69,6 +69,21 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         protocol: args.protocol,
         targets: args.target.into_iter().map(Target::from).collect(),
     };
+    // Schemas derived from a meta model are written first, so that the
+    // protocols load (and are generated from) the fresh ones.
+    if !args.check && options.is_complete() {
+        let derived = match wirekit_codegen::metamodel::derive_all(&root) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("wirekit generate: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        if let Err(e) = wirekit_codegen::write(&root, &derived, false) {
+            eprintln!("wirekit generate: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let files = match wirekit_codegen::generate(&options) {
         Ok(f) => f,
         Err(e) => {

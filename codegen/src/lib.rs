@@ -23,6 +23,7 @@ pub mod check;
 pub mod docs;
 pub mod error;
 pub mod field_order;
+pub mod metamodel;
 pub mod model;
 pub mod naming;
 pub mod openrpc;
@@ -165,7 +166,17 @@ pub fn load_protocols(options: &Options) -> Result<Vec<Protocol>> {
 /// `index.ts`) are only produced when no single protocol is selected.
 pub fn generate(options: &Options) -> Result<Vec<GeneratedFile>> {
     let protocols = load_protocols(options)?;
-    generate_for(&protocols, &options.targets(), options.protocol.is_none())
+    let mut out = if options.is_complete() {
+        metamodel::derive_all(&options.root)?
+    } else {
+        Vec::new()
+    };
+    out.extend(generate_for(
+        &protocols,
+        &options.targets(),
+        options.protocol.is_none(),
+    )?);
+    Ok(out)
 }
 
 /// Generate `targets` for already loaded `protocols`.

@@ -37,6 +37,7 @@ fn schemas(p: &Protocol) -> Result<Vec<(String, Schema)>> {
     for (name, json) in &p.bundle.defs {
         let mut json = json.clone();
         strip_string_formats(&mut json);
+        alternatives_as_one_of(&mut json);
         let schema: Schema = serde_json::from_value(json).map_err(|e| {
             let err = Error::new(
                 ErrorKind::Typify,
@@ -236,6 +237,42 @@ fn strip_string_formats(v: &mut serde_json::Value) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(strip_string_formats),
+        _ => {}
+    }
+}
+
+/// An `anyOf` of several shapes (LSP's `Location | Location[] |
+/// LocationLink[] | null`) is handed to typify as a `oneOf`, so that it
+/// becomes one sum type (an untagged enum, tried in order) rather than a
+/// struct of optional flattened parts. Validation keeps the schema's
+/// `anyOf`: an empty list matches two of the shapes at once. A nullable
+/// `anyOf` of one shape and `null` stays as it is (typify's `Option`).
+fn alternatives_as_one_of(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let several = map
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|items| {
+                    items
+                        .iter()
+                        .filter(|i| i.get("type").and_then(Value::as_str) != Some("null"))
+                        .count()
+                        > 1
+                });
+            if several && !map.contains_key("oneOf") {
+                if let Some(items) = map.remove("anyOf") {
+                    map.insert("oneOf".into(), items);
+                }
+            }
+            for (k, child) in map.iter_mut() {
+                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    alternatives_as_one_of(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(alternatives_as_one_of),
         _ => {}
     }
 }

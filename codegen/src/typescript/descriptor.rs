@@ -34,7 +34,9 @@ struct DescriptorTemplate {
 
 /// The exported name of a protocol's descriptor (`gzkitAuthoringGuide`).
 /// Words of the module name joined in camel case, with `_` kept between
-/// two digits (`gaze_analyzer_v1_0_0` is `gazeAnalyzerV1_0_0`).
+/// two digits (`gaze_analyzer_v1_0_0` is `gazeAnalyzerV1_0_0`). A
+/// one-word module (`lsp`) would clash with its namespace export, so its
+/// descriptor is `lspProtocol`.
 pub fn export_name(p: &Protocol) -> String {
     let mut out = String::new();
     for (index, word) in p.module.split('_').filter(|w| !w.is_empty()).enumerate() {
@@ -52,6 +54,9 @@ pub fn export_name(p: &Protocol) -> String {
             }
             out.extend(chars);
         }
+    }
+    if out == p.module {
+        out.push_str("Protocol");
     }
     out
 }

@@ -14,6 +14,8 @@ pub mod gaze_analyzer_v1_0_0;
 pub mod gaze_analyzer_v1_1_0;
 #[rustfmt::skip]
 pub mod gzkit_authoring_guide;
+#[rustfmt::skip]
+pub mod lsp;
 
 /// The manifests and schema files of every protocol, embedded.
 #[rustfmt::skip]
