@@ -38,7 +38,7 @@ export interface ApplyWorkspaceEditParams {
    * presented in the user interface for example on an undo
    * stack to undo the workspace edit.
    */
-  label?: string;
+  label?: string | null;
   /** The edits to apply. */
   edit: WorkspaceEdit;
 }
@@ -56,7 +56,7 @@ export interface ApplyWorkspaceEditResult {
    * This may be used by the server for diagnostic logging or to provide
    * a suitable error for a request that triggered the edit.
    */
-  failureReason?: string;
+  failureReason?: string | null;
   /**
    * Depending on the client's failure handling strategy `failedChange` might
    * contain the index of the change that failed. This property is only available
@@ -64,7 +64,7 @@ export interface ApplyWorkspaceEditResult {
    * @minimum 0
    * @maximum 2147483647
    */
-  failedChange?: number;
+  failedChange?: number | null;
 }
 
 /**
@@ -89,12 +89,12 @@ export interface CallHierarchyIncomingCall {
  */
 export interface CallHierarchyIncomingCallsParams {
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
   /**
    * An optional token that a server can use to report partial results (e.g. streaming) to
    * the client.
    */
-  partialResultToken?: ProgressToken;
+  partialResultToken?: ProgressToken | null;
   /** `item`, as the LSP 3.17 meta model defines it (it documents none). */
   item: CallHierarchyItem;
 }
@@ -111,9 +111,9 @@ export interface CallHierarchyItem {
   /** The kind of this item. */
   kind: SymbolKind;
   /** Tags for this item. */
-  tags?: SymbolTag[];
+  tags?: SymbolTag[] | null;
   /** More detail for this item, e.g. the signature of a function. */
-  detail?: string;
+  detail?: string | null;
   /** The resource identifier of this item. */
   uri: string;
   /** The range enclosing this symbol not including leading/trailing whitespace but everything else, e.g. comments and code. */
@@ -127,7 +127,7 @@ export interface CallHierarchyItem {
    * A data entry field that is preserved between a call hierarchy prepare and
    * incoming calls or outgoing calls requests.
    */
-  data?: LspAny;
+  data?: LspAny | null;
 }
 
 /**
@@ -137,7 +137,7 @@ export interface CallHierarchyItem {
  */
 export interface CallHierarchyOptions {
   /** `workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none). */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
 }
 
 /**
@@ -163,12 +163,12 @@ export interface CallHierarchyOutgoingCall {
  */
 export interface CallHierarchyOutgoingCallsParams {
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
   /**
    * An optional token that a server can use to report partial results (e.g. streaming) to
    * the client.
    */
-  partialResultToken?: ProgressToken;
+  partialResultToken?: ProgressToken | null;
   /** `item`, as the LSP 3.17 meta model defines it (it documents none). */
   item: CallHierarchyItem;
 }
@@ -184,7 +184,7 @@ export interface CallHierarchyPrepareParams {
   /** The position inside the text document. */
   position: Position;
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
 }
 
 /**
@@ -199,12 +199,12 @@ export interface CallHierarchyRegistrationOptions {
    */
   documentSelector: DocumentSelector | null;
   /** `workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none). */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
   /**
    * The id used to register the request. The id can be used to deregister
    * the request again. See also Registration#id.
    */
-  id?: string;
+  id?: string | null;
 }
 
 /** `CancelParams`, as the LSP 3.17 meta model defines it (it documents none). */
@@ -228,12 +228,12 @@ export interface ChangeAnnotation {
    * A flag which indicates that user confirmation is needed
    * before applying the change.
    */
-  needsConfirmation?: boolean;
+  needsConfirmation?: boolean | null;
   /**
    * A human-readable string which is rendered less prominent in
    * the user interface.
    */
-  description?: string;
+  description?: string | null;
 }
 
 /** An identifier to refer to a change annotation stored with a workspace edit. */
@@ -242,11 +242,11 @@ export type ChangeAnnotationIdentifier = string;
 /** Defines the capabilities provided by the client. */
 export interface ClientCapabilities {
   /** Workspace specific client capabilities. */
-  workspace?: WorkspaceClientCapabilities;
+  workspace?: WorkspaceClientCapabilities | null;
   /** Window specific client capabilities. */
-  window?: WindowClientCapabilities;
+  window?: WindowClientCapabilities | null;
   /** Experimental client capabilities. */
-  experimental?: LspAny;
+  experimental?: LspAny | null;
 }
 
 /**
@@ -262,9 +262,9 @@ export interface CodeDescription {
 /** `ConfigurationItem`, as the LSP 3.17 meta model defines it (it documents none). */
 export interface ConfigurationItem {
   /** The scope to get the configuration section for. */
-  scopeUri?: string;
+  scopeUri?: string | null;
   /** The configuration section asked for. */
-  section?: string;
+  section?: string | null;
 }
 
 /** The parameters of a configuration request. */
@@ -283,21 +283,21 @@ export interface CreateFile {
    *
    * @since 3.16.0
    */
-  annotationId?: ChangeAnnotationIdentifier;
+  annotationId?: ChangeAnnotationIdentifier | null;
   /** A create */
   kind: "create";
   /** The resource to create. */
   uri: string;
   /** Additional options */
-  options?: CreateFileOptions;
+  options?: CreateFileOptions | null;
 }
 
 /** Options to create a file. */
 export interface CreateFileOptions {
   /** Overwrite existing file. Overwrite wins over `ignoreIfExists` */
-  overwrite?: boolean;
+  overwrite?: boolean | null;
   /** Ignore if exists. */
-  ignoreIfExists?: boolean;
+  ignoreIfExists?: boolean | null;
 }
 
 /**
@@ -321,7 +321,7 @@ export type DefinitionLink = LocationLink;
 /** Server Capabilities for a {@link DefinitionRequest}. */
 export interface DefinitionOptions {
   /** `workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none). */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
 }
 
 /** Parameters for a {@link DefinitionRequest}. */
@@ -331,12 +331,12 @@ export interface DefinitionParams {
   /** The position inside the text document. */
   position: Position;
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
   /**
    * An optional token that a server can use to report partial results (e.g. streaming) to
    * the client.
    */
-  partialResultToken?: ProgressToken;
+  partialResultToken?: ProgressToken | null;
 }
 
 /** The result of `textDocument/definition`. */
@@ -349,21 +349,21 @@ export interface DeleteFile {
    *
    * @since 3.16.0
    */
-  annotationId?: ChangeAnnotationIdentifier;
+  annotationId?: ChangeAnnotationIdentifier | null;
   /** A delete */
   kind: "delete";
   /** The file to delete. */
   uri: string;
   /** Delete options. */
-  options?: DeleteFileOptions;
+  options?: DeleteFileOptions | null;
 }
 
 /** Delete file options */
 export interface DeleteFileOptions {
   /** Delete the content recursively if a folder is denoted. */
-  recursive?: boolean;
+  recursive?: boolean | null;
   /** Ignore the operation if the file doesn't exist. */
-  ignoreIfNotExists?: boolean;
+  ignoreIfNotExists?: boolean | null;
 }
 
 /**
@@ -377,22 +377,22 @@ export interface Diagnostic {
    * The diagnostic's severity. Can be omitted. If omitted it is up to the
    * client to interpret diagnostics as error, warning, info or hint.
    */
-  severity?: DiagnosticSeverity;
+  severity?: DiagnosticSeverity | null;
   /** The diagnostic's code, which usually appear in the user interface. */
-  code?: number | string;
+  code?: number | string | null;
   /**
    * An optional property to describe the error code.
    * Requires the code field (above) to be present/not null.
    *
    * @since 3.16.0
    */
-  codeDescription?: CodeDescription;
+  codeDescription?: CodeDescription | null;
   /**
    * A human-readable string describing the source of this
    * diagnostic, e.g. 'typescript' or 'super lint'. It usually
    * appears in the user interface.
    */
-  source?: string;
+  source?: string | null;
   /** The diagnostic's message. It usually appears in the user interface */
   message: string;
   /**
@@ -400,19 +400,19 @@ export interface Diagnostic {
    *
    * @since 3.15.0
    */
-  tags?: DiagnosticTag[];
+  tags?: DiagnosticTag[] | null;
   /**
    * An array of related diagnostic information, e.g. when symbol-names within
    * a scope collide all definitions can be marked via this property.
    */
-  relatedInformation?: DiagnosticRelatedInformation[];
+  relatedInformation?: DiagnosticRelatedInformation[] | null;
   /**
    * A data entry field that is preserved between a `textDocument/publishDiagnostics`
    * notification and `textDocument/codeAction` request.
    *
    * @since 3.16.0
    */
-  data?: LspAny;
+  data?: LspAny | null;
 }
 
 /**
@@ -495,7 +495,7 @@ export interface DocumentSymbol {
    */
   name: string;
   /** More detail for this symbol, e.g the signature of a function. */
-  detail?: string;
+  detail?: string | null;
   /** The kind of this symbol. */
   kind: SymbolKind;
   /**
@@ -503,13 +503,13 @@ export interface DocumentSymbol {
    *
    * @since 3.16.0
    */
-  tags?: SymbolTag[];
+  tags?: SymbolTag[] | null;
   /**
    * Indicates if this symbol is deprecated.
    *
    * @deprecated Use tags instead
    */
-  deprecated?: boolean;
+  deprecated?: boolean | null;
   /**
    * The range enclosing this symbol not including leading/trailing whitespace but everything else
    * like comments. This information is typically used to determine if the clients cursor is
@@ -522,31 +522,31 @@ export interface DocumentSymbol {
    */
   selectionRange: Range;
   /** Children of this symbol, e.g. properties of a class. */
-  children?: DocumentSymbol[];
+  children?: DocumentSymbol[] | null;
 }
 
 /** Provider options for a {@link DocumentSymbolRequest}. */
 export interface DocumentSymbolOptions {
   /** `workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none). */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
   /**
    * A human-readable string that is shown when multiple outlines trees
    * are shown for the same document.
    *
    * @since 3.16.0
    */
-  label?: string;
+  label?: string | null;
 }
 
 /** Parameters for a {@link DocumentSymbolRequest}. */
 export interface DocumentSymbolParams {
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
   /**
    * An optional token that a server can use to report partial results (e.g. streaming) to
    * the client.
    */
-  partialResultToken?: ProgressToken;
+  partialResultToken?: ProgressToken | null;
   /** The text document. */
   textDocument: TextDocumentIdentifier;
 }
@@ -568,13 +568,13 @@ export interface Hover {
    * An optional range inside the text document that is used to
    * visualize the hover, e.g. by changing the background color.
    */
-  range?: Range;
+  range?: Range | null;
 }
 
 /** Hover options. */
 export interface HoverOptions {
   /** `workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none). */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
 }
 
 /** Parameters for a {@link HoverRequest}. */
@@ -584,7 +584,7 @@ export interface HoverParams {
   /** The position inside the text document. */
   position: Position;
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
 }
 
 /** The result of `textDocument/hover`. */
@@ -610,7 +610,7 @@ export interface InitializeError {
 /** `InitializeParams`, as the LSP 3.17 meta model defines it (it documents none). */
 export interface InitializeParams {
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
   /**
    * The process Id of the parent process that started
    * the server.
@@ -624,7 +624,7 @@ export interface InitializeParams {
    *
    * @since 3.15.0
    */
-  clientInfo?: InitializeParamsClientInfo;
+  clientInfo?: Record<string, unknown> | null;
   /**
    * The locale the client is currently showing the user interface
    * in. This must not necessarily be the locale of the operating
@@ -635,7 +635,7 @@ export interface InitializeParams {
    *
    * @since 3.16.0
    */
-  locale?: string;
+  locale?: string | null;
   /**
    * The rootPath of the workspace. Is null
    * if no folder is open.
@@ -654,9 +654,9 @@ export interface InitializeParams {
   /** The capabilities provided by the client (editor or tool) */
   capabilities: ClientCapabilities;
   /** User provided initialization options. */
-  initializationOptions?: LspAny;
+  initializationOptions?: LspAny | null;
   /** The initial trace setting. If omitted trace is disabled ('off'). */
-  trace?: TraceValues;
+  trace?: TraceValues | null;
   /**
    * The workspace folders configured in the client when the server starts.
    *
@@ -669,18 +669,6 @@ export interface InitializeParams {
   workspaceFolders?: WorkspaceFolder[] | null;
 }
 
-/**
- * Information about the client
- *
- * @since 3.15.0
- */
-export interface InitializeParamsClientInfo {
-  /** The name of the client as defined by the client. */
-  name: string;
-  /** The client's version as defined by the client. */
-  version?: string;
-}
-
 /** The result returned from an initialize request. */
 export interface InitializeResult {
   /** The capabilities the language server provides. */
@@ -690,19 +678,7 @@ export interface InitializeResult {
    *
    * @since 3.15.0
    */
-  serverInfo?: InitializeResultServerInfo;
-}
-
-/**
- * Information about the server.
- *
- * @since 3.15.0
- */
-export interface InitializeResultServerInfo {
-  /** The name of the server as defined by the server. */
-  name: string;
-  /** The server's version as defined by the server. */
-  version?: string;
+  serverInfo?: Record<string, unknown> | null;
 }
 
 /** `InitializedParams`, as the LSP 3.17 meta model defines it (it documents none). */
@@ -744,7 +720,7 @@ export interface LocationLink {
    * Used as the underlined span for mouse interaction. Defaults to the word range at
    * the definition position.
    */
-  originSelectionRange?: Range;
+  originSelectionRange?: Range | null;
   /** The target resource identifier of this link. */
   targetUri: string;
   /**
@@ -924,7 +900,7 @@ export interface PrepareRenameParams {
   /** The position inside the text document. */
   position: Position;
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
 }
 
 /** The result of `textDocument/prepareRename`. */
@@ -967,7 +943,7 @@ export interface PublishDiagnosticsParams {
    * @minimum -2147483648
    * @maximum 2147483647
    */
-  version?: number;
+  version?: number | null;
   /** An array of diagnostic information items. */
   diagnostics: Diagnostic[];
 }
@@ -1004,7 +980,7 @@ export interface ReferenceContext {
 /** Reference options. */
 export interface ReferenceOptions {
   /** `workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none). */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
 }
 
 /** Parameters for a {@link ReferencesRequest}. */
@@ -1014,12 +990,12 @@ export interface ReferenceParams {
   /** The position inside the text document. */
   position: Position;
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
   /**
    * An optional token that a server can use to report partial results (e.g. streaming) to
    * the client.
    */
-  partialResultToken?: ProgressToken;
+  partialResultToken?: ProgressToken | null;
   /** `context`, as the LSP 3.17 meta model defines it (it documents none). */
   context: ReferenceContext;
 }
@@ -1040,7 +1016,7 @@ export interface Registration {
   /** The method / capability to register for. */
   method: string;
   /** Options necessary for the registration. */
-  registerOptions?: LspAny;
+  registerOptions?: LspAny | null;
 }
 
 /** `RegistrationParams`, as the LSP 3.17 meta model defines it (it documents none). */
@@ -1056,7 +1032,7 @@ export interface RenameFile {
    *
    * @since 3.16.0
    */
-  annotationId?: ChangeAnnotationIdentifier;
+  annotationId?: ChangeAnnotationIdentifier | null;
   /** A rename */
   kind: "rename";
   /** The old (existing) location. */
@@ -1064,33 +1040,33 @@ export interface RenameFile {
   /** The new location. */
   newUri: string;
   /** Rename options. */
-  options?: RenameFileOptions;
+  options?: RenameFileOptions | null;
 }
 
 /** Rename file options */
 export interface RenameFileOptions {
   /** Overwrite target if existing. Overwrite wins over `ignoreIfExists` */
-  overwrite?: boolean;
+  overwrite?: boolean | null;
   /** Ignores if target exists. */
-  ignoreIfExists?: boolean;
+  ignoreIfExists?: boolean | null;
 }
 
 /** Provider options for a {@link RenameRequest}. */
 export interface RenameOptions {
   /** `workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none). */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
   /**
    * Renames should be checked and tested before being executed.
    *
    * @since version 3.12.0
    */
-  prepareProvider?: boolean;
+  prepareProvider?: boolean | null;
 }
 
 /** The parameters of a {@link RenameRequest}. */
 export interface RenameParams {
   /** An optional token that a server can use to report work done progress. */
-  workDoneToken?: ProgressToken;
+  workDoneToken?: ProgressToken | null;
   /** The document to rename. */
   textDocument: TextDocumentIdentifier;
   /** The position at which this request was sent. */
@@ -1112,7 +1088,7 @@ export type ResourceOperationKind = "create" | "rename" | "delete";
 /** Save options. */
 export interface SaveOptions {
   /** The client is supposed to include the content on save. */
-  includeText?: boolean;
+  includeText?: boolean | null;
 }
 
 /**
@@ -1131,35 +1107,35 @@ export interface ServerCapabilities {
    *
    * @since 3.17.0
    */
-  positionEncoding?: PositionEncodingKind;
+  positionEncoding?: PositionEncodingKind | null;
   /**
    * Defines how text documents are synced. Is either a detailed structure
    * defining each notification or for backwards compatibility the
    * TextDocumentSyncKind number.
    */
-  textDocumentSync?: TextDocumentSyncOptions | TextDocumentSyncKind;
+  textDocumentSync?: TextDocumentSyncOptions | TextDocumentSyncKind | null;
   /** The server provides hover support. */
-  hoverProvider?: boolean | HoverOptions;
+  hoverProvider?: boolean | HoverOptions | null;
   /** The server provides goto definition support. */
-  definitionProvider?: boolean | DefinitionOptions;
+  definitionProvider?: boolean | DefinitionOptions | null;
   /** The server provides find references support. */
-  referencesProvider?: boolean | ReferenceOptions;
+  referencesProvider?: boolean | ReferenceOptions | null;
   /** The server provides document symbol support. */
-  documentSymbolProvider?: boolean | DocumentSymbolOptions;
+  documentSymbolProvider?: boolean | DocumentSymbolOptions | null;
   /**
    * The server provides rename support. RenameOptions may only be
    * specified if the client states that it supports
    * `prepareSupport` in its initial `initialize` request.
    */
-  renameProvider?: boolean | RenameOptions;
+  renameProvider?: boolean | RenameOptions | null;
   /**
    * The server provides call hierarchy support.
    *
    * @since 3.16.0
    */
-  callHierarchyProvider?: boolean | CallHierarchyOptions | CallHierarchyRegistrationOptions;
+  callHierarchyProvider?: boolean | CallHierarchyOptions | CallHierarchyRegistrationOptions | null;
   /** Experimental server capabilities. */
-  experimental?: LspAny;
+  experimental?: LspAny | null;
 }
 
 /** The parameters of a notification message. */
@@ -1187,20 +1163,20 @@ export interface SymbolInformation {
    *
    * @since 3.16.0
    */
-  tags?: SymbolTag[];
+  tags?: SymbolTag[] | null;
   /**
    * The name of the symbol containing this symbol. This information is for
    * user interface purposes (e.g. to render a qualifier in the user interface
    * if necessary). It can't be used to re-infer a hierarchy for the document
    * symbols.
    */
-  containerName?: string;
+  containerName?: string | null;
   /**
    * Indicates if this symbol is deprecated.
    *
    * @deprecated Use tags instead
    */
-  deprecated?: boolean;
+  deprecated?: boolean | null;
   /**
    * The location of this symbol. The location's range is used by a tool
    * to reveal the location in the editor. If the symbol is selected in the
@@ -1241,7 +1217,7 @@ export interface TextDocumentContentChangeEventVariant0 {
    * @minimum 0
    * @maximum 2147483647
    */
-  rangeLength?: number;
+  rangeLength?: number | null;
   /** The new text for the provided range. */
   text: string;
 }
@@ -1307,27 +1283,27 @@ export interface TextDocumentSyncOptions {
    * Open and close notifications are sent to the server. If omitted open close notification should not
    * be sent.
    */
-  openClose?: boolean;
+  openClose?: boolean | null;
   /**
    * Change notifications are sent to the server. See TextDocumentSyncKind.None, TextDocumentSyncKind.Full
    * and TextDocumentSyncKind.Incremental. If omitted it defaults to TextDocumentSyncKind.None.
    */
-  change?: TextDocumentSyncKind;
+  change?: TextDocumentSyncKind | null;
   /**
    * If present will save notifications are sent to the server. If omitted the notification should not be
    * sent.
    */
-  willSave?: boolean;
+  willSave?: boolean | null;
   /**
    * If present will save wait until requests are sent to the server. If omitted the request should not be
    * sent.
    */
-  willSaveWaitUntil?: boolean;
+  willSaveWaitUntil?: boolean | null;
   /**
    * If present save notifications are sent to the server. If omitted the notification should not be
    * sent.
    */
-  save?: boolean | SaveOptions;
+  save?: boolean | SaveOptions | null;
 }
 
 /** A text edit applicable to a text document. */
@@ -1372,7 +1348,7 @@ export interface WindowClientCapabilities {
    *
    * @since 3.15.0
    */
-  workDoneProgress?: boolean;
+  workDoneProgress?: boolean | null;
 }
 
 /** `WorkDoneProgressCreateParams`, as the LSP 3.17 meta model defines it (it documents none). */
@@ -1391,21 +1367,21 @@ export interface WorkspaceClientCapabilities {
    * to the workspace by supporting the request
    * 'workspace/applyEdit'
    */
-  applyEdit?: boolean;
+  applyEdit?: boolean | null;
   /** Capabilities specific to `WorkspaceEdit`s. */
-  workspaceEdit?: WorkspaceEditClientCapabilities;
+  workspaceEdit?: WorkspaceEditClientCapabilities | null;
   /**
    * The client has support for workspace folders.
    *
    * @since 3.6.0
    */
-  workspaceFolders?: boolean;
+  workspaceFolders?: boolean | null;
   /**
    * The client supports `workspace/configuration` requests.
    *
    * @since 3.6.0
    */
-  configuration?: boolean;
+  configuration?: boolean | null;
 }
 
 /**
@@ -1424,7 +1400,7 @@ export interface WorkspaceClientCapabilities {
  */
 export interface WorkspaceEdit {
   /** Holds changes to existing resources. */
-  changes?: Record<string, TextEdit[]>;
+  changes?: Record<string, TextEdit[]> | null;
   /**
    * Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes
    * are either an array of `TextDocumentEdit`s to express changes to n different text documents
@@ -1437,7 +1413,7 @@ export interface WorkspaceEdit {
    * If a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then
    * only plain `TextEdit`s using the `changes` property are supported.
    */
-  documentChanges?: Array<TextDocumentEdit | CreateFile | RenameFile | DeleteFile>;
+  documentChanges?: Array<TextDocumentEdit | CreateFile | RenameFile | DeleteFile> | null;
   /**
    * A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and
    * delete file / folder operations.
@@ -1446,27 +1422,27 @@ export interface WorkspaceEdit {
    *
    * @since 3.16.0
    */
-  changeAnnotations?: Record<string, ChangeAnnotation>;
+  changeAnnotations?: Record<string, ChangeAnnotation> | null;
 }
 
 /** `WorkspaceEditClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none). */
 export interface WorkspaceEditClientCapabilities {
   /** The client supports versioned document changes in `WorkspaceEdit`s */
-  documentChanges?: boolean;
+  documentChanges?: boolean | null;
   /**
    * The resource operations the client supports. Clients should at least
    * support 'create', 'rename' and 'delete' files and folders.
    *
    * @since 3.13.0
    */
-  resourceOperations?: ResourceOperationKind[];
+  resourceOperations?: ResourceOperationKind[] | null;
   /**
    * The failure handling strategy of a client if applying the workspace edit
    * fails.
    *
    * @since 3.13.0
    */
-  failureHandling?: FailureHandlingKind;
+  failureHandling?: FailureHandlingKind | null;
 }
 
 /** A workspace folder inside a client. */

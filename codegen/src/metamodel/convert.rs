@@ -226,9 +226,13 @@ fn object(recipe: &Recipe, properties: &[Value]) -> Result<Value> {
             )
         })?;
         let mut schema = convert(recipe, t)?;
+        let optional = p.get("optional").and_then(Value::as_bool) == Some(true);
+        if optional && recipe.optional_null {
+            schema = nullable(schema);
+        }
         annotate(&mut schema, &human(name), &documentation(p, name));
         props.insert(name.to_owned(), schema);
-        if p.get("optional").and_then(Value::as_bool) != Some(true) {
+        if !optional {
             required.push(Value::String(name.to_owned()));
         }
     }
@@ -298,6 +302,25 @@ fn convert(recipe: &Recipe, t: &Value) -> Result<Value> {
         }
         _ => return Err(unsupported()),
     })
+}
+
+/// `schema`, or `null`.
+fn nullable(mut schema: Value) -> Value {
+    let null_type = json!({"type": "null"});
+    if let Some(items) = schema.get_mut("anyOf").and_then(Value::as_array_mut) {
+        if !items.contains(&null_type) {
+            items.push(null_type);
+        }
+        return schema;
+    }
+    let simple = schema.get("enum").is_none() && schema.get("const").is_none();
+    if let (true, Some(Value::String(t))) = (simple, schema.get("type").cloned()) {
+        if let Some(o) = schema.as_object_mut() {
+            o.insert("type".into(), json!([t, "null"]));
+        }
+        return schema;
+    }
+    json!({"anyOf": [schema, null_type]})
 }
 
 /// A base type.

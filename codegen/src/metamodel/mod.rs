@@ -62,6 +62,10 @@ pub struct Recipe {
     /// Type name → the schema used instead of the meta model's.
     #[serde(default)]
     pub opaque: Map<String, Value>,
+    /// Whether an optional member may also be `null` (read as absent), as
+    /// real servers send it (pylsp's `containerName: null`).
+    #[serde(default)]
+    pub optional_null: bool,
     /// Enumerations whose values form a closed set.
     #[serde(default)]
     pub closed_enums: Vec<String>,

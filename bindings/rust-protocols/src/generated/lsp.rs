@@ -69,9 +69,7 @@ if the client signals a `failureHandlingStrategy` in its client capabilities.*/
             rename = "failedChange",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub failed_change: ::std::option::Option<
-            ::wirekit::typed::BoundedInt<0, 2147483647>,
-        >,
+        pub failed_change: ::std::option::Option<i64>,
     }
     /**Represents an incoming call, e.g. a caller of a method or constructor.
 
@@ -117,8 +115,8 @@ of call hierarchy.
         ///The kind of this item.
         pub kind: SymbolKind,
         ///Tags for this item.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tags: ::std::vec::Vec<SymbolTag>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
         ///More detail for this item, e.g. the signature of a function.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub detail: ::std::option::Option<::std::string::String>,
@@ -207,6 +205,7 @@ the client.*/
         Boolean(bool),
         CallHierarchyOptions(CallHierarchyOptions),
         CallHierarchyRegistrationOptions(CallHierarchyRegistrationOptions),
+        Null,
     }
 
     impl ::std::convert::From<bool> for CallHierarchyProvider {
@@ -358,15 +357,7 @@ the user interface.*/
     pub enum Code {
         Integer(i32),
         String(::std::string::String),
-    }
-
-    impl ::std::fmt::Display for Code {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match self {
-                Self::Integer(x) => x.fmt(f),
-                Self::String(x) => x.fmt(f),
-            }
-        }
+        Null,
     }
 
     impl ::std::convert::From<i32> for Code {
@@ -581,6 +572,7 @@ the client.*/
     pub enum DefinitionProvider {
         Boolean(bool),
         DefinitionOptions(DefinitionOptions),
+        Null,
     }
 
     impl ::std::convert::From<bool> for DefinitionProvider {
@@ -681,16 +673,17 @@ appears in the user interface.*/
         /**Additional metadata about the diagnostic.
 
 @since 3.15.0*/
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tags: ::std::vec::Vec<DiagnosticTag>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<DiagnosticTag>>,
         /**An array of related diagnostic information, e.g. when symbol-names within
 a scope collide all definitions can be marked via this property.*/
         #[serde(
             rename = "relatedInformation",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub related_information: ::std::vec::Vec<DiagnosticRelatedInformation>,
+        pub related_information: ::std::option::Option<
+            ::std::vec::Vec<DiagnosticRelatedInformation>,
+        >,
         /**A data entry field that is preserved between a `textDocument/publishDiagnostics`
 notification and `textDocument/codeAction` request.
 
@@ -927,8 +920,8 @@ an empty string or a string only consisting of white spaces.*/
         /**Tags for this document symbol.
 
 @since 3.16.0*/
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tags: ::std::vec::Vec<SymbolTag>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
         /**Indicates if this symbol is deprecated.
 
 @deprecated Use tags instead*/
@@ -943,8 +936,8 @@ Must be contained by the `range`.*/
         #[serde(rename = "selectionRange")]
         pub selection_range: Range,
         ///Children of this symbol, e.g. properties of a class.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub children: ::std::vec::Vec<DocumentSymbol>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub children: ::std::option::Option<::std::vec::Vec<DocumentSymbol>>,
     }
 
     ///Provider options for a {@link DocumentSymbolRequest}.
@@ -991,6 +984,7 @@ the client.*/
     pub enum DocumentSymbolProvider {
         Boolean(bool),
         DocumentSymbolOptions(DocumentSymbolOptions),
+        Null,
     }
 
     impl ::std::convert::From<bool> for DocumentSymbolProvider {
@@ -1217,6 +1211,7 @@ visualize the hover, e.g. by changing the background color.*/
     pub enum HoverProvider {
         Boolean(bool),
         HoverOptions(HoverOptions),
+        Null,
     }
 
     impl ::std::convert::From<bool> for HoverProvider {
@@ -1342,6 +1337,9 @@ If the parent process is not alive then the server should exit.*/
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub process_id: ::std::option::Option<i32>,
+        /**Information about the client
+
+@since 3.15.0*/
         #[serde(
             rename = "clientInfo",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1406,6 +1404,9 @@ configured.
     pub struct InitializeResult {
         ///The capabilities the language server provides.
         pub capabilities: ServerCapabilities,
+        /**Information about the server.
+
+@since 3.15.0*/
         #[serde(
             rename = "serverInfo",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -2126,6 +2127,7 @@ the client.*/
     pub enum ReferencesProvider {
         Boolean(bool),
         ReferenceOptions(ReferenceOptions),
+        Null,
     }
 
     impl ::std::convert::From<bool> for ReferencesProvider {
@@ -2300,6 +2302,7 @@ specified if the client states that it supports
     pub enum RenameProvider {
         Boolean(bool),
         RenameOptions(RenameOptions),
+        Null,
     }
 
     impl ::std::convert::From<bool> for RenameProvider {
@@ -2412,6 +2415,7 @@ sent.*/
     pub enum Save {
         Boolean(bool),
         SaveOptions(SaveOptions),
+        Null,
     }
 
     impl ::std::convert::From<bool> for Save {
@@ -2563,8 +2567,8 @@ interfaces etc.*/
         /**Tags for this symbol.
 
 @since 3.16.0*/
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tags: ::std::vec::Vec<SymbolTag>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
         /**The name of the symbol containing this symbol. This information is for
 user interface purposes (e.g. to render a qualifier in the user interface
 if necessary). It can't be used to re-infer a hierarchy for the document
@@ -2768,19 +2772,20 @@ TextDocumentSyncKind number.*/
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum TextDocumentSync {
-        Options(TextDocumentSyncOptions),
-        Kind(TextDocumentSyncKind),
+        TextDocumentSyncOptions(TextDocumentSyncOptions),
+        TextDocumentSyncKind(TextDocumentSyncKind),
+        Null,
     }
 
     impl ::std::convert::From<TextDocumentSyncOptions> for TextDocumentSync {
         fn from(value: TextDocumentSyncOptions) -> Self {
-            Self::Options(value)
+            Self::TextDocumentSyncOptions(value)
         }
     }
 
     impl ::std::convert::From<TextDocumentSyncKind> for TextDocumentSync {
         fn from(value: TextDocumentSyncKind) -> Self {
-            Self::Kind(value)
+            Self::TextDocumentSyncKind(value)
         }
     }
     /**Defines how the host (editor) should sync
@@ -3046,13 +3051,9 @@ the client capability: `workspace.workspaceEdit.failureHandling`*/
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct WorkspaceEdit {
         ///Holds changes to existing resources.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub changes: ::std::collections::HashMap<
-            ::std::string::String,
-            ::std::vec::Vec<TextEdit>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub changes: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ::std::vec::Vec<TextEdit>>,
         >,
         /**Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes
 are either an array of `TextDocumentEdit`s to express changes to n different text documents
@@ -3066,10 +3067,11 @@ If a client neither supports `documentChanges` nor `workspace.workspaceEdit.reso
 only plain `TextEdit`s using the `changes` property are supported.*/
         #[serde(
             rename = "documentChanges",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub document_changes: ::std::vec::Vec<DocumentChangesItem>,
+        pub document_changes: ::std::option::Option<
+            ::std::vec::Vec<DocumentChangesItem>,
+        >,
         /**A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and
 delete file / folder operations.
 
@@ -3078,12 +3080,10 @@ Whether clients honor this property depends on the client capability `workspace.
 @since 3.16.0*/
         #[serde(
             rename = "changeAnnotations",
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub change_annotations: ::std::collections::HashMap<
-            ::std::string::String,
-            ChangeAnnotation,
+        pub change_annotations: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ChangeAnnotation>,
         >,
     }
 
@@ -3102,10 +3102,11 @@ support 'create', 'rename' and 'delete' files and folders.
 @since 3.13.0*/
         #[serde(
             rename = "resourceOperations",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub resource_operations: ::std::vec::Vec<ResourceOperationKind>,
+        pub resource_operations: ::std::option::Option<
+            ::std::vec::Vec<ResourceOperationKind>,
+        >,
         /**The failure handling strategy of a client if applying the workspace edit
 fails.
 

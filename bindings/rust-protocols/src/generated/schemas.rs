@@ -4708,7 +4708,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "label": {
           "title": "Label",
           "description": "An optional label of the workspace edit. This label is\npresented in the user interface for example on an undo\nstack to undo the workspace edit.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "edit": {
           "title": "Edit",
@@ -4733,12 +4736,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "failureReason": {
           "title": "Failure reason",
           "description": "An optional textual description for why the edit was not applied.\nThis may be used by the server for diagnostic logging or to provide\na suitable error for a request that triggered the edit.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "failedChange": {
           "title": "Failed change",
           "description": "Depending on the client's failure handling strategy `failedChange` might\ncontain the index of the change that failed. This property is only available\nif the client signals a `failureHandlingStrategy` in its client capabilities.",
-          "type": "integer",
+          "type": [
+            "integer",
+            "null"
+          ],
           "minimum": 0,
           "maximum": 2147483647
         }
@@ -4779,12 +4788,26 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "partialResultToken": {
           "title": "Partial result token",
           "description": "An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "item": {
           "title": "Item",
@@ -4818,7 +4841,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "tags": {
           "title": "Tags",
           "description": "Tags for this item.",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/SymbolTag"
           }
@@ -4826,7 +4852,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "detail": {
           "title": "Detail",
           "description": "More detail for this item, e.g. the signature of a function.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "uri": {
           "title": "Uri",
@@ -4846,7 +4875,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "data": {
           "title": "Data",
           "description": "A data entry field that is preserved between a call hierarchy prepare and\nincoming calls or outgoing calls requests.",
-          "$ref": "#/$defs/LSPAny"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/LSPAny"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -4858,7 +4894,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -4897,12 +4936,26 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "partialResultToken": {
           "title": "Partial result token",
           "description": "An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "item": {
           "title": "Item",
@@ -4933,7 +4986,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -4960,12 +5020,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "id": {
           "title": "Id",
           "description": "The id used to register the request. The id can be used to deregister\nthe request again. See also Registration#id.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     },
@@ -5009,12 +5075,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "needsConfirmation": {
           "title": "Needs confirmation",
           "description": "A flag which indicates that user confirmation is needed\nbefore applying the change.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "description": {
           "title": "Description",
           "description": "A human-readable string which is rendered less prominent in\nthe user interface.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     },
@@ -5031,17 +5103,38 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workspace": {
           "title": "Workspace",
           "description": "Workspace specific client capabilities.",
-          "$ref": "#/$defs/WorkspaceClientCapabilities"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/WorkspaceClientCapabilities"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "window": {
           "title": "Window",
           "description": "Window specific client capabilities.",
-          "$ref": "#/$defs/WindowClientCapabilities"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/WindowClientCapabilities"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "experimental": {
           "title": "Experimental",
           "description": "Experimental client capabilities.",
-          "$ref": "#/$defs/LSPAny"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/LSPAny"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -5068,12 +5161,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "scopeUri": {
           "title": "Scope uri",
           "description": "The scope to get the configuration section for.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "section": {
           "title": "Section",
           "description": "The configuration section asked for.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     },
@@ -5115,7 +5214,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "annotationId": {
           "title": "Annotation id",
           "description": "An optional annotation identifier describing the operation.\n\n@since 3.16.0",
-          "$ref": "#/$defs/ChangeAnnotationIdentifier"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ChangeAnnotationIdentifier"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "kind": {
           "title": "Kind",
@@ -5131,7 +5237,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "options": {
           "title": "Options",
           "description": "Additional options",
-          "$ref": "#/$defs/CreateFileOptions"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/CreateFileOptions"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -5143,12 +5256,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "overwrite": {
           "title": "Overwrite",
           "description": "Overwrite existing file. Overwrite wins over `ignoreIfExists`",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "ignoreIfExists": {
           "title": "Ignore if exists",
           "description": "Ignore if exists.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -5180,7 +5299,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -5206,12 +5328,26 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "partialResultToken": {
           "title": "Partial result token",
           "description": "An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -5245,7 +5381,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "annotationId": {
           "title": "Annotation id",
           "description": "An optional annotation identifier describing the operation.\n\n@since 3.16.0",
-          "$ref": "#/$defs/ChangeAnnotationIdentifier"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ChangeAnnotationIdentifier"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "kind": {
           "title": "Kind",
@@ -5261,7 +5404,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "options": {
           "title": "Options",
           "description": "Delete options.",
-          "$ref": "#/$defs/DeleteFileOptions"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/DeleteFileOptions"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -5273,12 +5423,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "recursive": {
           "title": "Recursive",
           "description": "Delete the content recursively if a folder is denoted.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "ignoreIfNotExists": {
           "title": "Ignore if not exists",
           "description": "Ignore the operation if the file doesn't exist.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -5299,7 +5455,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "severity": {
           "title": "Severity",
           "description": "The diagnostic's severity. Can be omitted. If omitted it is up to the\nclient to interpret diagnostics as error, warning, info or hint.",
-          "$ref": "#/$defs/DiagnosticSeverity"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/DiagnosticSeverity"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "code": {
           "title": "Code",
@@ -5312,18 +5475,31 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "type": "string"
+            },
+            {
+              "type": "null"
             }
           ]
         },
         "codeDescription": {
           "title": "Code description",
           "description": "An optional property to describe the error code.\nRequires the code field (above) to be present/not null.\n\n@since 3.16.0",
-          "$ref": "#/$defs/CodeDescription"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/CodeDescription"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "source": {
           "title": "Source",
           "description": "A human-readable string describing the source of this\ndiagnostic, e.g. 'typescript' or 'super lint'. It usually\nappears in the user interface.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "message": {
           "title": "Message",
@@ -5333,7 +5509,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "tags": {
           "title": "Tags",
           "description": "Additional metadata about the diagnostic.\n\n@since 3.15.0",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/DiagnosticTag"
           }
@@ -5341,7 +5520,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "relatedInformation": {
           "title": "Related information",
           "description": "An array of related diagnostic information, e.g. when symbol-names within\na scope collide all definitions can be marked via this property.",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/DiagnosticRelatedInformation"
           }
@@ -5349,7 +5531,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "data": {
           "title": "Data",
           "description": "A data entry field that is preserved between a `textDocument/publishDiagnostics`\nnotification and `textDocument/codeAction` request.\n\n@since 3.16.0",
-          "$ref": "#/$defs/LSPAny"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/LSPAny"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -5472,7 +5661,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "detail": {
           "title": "Detail",
           "description": "More detail for this symbol, e.g the signature of a function.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "kind": {
           "title": "Kind",
@@ -5482,7 +5674,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "tags": {
           "title": "Tags",
           "description": "Tags for this document symbol.\n\n@since 3.16.0",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/SymbolTag"
           }
@@ -5490,7 +5685,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "deprecated": {
           "title": "Deprecated",
           "description": "Indicates if this symbol is deprecated.\n\n@deprecated Use tags instead",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "range": {
           "title": "Range",
@@ -5505,7 +5703,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "children": {
           "title": "Children",
           "description": "Children of this symbol, e.g. properties of a class.",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/DocumentSymbol"
           }
@@ -5520,12 +5721,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "label": {
           "title": "Label",
           "description": "A human-readable string that is shown when multiple outlines trees\nare shown for the same document.\n\n@since 3.16.0",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     },
@@ -5540,12 +5747,26 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "partialResultToken": {
           "title": "Partial result token",
           "description": "An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "textDocument": {
           "title": "Text document",
@@ -5624,7 +5845,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "range": {
           "title": "Range",
           "description": "An optional range inside the text document that is used to\nvisualize the hover, e.g. by changing the background color.",
-          "$ref": "#/$defs/Range"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Range"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -5636,7 +5864,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -5662,7 +5893,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -5721,7 +5959,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "processId": {
           "title": "Process id",
@@ -5740,7 +5985,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "clientInfo": {
           "title": "Client info",
           "description": "Information about the client\n\n@since 3.15.0",
-          "type": "object",
+          "type": [
+            "object",
+            "null"
+          ],
           "required": [
             "name"
           ],
@@ -5753,14 +6001,20 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             "version": {
               "title": "Version",
               "description": "The client's version as defined by the client.",
-              "type": "string"
+              "type": [
+                "string",
+                "null"
+              ]
             }
           }
         },
         "locale": {
           "title": "Locale",
           "description": "The locale the client is currently showing the user interface\nin. This must not necessarily be the locale of the operating\nsystem.\n\nUses IETF language tags as the value's syntax\n(See https://en.wikipedia.org/wiki/IETF_language_tag)\n\n@since 3.16.0",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "rootPath": {
           "title": "Root path",
@@ -5794,12 +6048,26 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "initializationOptions": {
           "title": "Initialization options",
           "description": "User provided initialization options.",
-          "$ref": "#/$defs/LSPAny"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/LSPAny"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "trace": {
           "title": "Trace",
           "description": "The initial trace setting. If omitted trace is disabled ('off').",
-          "$ref": "#/$defs/TraceValues"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/TraceValues"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "workspaceFolders": {
           "title": "Workspace folders",
@@ -5834,7 +6102,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "serverInfo": {
           "title": "Server info",
           "description": "Information about the server.\n\n@since 3.15.0",
-          "type": "object",
+          "type": [
+            "object",
+            "null"
+          ],
           "required": [
             "name"
           ],
@@ -5847,7 +6118,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             "version": {
               "title": "Version",
               "description": "The server's version as defined by the server.",
-              "type": "string"
+              "type": [
+                "string",
+                "null"
+              ]
             }
           }
         }
@@ -5905,7 +6179,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "originSelectionRange": {
           "title": "Origin selection range",
           "description": "Span of the origin of this link.\n\nUsed as the underlined span for mouse interaction. Defaults to the word range at\nthe definition position.",
-          "$ref": "#/$defs/Range"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Range"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "targetUri": {
           "title": "Target uri",
@@ -6140,7 +6421,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -6249,7 +6537,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "version": {
           "title": "Version",
           "description": "Optional the version number of the document the diagnostics are published for.\n\n@since 3.15.0",
-          "type": "integer",
+          "type": [
+            "integer",
+            "null"
+          ],
           "minimum": -2147483648,
           "maximum": 2147483647
         },
@@ -6307,7 +6598,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -6334,12 +6628,26 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "partialResultToken": {
           "title": "Partial result token",
           "description": "An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "context": {
           "title": "Context",
@@ -6390,7 +6698,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "registerOptions": {
           "title": "Register options",
           "description": "Options necessary for the registration.",
-          "$ref": "#/$defs/LSPAny"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/LSPAny"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -6425,7 +6740,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "annotationId": {
           "title": "Annotation id",
           "description": "An optional annotation identifier describing the operation.\n\n@since 3.16.0",
-          "$ref": "#/$defs/ChangeAnnotationIdentifier"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ChangeAnnotationIdentifier"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "kind": {
           "title": "Kind",
@@ -6446,7 +6768,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "options": {
           "title": "Options",
           "description": "Rename options.",
-          "$ref": "#/$defs/RenameFileOptions"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/RenameFileOptions"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -6458,12 +6787,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "overwrite": {
           "title": "Overwrite",
           "description": "Overwrite target if existing. Overwrite wins over `ignoreIfExists`",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "ignoreIfExists": {
           "title": "Ignore if exists",
           "description": "Ignores if target exists.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -6475,12 +6810,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "prepareProvider": {
           "title": "Prepare provider",
           "description": "Renames should be checked and tested before being executed.\n\n@since version 3.12.0",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -6497,7 +6838,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneToken": {
           "title": "Work done token",
           "description": "An optional token that a server can use to report work done progress.",
-          "$ref": "#/$defs/ProgressToken"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProgressToken"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "textDocument": {
           "title": "Text document",
@@ -6547,7 +6895,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "includeText": {
           "title": "Include text",
           "description": "The client is supposed to include the content on save.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -6559,7 +6910,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "positionEncoding": {
           "title": "Position encoding",
           "description": "The position encoding the server picked from the encodings offered\nby the client via the client capability `general.positionEncodings`.\n\nIf the client didn't provide any position encodings the only valid\nvalue that a server can return is 'utf-16'.\n\nIf omitted it defaults to 'utf-16'.\n\n@since 3.17.0",
-          "$ref": "#/$defs/PositionEncodingKind"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/PositionEncodingKind"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "textDocumentSync": {
           "title": "Text document sync",
@@ -6570,6 +6928,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/TextDocumentSyncKind"
+            },
+            {
+              "type": "null"
             }
           ]
         },
@@ -6582,6 +6943,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/HoverOptions"
+            },
+            {
+              "type": "null"
             }
           ]
         },
@@ -6594,6 +6958,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/DefinitionOptions"
+            },
+            {
+              "type": "null"
             }
           ]
         },
@@ -6606,6 +6973,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/ReferenceOptions"
+            },
+            {
+              "type": "null"
             }
           ]
         },
@@ -6618,6 +6988,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/DocumentSymbolOptions"
+            },
+            {
+              "type": "null"
             }
           ]
         },
@@ -6630,6 +7003,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/RenameOptions"
+            },
+            {
+              "type": "null"
             }
           ]
         },
@@ -6645,13 +7021,23 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/CallHierarchyRegistrationOptions"
+            },
+            {
+              "type": "null"
             }
           ]
         },
         "experimental": {
           "title": "Experimental",
           "description": "Experimental server capabilities.",
-          "$ref": "#/$defs/LSPAny"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/LSPAny"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
@@ -6704,7 +7090,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "tags": {
           "title": "Tags",
           "description": "Tags for this symbol.\n\n@since 3.16.0",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/SymbolTag"
           }
@@ -6712,12 +7101,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "containerName": {
           "title": "Container name",
           "description": "The name of the symbol containing this symbol. This information is for\nuser interface purposes (e.g. to render a qualifier in the user interface\nif necessary). It can't be used to re-infer a hierarchy for the document\nsymbols.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         },
         "deprecated": {
           "title": "Deprecated",
           "description": "Indicates if this symbol is deprecated.\n\n@deprecated Use tags instead",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "location": {
           "title": "Location",
@@ -6761,7 +7156,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             "rangeLength": {
               "title": "Range length",
               "description": "The optional length of the range that got replaced.\n\n@deprecated use range instead.",
-              "type": "integer",
+              "type": [
+                "integer",
+                "null"
+              ],
               "minimum": 0,
               "maximum": 2147483647
             },
@@ -6887,22 +7285,38 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "openClose": {
           "title": "Open close",
           "description": "Open and close notifications are sent to the server. If omitted open close notification should not\nbe sent.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "change": {
           "title": "Change",
           "description": "Change notifications are sent to the server. See TextDocumentSyncKind.None, TextDocumentSyncKind.Full\nand TextDocumentSyncKind.Incremental. If omitted it defaults to TextDocumentSyncKind.None.",
-          "$ref": "#/$defs/TextDocumentSyncKind"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/TextDocumentSyncKind"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "willSave": {
           "title": "Will save",
           "description": "If present will save notifications are sent to the server. If omitted the notification should not be\nsent.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "willSaveWaitUntil": {
           "title": "Will save wait until",
           "description": "If present will save wait until requests are sent to the server. If omitted the request should not be\nsent.",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "save": {
           "title": "Save",
@@ -6913,6 +7327,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
             },
             {
               "$ref": "#/$defs/SaveOptions"
+            },
+            {
+              "type": "null"
             }
           ]
         }
@@ -6981,7 +7398,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "workDoneProgress": {
           "title": "Work done progress",
           "description": "It indicates whether the client supports server initiated\nprogress using the `window/workDoneProgress/create` request.\n\nThe capability also controls Whether client supports handling\nof progress notifications. If set servers are allowed to report a\n`workDoneProgress` property in the request specific server\ncapabilities.\n\n@since 3.15.0",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -7013,22 +7433,38 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "applyEdit": {
           "title": "Apply edit",
           "description": "The client supports applying batch edits\nto the workspace by supporting the request\n'workspace/applyEdit'",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "workspaceEdit": {
           "title": "Workspace edit",
           "description": "Capabilities specific to `WorkspaceEdit`s.",
-          "$ref": "#/$defs/WorkspaceEditClientCapabilities"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/WorkspaceEditClientCapabilities"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "workspaceFolders": {
           "title": "Workspace folders",
           "description": "The client has support for workspace folders.\n\n@since 3.6.0",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "configuration": {
           "title": "Configuration",
           "description": "The client supports `workspace/configuration` requests.\n\n@since 3.6.0",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         }
       }
     },
@@ -7040,7 +7476,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "changes": {
           "title": "Changes",
           "description": "Holds changes to existing resources.",
-          "type": "object",
+          "type": [
+            "object",
+            "null"
+          ],
           "additionalProperties": {
             "type": "array",
             "items": {
@@ -7051,7 +7490,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "documentChanges": {
           "title": "Document changes",
           "description": "Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes\nare either an array of `TextDocumentEdit`s to express changes to n different text documents\nwhere each text document edit addresses a specific version of a text document. Or it can contain\nabove `TextDocumentEdit`s mixed with create, rename and delete file / folder operations.\n\nWhether a client supports versioned document edits is expressed via\n`workspace.workspaceEdit.documentChanges` client capability.\n\nIf a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then\nonly plain `TextEdit`s using the `changes` property are supported.",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "anyOf": [
               {
@@ -7072,7 +7514,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "changeAnnotations": {
           "title": "Change annotations",
           "description": "A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and\ndelete file / folder operations.\n\nWhether clients honor this property depends on the client capability `workspace.changeAnnotationSupport`.\n\n@since 3.16.0",
-          "type": "object",
+          "type": [
+            "object",
+            "null"
+          ],
           "additionalProperties": {
             "$ref": "#/$defs/ChangeAnnotation"
           }
@@ -7087,12 +7532,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "documentChanges": {
           "title": "Document changes",
           "description": "The client supports versioned document changes in `WorkspaceEdit`s",
-          "type": "boolean"
+          "type": [
+            "boolean",
+            "null"
+          ]
         },
         "resourceOperations": {
           "title": "Resource operations",
           "description": "The resource operations the client supports. Clients should at least\nsupport 'create', 'rename' and 'delete' files and folders.\n\n@since 3.13.0",
-          "type": "array",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/ResourceOperationKind"
           }
@@ -7100,7 +7551,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "failureHandling": {
           "title": "Failure handling",
           "description": "The failure handling strategy of a client if applying the workspace edit\nfails.\n\n@since 3.13.0",
-          "$ref": "#/$defs/FailureHandlingKind"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/FailureHandlingKind"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },

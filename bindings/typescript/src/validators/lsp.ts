@@ -6,15 +6,15 @@ import type { SchemaValidator } from "../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate21;
-const schema32 = {"title":"InitializeParams","description":"`InitializeParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["processId","rootUri","capabilities"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"},"processId":{"title":"Process id","description":"The process Id of the parent process that started\nthe server.\n\nIs `null` if the process has not been started by another process.\nIf the parent process is not alive then the server should exit.","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"null"}]},"clientInfo":{"title":"Client info","description":"Information about the client\n\n@since 3.15.0","type":"object","required":["name"],"properties":{"name":{"title":"Name","description":"The name of the client as defined by the client.","type":"string"},"version":{"title":"Version","description":"The client's version as defined by the client.","type":"string"}}},"locale":{"title":"Locale","description":"The locale the client is currently showing the user interface\nin. This must not necessarily be the locale of the operating\nsystem.\n\nUses IETF language tags as the value's syntax\n(See https://en.wikipedia.org/wiki/IETF_language_tag)\n\n@since 3.16.0","type":"string"},"rootPath":{"title":"Root path","description":"The rootPath of the workspace. Is null\nif no folder is open.\n\n@deprecated in favour of rootUri.","anyOf":[{"type":"string"},{"type":"null"}]},"rootUri":{"title":"Root uri","description":"The rootUri of the workspace. Is null if no\nfolder is open. If both `rootPath` and `rootUri` are set\n`rootUri` wins.\n\n@deprecated in favour of workspaceFolders.","anyOf":[{"type":"string"},{"type":"null"}]},"capabilities":{"title":"Capabilities","description":"The capabilities provided by the client (editor or tool)","$ref":"#/$defs/ClientCapabilities"},"initializationOptions":{"title":"Initialization options","description":"User provided initialization options.","$ref":"#/$defs/LSPAny"},"trace":{"title":"Trace","description":"The initial trace setting. If omitted trace is disabled ('off').","$ref":"#/$defs/TraceValues"},"workspaceFolders":{"title":"Workspace folders","description":"The workspace folders configured in the client when the server starts.\n\nThis property is only available if the client supports workspace folders.\nIt can be `null` if the client supports workspace folders but none are\nconfigured.\n\n@since 3.6.0","anyOf":[{"type":"array","items":{"$ref":"#/$defs/WorkspaceFolder"}},{"type":"null"}]}}};
+const schema32 = {"title":"InitializeParams","description":"`InitializeParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["processId","rootUri","capabilities"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"processId":{"title":"Process id","description":"The process Id of the parent process that started\nthe server.\n\nIs `null` if the process has not been started by another process.\nIf the parent process is not alive then the server should exit.","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"null"}]},"clientInfo":{"title":"Client info","description":"Information about the client\n\n@since 3.15.0","type":["object","null"],"required":["name"],"properties":{"name":{"title":"Name","description":"The name of the client as defined by the client.","type":"string"},"version":{"title":"Version","description":"The client's version as defined by the client.","type":["string","null"]}}},"locale":{"title":"Locale","description":"The locale the client is currently showing the user interface\nin. This must not necessarily be the locale of the operating\nsystem.\n\nUses IETF language tags as the value's syntax\n(See https://en.wikipedia.org/wiki/IETF_language_tag)\n\n@since 3.16.0","type":["string","null"]},"rootPath":{"title":"Root path","description":"The rootPath of the workspace. Is null\nif no folder is open.\n\n@deprecated in favour of rootUri.","anyOf":[{"type":"string"},{"type":"null"}]},"rootUri":{"title":"Root uri","description":"The rootUri of the workspace. Is null if no\nfolder is open. If both `rootPath` and `rootUri` are set\n`rootUri` wins.\n\n@deprecated in favour of workspaceFolders.","anyOf":[{"type":"string"},{"type":"null"}]},"capabilities":{"title":"Capabilities","description":"The capabilities provided by the client (editor or tool)","$ref":"#/$defs/ClientCapabilities"},"initializationOptions":{"title":"Initialization options","description":"User provided initialization options.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]},"trace":{"title":"Trace","description":"The initial trace setting. If omitted trace is disabled ('off').","anyOf":[{"$ref":"#/$defs/TraceValues"},{"type":"null"}]},"workspaceFolders":{"title":"Workspace folders","description":"The workspace folders configured in the client when the server starts.\n\nThis property is only available if the client supports workspace folders.\nIt can be `null` if the client supports workspace folders but none are\nconfigured.\n\n@since 3.6.0","anyOf":[{"type":"array","items":{"$ref":"#/$defs/WorkspaceFolder"}},{"type":"null"}]}}};
 const schema33 = {"title":"ProgressToken","description":"`ProgressToken`, as the LSP 3.17 meta model defines it (it documents none).","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string"}]};
 const schema40 = {"title":"LSPAny","description":"The LSP any type.\nPlease note that strictly speaking a property with the value `undefined`\ncan't be converted into JSON preserving the property name. However for\nconvenience it is allowed and assumed that all these properties are\noptional as well.\n@since 3.17.0"};
 const schema42 = {"title":"TraceValues","description":"`TraceValues`, as the LSP 3.17 meta model defines it (it documents none).","type":"string","enum":["off","messages","verbose"],"x-lsp-values":"\"off\" (Off), \"messages\" (Messages), \"verbose\" (Verbose)"};
 const schema43 = {"title":"WorkspaceFolder","description":"A workspace folder inside a client.","type":"object","required":["uri","name"],"properties":{"uri":{"title":"Uri","description":"The associated URI for this workspace folder.","type":"string"},"name":{"title":"Name","description":"The name of the workspace folder. Used to refer to this\nworkspace folder in the user interface.","type":"string"}}};
-const schema34 = {"title":"ClientCapabilities","description":"Defines the capabilities provided by the client.","type":"object","properties":{"workspace":{"title":"Workspace","description":"Workspace specific client capabilities.","$ref":"#/$defs/WorkspaceClientCapabilities"},"window":{"title":"Window","description":"Window specific client capabilities.","$ref":"#/$defs/WindowClientCapabilities"},"experimental":{"title":"Experimental","description":"Experimental client capabilities.","$ref":"#/$defs/LSPAny"}}};
-const schema39 = {"title":"WindowClientCapabilities","description":"`WindowClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"It indicates whether the client supports server initiated\nprogress using the `window/workDoneProgress/create` request.\n\nThe capability also controls Whether client supports handling\nof progress notifications. If set servers are allowed to report a\n`workDoneProgress` property in the request specific server\ncapabilities.\n\n@since 3.15.0","type":"boolean"}}};
-const schema35 = {"title":"WorkspaceClientCapabilities","description":"Workspace specific client capabilities.","type":"object","properties":{"applyEdit":{"title":"Apply edit","description":"The client supports applying batch edits\nto the workspace by supporting the request\n'workspace/applyEdit'","type":"boolean"},"workspaceEdit":{"title":"Workspace edit","description":"Capabilities specific to `WorkspaceEdit`s.","$ref":"#/$defs/WorkspaceEditClientCapabilities"},"workspaceFolders":{"title":"Workspace folders","description":"The client has support for workspace folders.\n\n@since 3.6.0","type":"boolean"},"configuration":{"title":"Configuration","description":"The client supports `workspace/configuration` requests.\n\n@since 3.6.0","type":"boolean"}}};
-const schema36 = {"title":"WorkspaceEditClientCapabilities","description":"`WorkspaceEditClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"documentChanges":{"title":"Document changes","description":"The client supports versioned document changes in `WorkspaceEdit`s","type":"boolean"},"resourceOperations":{"title":"Resource operations","description":"The resource operations the client supports. Clients should at least\nsupport 'create', 'rename' and 'delete' files and folders.\n\n@since 3.13.0","type":"array","items":{"$ref":"#/$defs/ResourceOperationKind"}},"failureHandling":{"title":"Failure handling","description":"The failure handling strategy of a client if applying the workspace edit\nfails.\n\n@since 3.13.0","$ref":"#/$defs/FailureHandlingKind"}}};
+const schema34 = {"title":"ClientCapabilities","description":"Defines the capabilities provided by the client.","type":"object","properties":{"workspace":{"title":"Workspace","description":"Workspace specific client capabilities.","anyOf":[{"$ref":"#/$defs/WorkspaceClientCapabilities"},{"type":"null"}]},"window":{"title":"Window","description":"Window specific client capabilities.","anyOf":[{"$ref":"#/$defs/WindowClientCapabilities"},{"type":"null"}]},"experimental":{"title":"Experimental","description":"Experimental client capabilities.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
+const schema39 = {"title":"WindowClientCapabilities","description":"`WindowClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"It indicates whether the client supports server initiated\nprogress using the `window/workDoneProgress/create` request.\n\nThe capability also controls Whether client supports handling\nof progress notifications. If set servers are allowed to report a\n`workDoneProgress` property in the request specific server\ncapabilities.\n\n@since 3.15.0","type":["boolean","null"]}}};
+const schema35 = {"title":"WorkspaceClientCapabilities","description":"Workspace specific client capabilities.","type":"object","properties":{"applyEdit":{"title":"Apply edit","description":"The client supports applying batch edits\nto the workspace by supporting the request\n'workspace/applyEdit'","type":["boolean","null"]},"workspaceEdit":{"title":"Workspace edit","description":"Capabilities specific to `WorkspaceEdit`s.","anyOf":[{"$ref":"#/$defs/WorkspaceEditClientCapabilities"},{"type":"null"}]},"workspaceFolders":{"title":"Workspace folders","description":"The client has support for workspace folders.\n\n@since 3.6.0","type":["boolean","null"]},"configuration":{"title":"Configuration","description":"The client supports `workspace/configuration` requests.\n\n@since 3.6.0","type":["boolean","null"]}}};
+const schema36 = {"title":"WorkspaceEditClientCapabilities","description":"`WorkspaceEditClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"documentChanges":{"title":"Document changes","description":"The client supports versioned document changes in `WorkspaceEdit`s","type":["boolean","null"]},"resourceOperations":{"title":"Resource operations","description":"The resource operations the client supports. Clients should at least\nsupport 'create', 'rename' and 'delete' files and folders.\n\n@since 3.13.0","type":["array","null"],"items":{"$ref":"#/$defs/ResourceOperationKind"}},"failureHandling":{"title":"Failure handling","description":"The failure handling strategy of a client if applying the workspace edit\nfails.\n\n@since 3.13.0","anyOf":[{"$ref":"#/$defs/FailureHandlingKind"},{"type":"null"}]}}};
 const schema37 = {"title":"ResourceOperationKind","description":"`ResourceOperationKind`, as the LSP 3.17 meta model defines it (it documents none).","type":"string","enum":["create","rename","delete"],"x-lsp-values":"\"create\" (Create), \"rename\" (Rename), \"delete\" (Delete)"};
 const schema38 = {"title":"FailureHandlingKind","description":"`FailureHandlingKind`, as the LSP 3.17 meta model defines it (it documents none).","type":"string","enum":["abort","transactional","textOnlyTransactional","undo"],"x-lsp-values":"\"abort\" (Abort), \"transactional\" (Transactional), \"textOnlyTransactional\" (TextOnlyTransactional), \"undo\" (Undo)"};
 
@@ -30,8 +30,9 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.documentChanges !== undefined){
-if(typeof data.documentChanges !== "boolean"){
-const err0 = {instancePath:instancePath+"/documentChanges",schemaPath:"#/properties/documentChanges/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data0 = data.documentChanges;
+if((typeof data0 !== "boolean") && (data0 !== null)){
+const err0 = {instancePath:instancePath+"/documentChanges",schemaPath:"#/properties/documentChanges/type",keyword:"type",params:{type: schema36.properties.documentChanges.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -43,12 +44,8 @@ errors++;
 }
 if(data.resourceOperations !== undefined){
 let data1 = data.resourceOperations;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err1 = {instancePath:instancePath+"/resourceOperations/" + i0,schemaPath:"#/$defs/ResourceOperationKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((!(Array.isArray(data1))) && (data1 !== null)){
+const err1 = {instancePath:instancePath+"/resourceOperations",schemaPath:"#/properties/resourceOperations/type",keyword:"type",params:{type: schema36.properties.resourceOperations.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -57,8 +54,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(((data2 === "create") || (data2 === "rename")) || (data2 === "delete"))){
-const err2 = {instancePath:instancePath+"/resourceOperations/" + i0,schemaPath:"#/$defs/ResourceOperationKind/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 !== "string"){
+const err2 = {instancePath:instancePath+"/resourceOperations/" + i0,schemaPath:"#/$defs/ResourceOperationKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -67,10 +68,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/resourceOperations",schemaPath:"#/properties/resourceOperations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!(((data2 === "create") || (data2 === "rename")) || (data2 === "delete"))){
+const err3 = {instancePath:instancePath+"/resourceOperations/" + i0,schemaPath:"#/$defs/ResourceOperationKind/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -80,8 +79,13 @@ vErrors.push(err3);
 errors++;
 }
 }
+}
+}
 if(data.failureHandling !== undefined){
 let data3 = data.failureHandling;
+const _errs9 = errors;
+let valid4 = false;
+const _errs10 = errors;
 if(typeof data3 !== "string"){
 const err4 = {instancePath:instancePath+"/failureHandling",schemaPath:"#/$defs/FailureHandlingKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -102,15 +106,51 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid0 = _errs10 === errors;
+valid4 = valid4 || _valid0;
+const _errs13 = errors;
+if(data3 !== null){
+const err6 = {instancePath:instancePath+"/failureHandling",schemaPath:"#/properties/failureHandling/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const err7 = {instancePath:instancePath+"/failureHandling",schemaPath:"#/properties/failureHandling/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -132,8 +172,9 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.applyEdit !== undefined){
-if(typeof data.applyEdit !== "boolean"){
-const err0 = {instancePath:instancePath+"/applyEdit",schemaPath:"#/properties/applyEdit/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data0 = data.applyEdit;
+if((typeof data0 !== "boolean") && (data0 !== null)){
+const err0 = {instancePath:instancePath+"/applyEdit",schemaPath:"#/properties/applyEdit/type",keyword:"type",params:{type: schema35.properties.applyEdit.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -144,14 +185,25 @@ errors++;
 }
 }
 if(data.workspaceEdit !== undefined){
-if(!(validate24(data.workspaceEdit, {instancePath:instancePath+"/workspaceEdit",parentData:data,parentDataProperty:"workspaceEdit",rootData,dynamicAnchors}))){
+let data1 = data.workspaceEdit;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/workspaceEdit",parentData:data,parentDataProperty:"workspaceEdit",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.documentChanges = true;
+props0.resourceOperations = true;
+props0.failureHandling = true;
 }
-if(data.workspaceFolders !== undefined){
-if(typeof data.workspaceFolders !== "boolean"){
-const err1 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const _errs6 = errors;
+if(data1 !== null){
+const err1 = {instancePath:instancePath+"/workspaceEdit",schemaPath:"#/properties/workspaceEdit/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -160,10 +212,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(data.configuration !== undefined){
-if(typeof data.configuration !== "boolean"){
-const err2 = {instancePath:instancePath+"/configuration",schemaPath:"#/properties/configuration/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/workspaceEdit",schemaPath:"#/properties/workspaceEdit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -172,15 +224,52 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data.workspaceFolders !== undefined){
+let data2 = data.workspaceFolders;
+if((typeof data2 !== "boolean") && (data2 !== null)){
+const err3 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/type",keyword:"type",params:{type: schema35.properties.workspaceFolders.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.configuration !== undefined){
+let data3 = data.configuration;
+if((typeof data3 !== "boolean") && (data3 !== null)){
+const err4 = {instancePath:instancePath+"/configuration",schemaPath:"#/properties/configuration/type",keyword:"type",params:{type: schema35.properties.configuration.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -202,17 +291,26 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.workspace !== undefined){
-if(!(validate23(data.workspace, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
+let data0 = data.workspace;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(!(validate23(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.applyEdit = true;
+props0.workspaceEdit = true;
+props0.workspaceFolders = true;
+props0.configuration = true;
 }
-if(data.window !== undefined){
-let data1 = data.window;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.workDoneProgress !== undefined){
-if(typeof data1.workDoneProgress !== "boolean"){
-const err0 = {instancePath:instancePath+"/window/workDoneProgress",schemaPath:"#/$defs/WindowClientCapabilities/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const _errs4 = errors;
+if(data0 !== null){
+const err0 = {instancePath:instancePath+"/workspace",schemaPath:"#/properties/workspace/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -221,10 +319,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/window",schemaPath:"#/$defs/WindowClientCapabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/workspace",schemaPath:"#/properties/workspace/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -233,15 +331,138 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data.window !== undefined){
+let data1 = data.window;
+const _errs7 = errors;
+let valid2 = false;
+const _errs8 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.workDoneProgress !== undefined){
+let data2 = data1.workDoneProgress;
+if((typeof data2 !== "boolean") && (data2 !== null)){
+const err2 = {instancePath:instancePath+"/window/workDoneProgress",schemaPath:"#/$defs/WindowClientCapabilities/properties/workDoneProgress/type",keyword:"type",params:{type: schema39.properties.workDoneProgress.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/window",schemaPath:"#/$defs/WindowClientCapabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs8 === errors;
+valid2 = valid2 || _valid1;
+if(_valid1){
+var props1 = {};
+props1.workDoneProgress = true;
+}
+const _errs13 = errors;
+if(data1 !== null){
+const err4 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.experimental !== undefined){
+const _errs16 = errors;
+let valid5 = false;
+const _errs17 = errors;
+var _valid2 = _errs17 === errors;
+valid5 = valid5 || _valid2;
+const _errs18 = errors;
+if(data.experimental !== null){
+const err6 = {instancePath:instancePath+"/experimental",schemaPath:"#/properties/experimental/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs18 === errors;
+valid5 = valid5 || _valid2;
+if(!valid5){
+const err7 = {instancePath:instancePath+"/experimental",schemaPath:"#/properties/experimental/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -294,9 +515,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data0 = data.workDoneToken;
+const _errs2 = errors;
+let valid1 = false;
 const _errs3 = errors;
-let valid2 = false;
-const _errs4 = errors;
+const _errs5 = errors;
+let valid3 = false;
+const _errs6 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err3 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -329,9 +553,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-var _valid0 = _errs4 === errors;
-valid2 = valid2 || _valid0;
-const _errs6 = errors;
+var _valid1 = _errs6 === errors;
+valid3 = valid3 || _valid1;
+const _errs8 = errors;
 if(typeof data0 !== "string"){
 const err6 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -342,9 +566,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
+var _valid1 = _errs8 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
 const err7 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
@@ -355,10 +579,46 @@ vErrors.push(err7);
 errors++;
 }
 else {
-errors = _errs3;
+errors = _errs5;
 if(vErrors !== null){
-if(_errs3){
-vErrors.length = _errs3;
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data0 !== null){
+const err8 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err9 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
 else {
 vErrors = null;
@@ -368,32 +628,11 @@ vErrors = null;
 }
 if(data.processId !== undefined){
 let data1 = data.processId;
-const _errs9 = errors;
-let valid3 = false;
-const _errs10 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err8 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err9 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data1 < -2147483648 || isNaN(data1)){
-const err10 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+const err10 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -402,12 +641,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-var _valid1 = _errs10 === errors;
-valid3 = valid3 || _valid1;
-const _errs12 = errors;
-if(data1 !== null){
-const err11 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(typeof data1 == "number"){
+if(data1 > 2147483647 || isNaN(data1)){
+const err11 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -416,10 +652,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid1 = _errs12 === errors;
-valid3 = valid3 || _valid1;
-if(!valid3){
-const err12 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data1 < -2147483648 || isNaN(data1)){
+const err12 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -428,11 +662,37 @@ vErrors.push(err12);
 }
 errors++;
 }
+}
+var _valid2 = _errs14 === errors;
+valid4 = valid4 || _valid2;
+const _errs16 = errors;
+if(data1 !== null){
+const err13 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err13];
+}
 else {
-errors = _errs9;
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid2 = _errs16 === errors;
+valid4 = valid4 || _valid2;
+if(!valid4){
+const err14 = {instancePath:instancePath+"/processId",schemaPath:"#/properties/processId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+errors = _errs13;
 if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
+if(_errs13){
+vErrors.length = _errs13;
 }
 else {
 vErrors = null;
@@ -442,32 +702,8 @@ vErrors = null;
 }
 if(data.clientInfo !== undefined){
 let data2 = data.clientInfo;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name === undefined){
-const err13 = {instancePath:instancePath+"/clientInfo",schemaPath:"#/properties/clientInfo/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err14 = {instancePath:instancePath+"/clientInfo/name",schemaPath:"#/properties/clientInfo/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data2.version !== undefined){
-if(typeof data2.version !== "string"){
-const err15 = {instancePath:instancePath+"/clientInfo/version",schemaPath:"#/properties/clientInfo/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
+const err15 = {instancePath:instancePath+"/clientInfo",schemaPath:"#/properties/clientInfo/type",keyword:"type",params:{type: schema32.properties.clientInfo.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -476,10 +712,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/clientInfo",schemaPath:"#/properties/clientInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.name === undefined){
+const err16 = {instancePath:instancePath+"/clientInfo",schemaPath:"#/properties/clientInfo/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -488,10 +723,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.locale !== undefined){
-if(typeof data.locale !== "string"){
-const err17 = {instancePath:instancePath+"/locale",schemaPath:"#/properties/locale/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.name !== undefined){
+if(typeof data2.name !== "string"){
+const err17 = {instancePath:instancePath+"/clientInfo/name",schemaPath:"#/properties/clientInfo/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -501,13 +735,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.rootPath !== undefined){
-let data6 = data.rootPath;
-const _errs23 = errors;
-let valid5 = false;
-const _errs24 = errors;
-if(typeof data6 !== "string"){
-const err18 = {instancePath:instancePath+"/rootPath",schemaPath:"#/properties/rootPath/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.version !== undefined){
+let data4 = data2.version;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err18 = {instancePath:instancePath+"/clientInfo/version",schemaPath:"#/properties/clientInfo/properties/version/type",keyword:"type",params:{type: schema32.properties.clientInfo.properties.version.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -516,11 +747,13 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid2 = _errs24 === errors;
-valid5 = valid5 || _valid2;
-const _errs26 = errors;
-if(data6 !== null){
-const err19 = {instancePath:instancePath+"/rootPath",schemaPath:"#/properties/rootPath/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+}
+if(data.locale !== undefined){
+let data5 = data.locale;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err19 = {instancePath:instancePath+"/locale",schemaPath:"#/properties/locale/type",keyword:"type",params:{type: schema32.properties.locale.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -529,10 +762,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid2 = _errs26 === errors;
-valid5 = valid5 || _valid2;
-if(!valid5){
-const err20 = {instancePath:instancePath+"/rootPath",schemaPath:"#/properties/rootPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data.rootPath !== undefined){
+let data6 = data.rootPath;
+const _errs27 = errors;
+let valid6 = false;
+const _errs28 = errors;
+if(typeof data6 !== "string"){
+const err20 = {instancePath:instancePath+"/rootPath",schemaPath:"#/properties/rootPath/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -541,25 +778,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-else {
-errors = _errs23;
-if(vErrors !== null){
-if(_errs23){
-vErrors.length = _errs23;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.rootUri !== undefined){
-let data7 = data.rootUri;
-const _errs29 = errors;
-let valid6 = false;
+var _valid3 = _errs28 === errors;
+valid6 = valid6 || _valid3;
 const _errs30 = errors;
-if(typeof data7 !== "string"){
-const err21 = {instancePath:instancePath+"/rootUri",schemaPath:"#/properties/rootUri/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6 !== null){
+const err21 = {instancePath:instancePath+"/rootPath",schemaPath:"#/properties/rootPath/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -570,9 +793,8 @@ errors++;
 }
 var _valid3 = _errs30 === errors;
 valid6 = valid6 || _valid3;
-const _errs32 = errors;
-if(data7 !== null){
-const err22 = {instancePath:instancePath+"/rootUri",schemaPath:"#/properties/rootUri/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid6){
+const err22 = {instancePath:instancePath+"/rootPath",schemaPath:"#/properties/rootPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -581,10 +803,25 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid3 = _errs32 === errors;
-valid6 = valid6 || _valid3;
-if(!valid6){
-const err23 = {instancePath:instancePath+"/rootUri",schemaPath:"#/properties/rootUri/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.rootUri !== undefined){
+let data7 = data.rootUri;
+const _errs33 = errors;
+let valid7 = false;
+const _errs34 = errors;
+if(typeof data7 !== "string"){
+const err23 = {instancePath:instancePath+"/rootUri",schemaPath:"#/properties/rootUri/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -593,11 +830,36 @@ vErrors.push(err23);
 }
 errors++;
 }
+var _valid4 = _errs34 === errors;
+valid7 = valid7 || _valid4;
+const _errs36 = errors;
+if(data7 !== null){
+const err24 = {instancePath:instancePath+"/rootUri",schemaPath:"#/properties/rootUri/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err24];
+}
 else {
-errors = _errs29;
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid4 = _errs36 === errors;
+valid7 = valid7 || _valid4;
+if(!valid7){
+const err25 = {instancePath:instancePath+"/rootUri",schemaPath:"#/properties/rootUri/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+else {
+errors = _errs33;
 if(vErrors !== null){
-if(_errs29){
-vErrors.length = _errs29;
+if(_errs33){
+vErrors.length = _errs33;
 }
 else {
 vErrors = null;
@@ -611,41 +873,15 @@ vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.error
 errors = vErrors.length;
 }
 }
-if(data.trace !== undefined){
-let data10 = data.trace;
-if(typeof data10 !== "string"){
-const err24 = {instancePath:instancePath+"/trace",schemaPath:"#/$defs/TraceValues/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(!(((data10 === "off") || (data10 === "messages")) || (data10 === "verbose"))){
-const err25 = {instancePath:instancePath+"/trace",schemaPath:"#/$defs/TraceValues/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.workspaceFolders !== undefined){
-let data11 = data.workspaceFolders;
+if(data.initializationOptions !== undefined){
 const _errs40 = errors;
-let valid9 = false;
+let valid8 = false;
 const _errs41 = errors;
-if(Array.isArray(data11)){
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.uri === undefined){
-const err26 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
+var _valid5 = _errs41 === errors;
+valid8 = valid8 || _valid5;
+const _errs42 = errors;
+if(data.initializationOptions !== null){
+const err26 = {instancePath:instancePath+"/initializationOptions",schemaPath:"#/properties/initializationOptions/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -654,85 +890,15 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data12.name === undefined){
-const err27 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+var _valid5 = _errs42 === errors;
+valid8 = valid8 || _valid5;
+if(!valid8){
+const err27 = {instancePath:instancePath+"/initializationOptions",schemaPath:"#/properties/initializationOptions/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
-}
-errors++;
-}
-if(data12.uri !== undefined){
-if(typeof data12.uri !== "string"){
-const err28 = {instancePath:instancePath+"/workspaceFolders/" + i0+"/uri",schemaPath:"#/$defs/WorkspaceFolder/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err29 = {instancePath:instancePath+"/workspaceFolders/" + i0+"/name",schemaPath:"#/$defs/WorkspaceFolder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-var _valid4 = _errs41 === errors;
-valid9 = valid9 || _valid4;
-const _errs50 = errors;
-if(data11 !== null){
-const err32 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-var _valid4 = _errs50 === errors;
-valid9 = valid9 || _valid4;
-if(!valid9){
-const err33 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
 }
 errors++;
 }
@@ -748,14 +914,190 @@ vErrors = null;
 }
 }
 }
+if(data.trace !== undefined){
+let data10 = data.trace;
+const _errs45 = errors;
+let valid10 = false;
+const _errs46 = errors;
+if(typeof data10 !== "string"){
+const err28 = {instancePath:instancePath+"/trace",schemaPath:"#/$defs/TraceValues/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
 }
 else {
-const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors.push(err28);
+}
+errors++;
+}
+if(!(((data10 === "off") || (data10 === "messages")) || (data10 === "verbose"))){
+const err29 = {instancePath:instancePath+"/trace",schemaPath:"#/$defs/TraceValues/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid6 = _errs46 === errors;
+valid10 = valid10 || _valid6;
+const _errs49 = errors;
+if(data10 !== null){
+const err30 = {instancePath:instancePath+"/trace",schemaPath:"#/properties/trace/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid6 = _errs49 === errors;
+valid10 = valid10 || _valid6;
+if(!valid10){
+const err31 = {instancePath:instancePath+"/trace",schemaPath:"#/properties/trace/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+else {
+errors = _errs45;
+if(vErrors !== null){
+if(_errs45){
+vErrors.length = _errs45;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.workspaceFolders !== undefined){
+let data11 = data.workspaceFolders;
+const _errs52 = errors;
+let valid12 = false;
+const _errs53 = errors;
+if(Array.isArray(data11)){
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.uri === undefined){
+const err32 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data12.name === undefined){
+const err33 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data12.uri !== undefined){
+if(typeof data12.uri !== "string"){
+const err34 = {instancePath:instancePath+"/workspaceFolders/" + i0+"/uri",schemaPath:"#/$defs/WorkspaceFolder/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
 else {
 vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data12.name !== undefined){
+if(typeof data12.name !== "string"){
+const err35 = {instancePath:instancePath+"/workspaceFolders/" + i0+"/name",schemaPath:"#/$defs/WorkspaceFolder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid7 = _errs53 === errors;
+valid12 = valid12 || _valid7;
+const _errs62 = errors;
+if(data11 !== null){
+const err38 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+var _valid7 = _errs62 === errors;
+valid12 = valid12 || _valid7;
+if(!valid12){
+const err39 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+else {
+errors = _errs52;
+if(vErrors !== null){
+if(_errs52){
+vErrors.length = _errs52;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 }
@@ -765,18 +1107,18 @@ return errors === 0;
 validate21.evaluated = {"props":{"workDoneToken":true,"processId":true,"clientInfo":true,"locale":true,"rootPath":true,"rootUri":true,"capabilities":true,"initializationOptions":true,"trace":true,"workspaceFolders":true},"dynamicProps":false,"dynamicItems":false};
 
 export const v1 = validate28;
-const schema44 = {"title":"InitializeResult","description":"The result returned from an initialize request.","type":"object","required":["capabilities"],"properties":{"capabilities":{"title":"Capabilities","description":"The capabilities the language server provides.","$ref":"#/$defs/ServerCapabilities"},"serverInfo":{"title":"Server info","description":"Information about the server.\n\n@since 3.15.0","type":"object","required":["name"],"properties":{"name":{"title":"Name","description":"The name of the server as defined by the server.","type":"string"},"version":{"title":"Version","description":"The server's version as defined by the server.","type":"string"}}}}};
-const schema45 = {"title":"ServerCapabilities","description":"Defines the capabilities provided by a language\nserver.","type":"object","properties":{"positionEncoding":{"title":"Position encoding","description":"The position encoding the server picked from the encodings offered\nby the client via the client capability `general.positionEncodings`.\n\nIf the client didn't provide any position encodings the only valid\nvalue that a server can return is 'utf-16'.\n\nIf omitted it defaults to 'utf-16'.\n\n@since 3.17.0","$ref":"#/$defs/PositionEncodingKind"},"textDocumentSync":{"title":"Text document sync","description":"Defines how text documents are synced. Is either a detailed structure\ndefining each notification or for backwards compatibility the\nTextDocumentSyncKind number.","anyOf":[{"$ref":"#/$defs/TextDocumentSyncOptions"},{"$ref":"#/$defs/TextDocumentSyncKind"}]},"hoverProvider":{"title":"Hover provider","description":"The server provides hover support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/HoverOptions"}]},"definitionProvider":{"title":"Definition provider","description":"The server provides goto definition support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/DefinitionOptions"}]},"referencesProvider":{"title":"References provider","description":"The server provides find references support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/ReferenceOptions"}]},"documentSymbolProvider":{"title":"Document symbol provider","description":"The server provides document symbol support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/DocumentSymbolOptions"}]},"renameProvider":{"title":"Rename provider","description":"The server provides rename support. RenameOptions may only be\nspecified if the client states that it supports\n`prepareSupport` in its initial `initialize` request.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/RenameOptions"}]},"callHierarchyProvider":{"title":"Call hierarchy provider","description":"The server provides call hierarchy support.\n\n@since 3.16.0","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/CallHierarchyOptions"},{"$ref":"#/$defs/CallHierarchyRegistrationOptions"}]},"experimental":{"title":"Experimental","description":"Experimental server capabilities.","$ref":"#/$defs/LSPAny"}}};
+const schema44 = {"title":"InitializeResult","description":"The result returned from an initialize request.","type":"object","required":["capabilities"],"properties":{"capabilities":{"title":"Capabilities","description":"The capabilities the language server provides.","$ref":"#/$defs/ServerCapabilities"},"serverInfo":{"title":"Server info","description":"Information about the server.\n\n@since 3.15.0","type":["object","null"],"required":["name"],"properties":{"name":{"title":"Name","description":"The name of the server as defined by the server.","type":"string"},"version":{"title":"Version","description":"The server's version as defined by the server.","type":["string","null"]}}}}};
+const schema45 = {"title":"ServerCapabilities","description":"Defines the capabilities provided by a language\nserver.","type":"object","properties":{"positionEncoding":{"title":"Position encoding","description":"The position encoding the server picked from the encodings offered\nby the client via the client capability `general.positionEncodings`.\n\nIf the client didn't provide any position encodings the only valid\nvalue that a server can return is 'utf-16'.\n\nIf omitted it defaults to 'utf-16'.\n\n@since 3.17.0","anyOf":[{"$ref":"#/$defs/PositionEncodingKind"},{"type":"null"}]},"textDocumentSync":{"title":"Text document sync","description":"Defines how text documents are synced. Is either a detailed structure\ndefining each notification or for backwards compatibility the\nTextDocumentSyncKind number.","anyOf":[{"$ref":"#/$defs/TextDocumentSyncOptions"},{"$ref":"#/$defs/TextDocumentSyncKind"},{"type":"null"}]},"hoverProvider":{"title":"Hover provider","description":"The server provides hover support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/HoverOptions"},{"type":"null"}]},"definitionProvider":{"title":"Definition provider","description":"The server provides goto definition support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/DefinitionOptions"},{"type":"null"}]},"referencesProvider":{"title":"References provider","description":"The server provides find references support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/ReferenceOptions"},{"type":"null"}]},"documentSymbolProvider":{"title":"Document symbol provider","description":"The server provides document symbol support.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/DocumentSymbolOptions"},{"type":"null"}]},"renameProvider":{"title":"Rename provider","description":"The server provides rename support. RenameOptions may only be\nspecified if the client states that it supports\n`prepareSupport` in its initial `initialize` request.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/RenameOptions"},{"type":"null"}]},"callHierarchyProvider":{"title":"Call hierarchy provider","description":"The server provides call hierarchy support.\n\n@since 3.16.0","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/CallHierarchyOptions"},{"$ref":"#/$defs/CallHierarchyRegistrationOptions"},{"type":"null"}]},"experimental":{"title":"Experimental","description":"Experimental server capabilities.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
 const schema46 = {"title":"PositionEncodingKind","description":"A set of predefined position encoding kinds.\n\n@since 3.17.0","type":"string","x-wirekit-open-enum":["utf-8","utf-16","utf-32"],"x-lsp-values":"\"utf-8\" (UTF8), \"utf-16\" (UTF16), \"utf-32\" (UTF32)"};
 const schema48 = {"title":"TextDocumentSyncKind","description":"Defines how the host (editor) should sync\ndocument changes to the language server.","type":"integer","enum":[0,1,2],"x-lsp-values":"0 (None), 1 (Full), 2 (Incremental)"};
-const schema51 = {"title":"HoverOptions","description":"Hover options.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":"boolean"}}};
-const schema52 = {"title":"DefinitionOptions","description":"Server Capabilities for a {@link DefinitionRequest}.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":"boolean"}}};
-const schema53 = {"title":"ReferenceOptions","description":"Reference options.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":"boolean"}}};
-const schema54 = {"title":"DocumentSymbolOptions","description":"Provider options for a {@link DocumentSymbolRequest}.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":"boolean"},"label":{"title":"Label","description":"A human-readable string that is shown when multiple outlines trees\nare shown for the same document.\n\n@since 3.16.0","type":"string"}}};
-const schema55 = {"title":"RenameOptions","description":"Provider options for a {@link RenameRequest}.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":"boolean"},"prepareProvider":{"title":"Prepare provider","description":"Renames should be checked and tested before being executed.\n\n@since version 3.12.0","type":"boolean"}}};
-const schema56 = {"title":"CallHierarchyOptions","description":"Call hierarchy options used during static registration.\n\n@since 3.16.0","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":"boolean"}}};
-const schema47 = {"title":"TextDocumentSyncOptions","description":"`TextDocumentSyncOptions`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"openClose":{"title":"Open close","description":"Open and close notifications are sent to the server. If omitted open close notification should not\nbe sent.","type":"boolean"},"change":{"title":"Change","description":"Change notifications are sent to the server. See TextDocumentSyncKind.None, TextDocumentSyncKind.Full\nand TextDocumentSyncKind.Incremental. If omitted it defaults to TextDocumentSyncKind.None.","$ref":"#/$defs/TextDocumentSyncKind"},"willSave":{"title":"Will save","description":"If present will save notifications are sent to the server. If omitted the notification should not be\nsent.","type":"boolean"},"willSaveWaitUntil":{"title":"Will save wait until","description":"If present will save wait until requests are sent to the server. If omitted the request should not be\nsent.","type":"boolean"},"save":{"title":"Save","description":"If present save notifications are sent to the server. If omitted the notification should not be\nsent.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/SaveOptions"}]}}};
-const schema49 = {"title":"SaveOptions","description":"Save options.","type":"object","properties":{"includeText":{"title":"Include text","description":"The client is supposed to include the content on save.","type":"boolean"}}};
+const schema51 = {"title":"HoverOptions","description":"Hover options.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":["boolean","null"]}}};
+const schema52 = {"title":"DefinitionOptions","description":"Server Capabilities for a {@link DefinitionRequest}.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":["boolean","null"]}}};
+const schema53 = {"title":"ReferenceOptions","description":"Reference options.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":["boolean","null"]}}};
+const schema54 = {"title":"DocumentSymbolOptions","description":"Provider options for a {@link DocumentSymbolRequest}.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":["boolean","null"]},"label":{"title":"Label","description":"A human-readable string that is shown when multiple outlines trees\nare shown for the same document.\n\n@since 3.16.0","type":["string","null"]}}};
+const schema55 = {"title":"RenameOptions","description":"Provider options for a {@link RenameRequest}.","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":["boolean","null"]},"prepareProvider":{"title":"Prepare provider","description":"Renames should be checked and tested before being executed.\n\n@since version 3.12.0","type":["boolean","null"]}}};
+const schema56 = {"title":"CallHierarchyOptions","description":"Call hierarchy options used during static registration.\n\n@since 3.16.0","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":["boolean","null"]}}};
+const schema47 = {"title":"TextDocumentSyncOptions","description":"`TextDocumentSyncOptions`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"openClose":{"title":"Open close","description":"Open and close notifications are sent to the server. If omitted open close notification should not\nbe sent.","type":["boolean","null"]},"change":{"title":"Change","description":"Change notifications are sent to the server. See TextDocumentSyncKind.None, TextDocumentSyncKind.Full\nand TextDocumentSyncKind.Incremental. If omitted it defaults to TextDocumentSyncKind.None.","anyOf":[{"$ref":"#/$defs/TextDocumentSyncKind"},{"type":"null"}]},"willSave":{"title":"Will save","description":"If present will save notifications are sent to the server. If omitted the notification should not be\nsent.","type":["boolean","null"]},"willSaveWaitUntil":{"title":"Will save wait until","description":"If present will save wait until requests are sent to the server. If omitted the request should not be\nsent.","type":["boolean","null"]},"save":{"title":"Save","description":"If present save notifications are sent to the server. If omitted the notification should not be\nsent.","anyOf":[{"type":"boolean"},{"$ref":"#/$defs/SaveOptions"},{"type":"null"}]}}};
+const schema49 = {"title":"SaveOptions","description":"Save options.","type":"object","properties":{"includeText":{"title":"Include text","description":"The client is supposed to include the content on save.","type":["boolean","null"]}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -790,8 +1132,9 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.openClose !== undefined){
-if(typeof data.openClose !== "boolean"){
-const err0 = {instancePath:instancePath+"/openClose",schemaPath:"#/properties/openClose/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data0 = data.openClose;
+if((typeof data0 !== "boolean") && (data0 !== null)){
+const err0 = {instancePath:instancePath+"/openClose",schemaPath:"#/properties/openClose/type",keyword:"type",params:{type: schema47.properties.openClose.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -803,6 +1146,9 @@ errors++;
 }
 if(data.change !== undefined){
 let data1 = data.change;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 const err1 = {instancePath:instancePath+"/change",schemaPath:"#/$defs/TextDocumentSyncKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -823,10 +1169,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.willSave !== undefined){
-if(typeof data.willSave !== "boolean"){
-const err3 = {instancePath:instancePath+"/willSave",schemaPath:"#/properties/willSave/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+const _errs8 = errors;
+if(data1 !== null){
+const err3 = {instancePath:instancePath+"/change",schemaPath:"#/properties/change/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -835,10 +1182,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.willSaveWaitUntil !== undefined){
-if(typeof data.willSaveWaitUntil !== "boolean"){
-const err4 = {instancePath:instancePath+"/willSaveWaitUntil",schemaPath:"#/properties/willSaveWaitUntil/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/change",schemaPath:"#/properties/change/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -847,14 +1194,22 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
 }
-if(data.save !== undefined){
-let data4 = data.save;
-const _errs11 = errors;
-let valid2 = false;
-const _errs12 = errors;
-if(typeof data4 !== "boolean"){
-const err5 = {instancePath:instancePath+"/save",schemaPath:"#/properties/save/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.willSave !== undefined){
+let data2 = data.willSave;
+if((typeof data2 !== "boolean") && (data2 !== null)){
+const err5 = {instancePath:instancePath+"/willSave",schemaPath:"#/properties/willSave/type",keyword:"type",params:{type: schema47.properties.willSave.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -863,13 +1218,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs12 === errors;
-valid2 = valid2 || _valid0;
-const _errs14 = errors;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.includeText !== undefined){
-if(typeof data4.includeText !== "boolean"){
-const err6 = {instancePath:instancePath+"/save/includeText",schemaPath:"#/$defs/SaveOptions/properties/includeText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.willSaveWaitUntil !== undefined){
+let data3 = data.willSaveWaitUntil;
+if((typeof data3 !== "boolean") && (data3 !== null)){
+const err6 = {instancePath:instancePath+"/willSaveWaitUntil",schemaPath:"#/properties/willSaveWaitUntil/type",keyword:"type",params:{type: schema47.properties.willSaveWaitUntil.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -879,9 +1232,13 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/save",schemaPath:"#/$defs/SaveOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.save !== undefined){
+let data4 = data.save;
+const _errs15 = errors;
+let valid3 = false;
+const _errs16 = errors;
+if(typeof data4 !== "boolean"){
+const err7 = {instancePath:instancePath+"/save",schemaPath:"#/properties/save/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -890,14 +1247,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs14 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.includeText = true;
-}
-if(!valid2){
-const err8 = {instancePath:instancePath+"/save",schemaPath:"#/properties/save/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid1 = _errs16 === errors;
+valid3 = valid3 || _valid1;
+const _errs18 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.includeText !== undefined){
+let data5 = data4.includeText;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err8 = {instancePath:instancePath+"/save/includeText",schemaPath:"#/$defs/SaveOptions/properties/includeText/type",keyword:"type",params:{type: schema49.properties.includeText.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -906,11 +1263,52 @@ vErrors.push(err8);
 }
 errors++;
 }
+}
+}
 else {
-errors = _errs11;
+const err9 = {instancePath:instancePath+"/save",schemaPath:"#/$defs/SaveOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid1 = _errs18 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+var props0 = {};
+props0.includeText = true;
+}
+const _errs23 = errors;
+if(data4 !== null){
+const err10 = {instancePath:instancePath+"/save",schemaPath:"#/properties/save/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid1 = _errs23 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err11 = {instancePath:instancePath+"/save",schemaPath:"#/properties/save/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+errors = _errs15;
 if(vErrors !== null){
-if(_errs11){
-vErrors.length = _errs11;
+if(_errs15){
+vErrors.length = _errs15;
 }
 else {
 vErrors = null;
@@ -920,12 +1318,12 @@ vErrors = null;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err12];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -934,7 +1332,7 @@ return errors === 0;
 }
 validate30.evaluated = {"props":{"openClose":true,"change":true,"willSave":true,"willSaveWaitUntil":true,"save":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema57 = {"title":"CallHierarchyRegistrationOptions","description":"Call hierarchy options used during static or dynamic registration.\n\n@since 3.16.0","type":"object","required":["documentSelector"],"properties":{"documentSelector":{"title":"Document selector","description":"A document selector to identify the scope of the registration. If set to null\nthe document selector provided on the client side will be used.","anyOf":[{"$ref":"#/$defs/DocumentSelector"},{"type":"null"}]},"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":"boolean"},"id":{"title":"Id","description":"The id used to register the request. The id can be used to deregister\nthe request again. See also Registration#id.","type":"string"}}};
+const schema57 = {"title":"CallHierarchyRegistrationOptions","description":"Call hierarchy options used during static or dynamic registration.\n\n@since 3.16.0","type":"object","required":["documentSelector"],"properties":{"documentSelector":{"title":"Document selector","description":"A document selector to identify the scope of the registration. If set to null\nthe document selector provided on the client side will be used.","anyOf":[{"$ref":"#/$defs/DocumentSelector"},{"type":"null"}]},"workDoneProgress":{"title":"Work done progress","description":"`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none).","type":["boolean","null"]},"id":{"title":"Id","description":"The id used to register the request. The id can be used to deregister\nthe request again. See also Registration#id.","type":["string","null"]}}};
 const schema58 = {"title":"DocumentSelector","description":"A document selector is the combination of one or many document filters.\n\n@sample `let sel:DocumentSelector = [{ language: 'typescript' }, { language: 'json', pattern: '**∕tsconfig.json' }]`;\n\nThe use of a string as a document filter is deprecated @since 3.16.0.","type":"array"};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1011,8 +1409,9 @@ vErrors = null;
 }
 }
 if(data.workDoneProgress !== undefined){
-if(typeof data.workDoneProgress !== "boolean"){
-const err4 = {instancePath:instancePath+"/workDoneProgress",schemaPath:"#/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data1 = data.workDoneProgress;
+if((typeof data1 !== "boolean") && (data1 !== null)){
+const err4 = {instancePath:instancePath+"/workDoneProgress",schemaPath:"#/properties/workDoneProgress/type",keyword:"type",params:{type: schema57.properties.workDoneProgress.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1023,8 +1422,9 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data2 = data.id;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema57.properties.id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1063,7 +1463,11 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.positionEncoding !== undefined){
-if(typeof data.positionEncoding !== "string"){
+let data0 = data.positionEncoding;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(typeof data0 !== "string"){
 const err0 = {instancePath:instancePath+"/positionEncoding",schemaPath:"#/$defs/PositionEncodingKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1073,29 +1477,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data.textDocumentSync !== undefined){
-let data1 = data.textDocumentSync;
-const _errs5 = errors;
-let valid2 = false;
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
 const _errs6 = errors;
-if(!(validate30(data1, {instancePath:instancePath+"/textDocumentSync",parentData:data,parentDataProperty:"textDocumentSync",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.openClose = true;
-props0.change = true;
-props0.willSave = true;
-props0.willSaveWaitUntil = true;
-props0.save = true;
-}
-const _errs7 = errors;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err1 = {instancePath:instancePath+"/textDocumentSync",schemaPath:"#/$defs/TextDocumentSyncKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0 !== null){
+const err1 = {instancePath:instancePath+"/positionEncoding",schemaPath:"#/properties/positionEncoding/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1104,8 +1490,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(((data1 === 0) || (data1 === 1)) || (data1 === 2))){
-const err2 = {instancePath:instancePath+"/textDocumentSync",schemaPath:"#/$defs/TextDocumentSyncKind/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/positionEncoding",schemaPath:"#/properties/positionEncoding/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1114,10 +1502,40 @@ vErrors.push(err2);
 }
 errors++;
 }
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const err3 = {instancePath:instancePath+"/textDocumentSync",schemaPath:"#/properties/textDocumentSync/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.textDocumentSync !== undefined){
+let data1 = data.textDocumentSync;
+const _errs9 = errors;
+let valid3 = false;
+const _errs10 = errors;
+if(!(validate30(data1, {instancePath:instancePath+"/textDocumentSync",parentData:data,parentDataProperty:"textDocumentSync",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs10 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+var props0 = {};
+props0.openClose = true;
+props0.change = true;
+props0.willSave = true;
+props0.willSaveWaitUntil = true;
+props0.save = true;
+}
+const _errs11 = errors;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err3 = {instancePath:instancePath+"/textDocumentSync",schemaPath:"#/$defs/TextDocumentSyncKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1126,11 +1544,46 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(!(((data1 === 0) || (data1 === 1)) || (data1 === 2))){
+const err4 = {instancePath:instancePath+"/textDocumentSync",schemaPath:"#/$defs/TextDocumentSyncKind/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
 else {
-errors = _errs5;
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs11 === errors;
+valid3 = valid3 || _valid1;
+const _errs14 = errors;
+if(data1 !== null){
+const err5 = {instancePath:instancePath+"/textDocumentSync",schemaPath:"#/properties/textDocumentSync/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err6 = {instancePath:instancePath+"/textDocumentSync",schemaPath:"#/properties/textDocumentSync/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+errors = _errs9;
 if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
+if(_errs9){
+vErrors.length = _errs9;
 }
 else {
 vErrors = null;
@@ -1140,54 +1593,11 @@ vErrors = null;
 }
 if(data.hoverProvider !== undefined){
 let data2 = data.hoverProvider;
-const _errs11 = errors;
-let valid4 = false;
-const _errs12 = errors;
+const _errs17 = errors;
+let valid5 = false;
+const _errs18 = errors;
 if(typeof data2 !== "boolean"){
-const err4 = {instancePath:instancePath+"/hoverProvider",schemaPath:"#/properties/hoverProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs12 === errors;
-valid4 = valid4 || _valid1;
-const _errs14 = errors;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.workDoneProgress !== undefined){
-if(typeof data2.workDoneProgress !== "boolean"){
-const err5 = {instancePath:instancePath+"/hoverProvider/workDoneProgress",schemaPath:"#/$defs/HoverOptions/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/hoverProvider",schemaPath:"#/$defs/HoverOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
-if(_valid1){
-var props1 = {};
-props1.workDoneProgress = true;
-}
-if(!valid4){
-const err7 = {instancePath:instancePath+"/hoverProvider",schemaPath:"#/properties/hoverProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err7 = {instancePath:instancePath+"/hoverProvider",schemaPath:"#/properties/hoverProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1196,25 +1606,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-else {
-errors = _errs11;
-if(vErrors !== null){
-if(_errs11){
-vErrors.length = _errs11;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.definitionProvider !== undefined){
-let data4 = data.definitionProvider;
+var _valid2 = _errs18 === errors;
+valid5 = valid5 || _valid2;
 const _errs20 = errors;
-let valid7 = false;
-const _errs21 = errors;
-if(typeof data4 !== "boolean"){
-const err8 = {instancePath:instancePath+"/definitionProvider",schemaPath:"#/properties/definitionProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.workDoneProgress !== undefined){
+let data3 = data2.workDoneProgress;
+if((typeof data3 !== "boolean") && (data3 !== null)){
+const err8 = {instancePath:instancePath+"/hoverProvider/workDoneProgress",schemaPath:"#/$defs/HoverOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema51.properties.workDoneProgress.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1223,13 +1622,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-var _valid2 = _errs21 === errors;
-valid7 = valid7 || _valid2;
-const _errs23 = errors;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.workDoneProgress !== undefined){
-if(typeof data4.workDoneProgress !== "boolean"){
-const err9 = {instancePath:instancePath+"/definitionProvider/workDoneProgress",schemaPath:"#/$defs/DefinitionOptions/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/hoverProvider",schemaPath:"#/$defs/HoverOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1238,10 +1634,15 @@ vErrors.push(err9);
 }
 errors++;
 }
+var _valid2 = _errs20 === errors;
+valid5 = valid5 || _valid2;
+if(_valid2){
+var props1 = {};
+props1.workDoneProgress = true;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/definitionProvider",schemaPath:"#/$defs/DefinitionOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const _errs25 = errors;
+if(data2 !== null){
+const err10 = {instancePath:instancePath+"/hoverProvider",schemaPath:"#/properties/hoverProvider/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1250,14 +1651,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-var _valid2 = _errs23 === errors;
-valid7 = valid7 || _valid2;
-if(_valid2){
-var props2 = {};
-props2.workDoneProgress = true;
-}
-if(!valid7){
-const err11 = {instancePath:instancePath+"/definitionProvider",schemaPath:"#/properties/definitionProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid2 = _errs25 === errors;
+valid5 = valid5 || _valid2;
+if(!valid5){
+const err11 = {instancePath:instancePath+"/hoverProvider",schemaPath:"#/properties/hoverProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1267,10 +1664,10 @@ vErrors.push(err11);
 errors++;
 }
 else {
-errors = _errs20;
+errors = _errs17;
 if(vErrors !== null){
-if(_errs20){
-vErrors.length = _errs20;
+if(_errs17){
+vErrors.length = _errs17;
 }
 else {
 vErrors = null;
@@ -1278,13 +1675,13 @@ vErrors = null;
 }
 }
 }
-if(data.referencesProvider !== undefined){
-let data6 = data.referencesProvider;
+if(data.definitionProvider !== undefined){
+let data4 = data.definitionProvider;
+const _errs28 = errors;
+let valid8 = false;
 const _errs29 = errors;
-let valid10 = false;
-const _errs30 = errors;
-if(typeof data6 !== "boolean"){
-const err12 = {instancePath:instancePath+"/referencesProvider",schemaPath:"#/properties/referencesProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data4 !== "boolean"){
+const err12 = {instancePath:instancePath+"/definitionProvider",schemaPath:"#/properties/definitionProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1293,13 +1690,14 @@ vErrors.push(err12);
 }
 errors++;
 }
-var _valid3 = _errs30 === errors;
-valid10 = valid10 || _valid3;
-const _errs32 = errors;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.workDoneProgress !== undefined){
-if(typeof data6.workDoneProgress !== "boolean"){
-const err13 = {instancePath:instancePath+"/referencesProvider/workDoneProgress",schemaPath:"#/$defs/ReferenceOptions/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid3 = _errs29 === errors;
+valid8 = valid8 || _valid3;
+const _errs31 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.workDoneProgress !== undefined){
+let data5 = data4.workDoneProgress;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err13 = {instancePath:instancePath+"/definitionProvider/workDoneProgress",schemaPath:"#/$defs/DefinitionOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema52.properties.workDoneProgress.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1311,7 +1709,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/referencesProvider",schemaPath:"#/$defs/ReferenceOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath:instancePath+"/definitionProvider",schemaPath:"#/$defs/DefinitionOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1320,14 +1718,15 @@ vErrors.push(err14);
 }
 errors++;
 }
-var _valid3 = _errs32 === errors;
-valid10 = valid10 || _valid3;
+var _valid3 = _errs31 === errors;
+valid8 = valid8 || _valid3;
 if(_valid3){
-var props3 = {};
-props3.workDoneProgress = true;
+var props2 = {};
+props2.workDoneProgress = true;
 }
-if(!valid10){
-const err15 = {instancePath:instancePath+"/referencesProvider",schemaPath:"#/properties/referencesProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs36 = errors;
+if(data4 !== null){
+const err15 = {instancePath:instancePath+"/definitionProvider",schemaPath:"#/properties/definitionProvider/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1336,25 +1735,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-else {
-errors = _errs29;
-if(vErrors !== null){
-if(_errs29){
-vErrors.length = _errs29;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.documentSymbolProvider !== undefined){
-let data8 = data.documentSymbolProvider;
-const _errs38 = errors;
-let valid13 = false;
-const _errs39 = errors;
-if(typeof data8 !== "boolean"){
-const err16 = {instancePath:instancePath+"/documentSymbolProvider",schemaPath:"#/properties/documentSymbolProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid3 = _errs36 === errors;
+valid8 = valid8 || _valid3;
+if(!valid8){
+const err16 = {instancePath:instancePath+"/definitionProvider",schemaPath:"#/properties/definitionProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1363,13 +1747,25 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid4 = _errs39 === errors;
-valid13 = valid13 || _valid4;
-const _errs41 = errors;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.workDoneProgress !== undefined){
-if(typeof data8.workDoneProgress !== "boolean"){
-const err17 = {instancePath:instancePath+"/documentSymbolProvider/workDoneProgress",schemaPath:"#/$defs/DocumentSymbolOptions/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.referencesProvider !== undefined){
+let data6 = data.referencesProvider;
+const _errs39 = errors;
+let valid11 = false;
+const _errs40 = errors;
+if(typeof data6 !== "boolean"){
+const err17 = {instancePath:instancePath+"/referencesProvider",schemaPath:"#/properties/referencesProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1378,10 +1774,14 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data8.label !== undefined){
-if(typeof data8.label !== "string"){
-const err18 = {instancePath:instancePath+"/documentSymbolProvider/label",schemaPath:"#/$defs/DocumentSymbolOptions/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid4 = _errs40 === errors;
+valid11 = valid11 || _valid4;
+const _errs42 = errors;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.workDoneProgress !== undefined){
+let data7 = data6.workDoneProgress;
+if((typeof data7 !== "boolean") && (data7 !== null)){
+const err18 = {instancePath:instancePath+"/referencesProvider/workDoneProgress",schemaPath:"#/$defs/ReferenceOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema53.properties.workDoneProgress.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1393,7 +1793,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/documentSymbolProvider",schemaPath:"#/$defs/DocumentSymbolOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err19 = {instancePath:instancePath+"/referencesProvider",schemaPath:"#/$defs/ReferenceOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1402,15 +1802,15 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid4 = _errs41 === errors;
-valid13 = valid13 || _valid4;
+var _valid4 = _errs42 === errors;
+valid11 = valid11 || _valid4;
 if(_valid4){
-var props4 = {};
-props4.workDoneProgress = true;
-props4.label = true;
+var props3 = {};
+props3.workDoneProgress = true;
 }
-if(!valid13){
-const err20 = {instancePath:instancePath+"/documentSymbolProvider",schemaPath:"#/properties/documentSymbolProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs47 = errors;
+if(data6 !== null){
+const err20 = {instancePath:instancePath+"/referencesProvider",schemaPath:"#/properties/referencesProvider/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1419,25 +1819,10 @@ vErrors.push(err20);
 }
 errors++;
 }
-else {
-errors = _errs38;
-if(vErrors !== null){
-if(_errs38){
-vErrors.length = _errs38;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.renameProvider !== undefined){
-let data11 = data.renameProvider;
-const _errs49 = errors;
-let valid16 = false;
-const _errs50 = errors;
-if(typeof data11 !== "boolean"){
-const err21 = {instancePath:instancePath+"/renameProvider",schemaPath:"#/properties/renameProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid4 = _errs47 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const err21 = {instancePath:instancePath+"/referencesProvider",schemaPath:"#/properties/referencesProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1446,13 +1831,25 @@ vErrors.push(err21);
 }
 errors++;
 }
-var _valid5 = _errs50 === errors;
-valid16 = valid16 || _valid5;
-const _errs52 = errors;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.workDoneProgress !== undefined){
-if(typeof data11.workDoneProgress !== "boolean"){
-const err22 = {instancePath:instancePath+"/renameProvider/workDoneProgress",schemaPath:"#/$defs/RenameOptions/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+errors = _errs39;
+if(vErrors !== null){
+if(_errs39){
+vErrors.length = _errs39;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.documentSymbolProvider !== undefined){
+let data8 = data.documentSymbolProvider;
+const _errs50 = errors;
+let valid14 = false;
+const _errs51 = errors;
+if(typeof data8 !== "boolean"){
+const err22 = {instancePath:instancePath+"/documentSymbolProvider",schemaPath:"#/properties/documentSymbolProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1461,10 +1858,14 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data11.prepareProvider !== undefined){
-if(typeof data11.prepareProvider !== "boolean"){
-const err23 = {instancePath:instancePath+"/renameProvider/prepareProvider",schemaPath:"#/$defs/RenameOptions/properties/prepareProvider/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid5 = _errs51 === errors;
+valid14 = valid14 || _valid5;
+const _errs53 = errors;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.workDoneProgress !== undefined){
+let data9 = data8.workDoneProgress;
+if((typeof data9 !== "boolean") && (data9 !== null)){
+const err23 = {instancePath:instancePath+"/documentSymbolProvider/workDoneProgress",schemaPath:"#/$defs/DocumentSymbolOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema54.properties.workDoneProgress.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1474,9 +1875,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/renameProvider",schemaPath:"#/$defs/RenameOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data8.label !== undefined){
+let data10 = data8.label;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err24 = {instancePath:instancePath+"/documentSymbolProvider/label",schemaPath:"#/$defs/DocumentSymbolOptions/properties/label/type",keyword:"type",params:{type: schema54.properties.label.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1485,15 +1887,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-var _valid5 = _errs52 === errors;
-valid16 = valid16 || _valid5;
-if(_valid5){
-var props5 = {};
-props5.workDoneProgress = true;
-props5.prepareProvider = true;
 }
-if(!valid16){
-const err25 = {instancePath:instancePath+"/renameProvider",schemaPath:"#/properties/renameProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+else {
+const err25 = {instancePath:instancePath+"/documentSymbolProvider",schemaPath:"#/$defs/DocumentSymbolOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1502,11 +1899,139 @@ vErrors.push(err25);
 }
 errors++;
 }
+var _valid5 = _errs53 === errors;
+valid14 = valid14 || _valid5;
+if(_valid5){
+var props4 = {};
+props4.workDoneProgress = true;
+props4.label = true;
+}
+const _errs60 = errors;
+if(data8 !== null){
+const err26 = {instancePath:instancePath+"/documentSymbolProvider",schemaPath:"#/properties/documentSymbolProvider/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err26];
+}
 else {
-errors = _errs49;
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid5 = _errs60 === errors;
+valid14 = valid14 || _valid5;
+if(!valid14){
+const err27 = {instancePath:instancePath+"/documentSymbolProvider",schemaPath:"#/properties/documentSymbolProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+else {
+errors = _errs50;
 if(vErrors !== null){
-if(_errs49){
-vErrors.length = _errs49;
+if(_errs50){
+vErrors.length = _errs50;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.renameProvider !== undefined){
+let data11 = data.renameProvider;
+const _errs63 = errors;
+let valid17 = false;
+const _errs64 = errors;
+if(typeof data11 !== "boolean"){
+const err28 = {instancePath:instancePath+"/renameProvider",schemaPath:"#/properties/renameProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+var _valid6 = _errs64 === errors;
+valid17 = valid17 || _valid6;
+const _errs66 = errors;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.workDoneProgress !== undefined){
+let data12 = data11.workDoneProgress;
+if((typeof data12 !== "boolean") && (data12 !== null)){
+const err29 = {instancePath:instancePath+"/renameProvider/workDoneProgress",schemaPath:"#/$defs/RenameOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema55.properties.workDoneProgress.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data11.prepareProvider !== undefined){
+let data13 = data11.prepareProvider;
+if((typeof data13 !== "boolean") && (data13 !== null)){
+const err30 = {instancePath:instancePath+"/renameProvider/prepareProvider",schemaPath:"#/$defs/RenameOptions/properties/prepareProvider/type",keyword:"type",params:{type: schema55.properties.prepareProvider.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/renameProvider",schemaPath:"#/$defs/RenameOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+var _valid6 = _errs66 === errors;
+valid17 = valid17 || _valid6;
+if(_valid6){
+var props5 = {};
+props5.workDoneProgress = true;
+props5.prepareProvider = true;
+}
+const _errs73 = errors;
+if(data11 !== null){
+const err32 = {instancePath:instancePath+"/renameProvider",schemaPath:"#/properties/renameProvider/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid6 = _errs73 === errors;
+valid17 = valid17 || _valid6;
+if(!valid17){
+const err33 = {instancePath:instancePath+"/renameProvider",schemaPath:"#/properties/renameProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+else {
+errors = _errs63;
+if(vErrors !== null){
+if(_errs63){
+vErrors.length = _errs63;
 }
 else {
 vErrors = null;
@@ -1516,60 +2041,61 @@ vErrors = null;
 }
 if(data.callHierarchyProvider !== undefined){
 let data14 = data.callHierarchyProvider;
-const _errs60 = errors;
-let valid19 = false;
-const _errs61 = errors;
+const _errs76 = errors;
+let valid20 = false;
+const _errs77 = errors;
 if(typeof data14 !== "boolean"){
-const err26 = {instancePath:instancePath+"/callHierarchyProvider",schemaPath:"#/properties/callHierarchyProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err34 = {instancePath:instancePath+"/callHierarchyProvider",schemaPath:"#/properties/callHierarchyProvider/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err34];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err34);
 }
 errors++;
 }
-var _valid6 = _errs61 === errors;
-valid19 = valid19 || _valid6;
-const _errs63 = errors;
+var _valid7 = _errs77 === errors;
+valid20 = valid20 || _valid7;
+const _errs79 = errors;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 if(data14.workDoneProgress !== undefined){
-if(typeof data14.workDoneProgress !== "boolean"){
-const err27 = {instancePath:instancePath+"/callHierarchyProvider/workDoneProgress",schemaPath:"#/$defs/CallHierarchyOptions/properties/workDoneProgress/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data15 = data14.workDoneProgress;
+if((typeof data15 !== "boolean") && (data15 !== null)){
+const err35 = {instancePath:instancePath+"/callHierarchyProvider/workDoneProgress",schemaPath:"#/$defs/CallHierarchyOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema56.properties.workDoneProgress.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err35];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err35);
 }
 errors++;
 }
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/callHierarchyProvider",schemaPath:"#/$defs/CallHierarchyOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err36 = {instancePath:instancePath+"/callHierarchyProvider",schemaPath:"#/$defs/CallHierarchyOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err36];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err36);
 }
 errors++;
 }
-var _valid6 = _errs63 === errors;
-valid19 = valid19 || _valid6;
-if(_valid6){
+var _valid7 = _errs79 === errors;
+valid20 = valid20 || _valid7;
+if(_valid7){
 var props6 = {};
 props6.workDoneProgress = true;
 }
-const _errs68 = errors;
+const _errs84 = errors;
 if(!(validate32(data14, {instancePath:instancePath+"/callHierarchyProvider",parentData:data,parentDataProperty:"callHierarchyProvider",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
-var _valid6 = _errs68 === errors;
-valid19 = valid19 || _valid6;
-if(_valid6){
+var _valid7 = _errs84 === errors;
+valid20 = valid20 || _valid7;
+if(_valid7){
 if(props6 !== true){
 props6 = props6 || {};
 props6.documentSelector = true;
@@ -1577,21 +2103,75 @@ props6.workDoneProgress = true;
 props6.id = true;
 }
 }
-if(!valid19){
-const err29 = {instancePath:instancePath+"/callHierarchyProvider",schemaPath:"#/properties/callHierarchyProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs85 = errors;
+if(data14 !== null){
+const err37 = {instancePath:instancePath+"/callHierarchyProvider",schemaPath:"#/properties/callHierarchyProvider/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err37];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid7 = _errs85 === errors;
+valid20 = valid20 || _valid7;
+if(!valid20){
+const err38 = {instancePath:instancePath+"/callHierarchyProvider",schemaPath:"#/properties/callHierarchyProvider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
 }
 errors++;
 }
 else {
-errors = _errs60;
+errors = _errs76;
 if(vErrors !== null){
-if(_errs60){
-vErrors.length = _errs60;
+if(_errs76){
+vErrors.length = _errs76;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.experimental !== undefined){
+const _errs88 = errors;
+let valid23 = false;
+const _errs89 = errors;
+var _valid8 = _errs89 === errors;
+valid23 = valid23 || _valid8;
+const _errs90 = errors;
+if(data.experimental !== null){
+const err39 = {instancePath:instancePath+"/experimental",schemaPath:"#/properties/experimental/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid8 = _errs90 === errors;
+valid23 = valid23 || _valid8;
+if(!valid23){
+const err40 = {instancePath:instancePath+"/experimental",schemaPath:"#/properties/experimental/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+errors = _errs88;
+if(vErrors !== null){
+if(_errs88){
+vErrors.length = _errs88;
 }
 else {
 vErrors = null;
@@ -1601,12 +2181,12 @@ vErrors = null;
 }
 }
 else {
-const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err41];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err41);
 }
 errors++;
 }
@@ -1645,9 +2225,8 @@ errors = vErrors.length;
 }
 if(data.serverInfo !== undefined){
 let data1 = data.serverInfo;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.name === undefined){
-const err1 = {instancePath:instancePath+"/serverInfo",schemaPath:"#/properties/serverInfo/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+const err1 = {instancePath:instancePath+"/serverInfo",schemaPath:"#/properties/serverInfo/type",keyword:"type",params:{type: schema44.properties.serverInfo.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1656,9 +2235,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data1.name !== undefined){
-if(typeof data1.name !== "string"){
-const err2 = {instancePath:instancePath+"/serverInfo/name",schemaPath:"#/properties/serverInfo/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.name === undefined){
+const err2 = {instancePath:instancePath+"/serverInfo",schemaPath:"#/properties/serverInfo/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1667,10 +2246,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data1.version !== undefined){
-if(typeof data1.version !== "string"){
-const err3 = {instancePath:instancePath+"/serverInfo/version",schemaPath:"#/properties/serverInfo/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.name !== undefined){
+if(typeof data1.name !== "string"){
+const err3 = {instancePath:instancePath+"/serverInfo/name",schemaPath:"#/properties/serverInfo/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1680,9 +2258,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/serverInfo",schemaPath:"#/properties/serverInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.version !== undefined){
+let data3 = data1.version;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err4 = {instancePath:instancePath+"/serverInfo/version",schemaPath:"#/properties/serverInfo/properties/version/type",keyword:"type",params:{type: schema44.properties.serverInfo.properties.version.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1690,6 +2269,8 @@ else {
 vErrors.push(err4);
 }
 errors++;
+}
+}
 }
 }
 }
@@ -1906,7 +2487,7 @@ validate36.evaluated = {"props":{"textDocument":true},"dynamicProps":false,"dyna
 export const v4 = validate37;
 const schema63 = {"title":"DidChangeTextDocumentParams","description":"The change text document notification's parameters.","type":"object","required":["textDocument","contentChanges"],"properties":{"textDocument":{"title":"Text document","description":"The document that did change. The version number points\nto the version after all provided content changes have\nbeen applied.","$ref":"#/$defs/VersionedTextDocumentIdentifier"},"contentChanges":{"title":"Content changes","description":"The actual content changes. The content changes describe single state changes\nto the document. So if there are two content changes c1 (at array index 0) and\nc2 (at array index 1) for a document in state S then c1 moves the document from\nS to S' and c2 from S' to S''. So c1 is computed on the state S and c2 is computed\non the state S'.\n\nTo mirror the content of a document using change events use the following approach:\n- start with the same initial content\n- apply the 'textDocument/didChange' notifications in the order you receive them.\n- apply the `TextDocumentContentChangeEvent`s in a single notification in the order\n  you receive them.","type":"array","items":{"$ref":"#/$defs/TextDocumentContentChangeEvent"}}}};
 const schema64 = {"title":"VersionedTextDocumentIdentifier","description":"A text document identifier to denote a specific version of a text document.","type":"object","required":["uri","version"],"properties":{"uri":{"title":"Uri","description":"The text document's uri.","type":"string"},"version":{"title":"Version","description":"The version number of this document.","type":"integer","minimum":-2147483648,"maximum":2147483647}}};
-const schema65 = {"title":"TextDocumentContentChangeEvent","description":"An event describing a change to a text document. If only a text is provided\nit is considered to be the full content of the document.","anyOf":[{"type":"object","required":["range","text"],"properties":{"range":{"title":"Range","description":"The range of the document that changed.","$ref":"#/$defs/Range"},"rangeLength":{"title":"Range length","description":"The optional length of the range that got replaced.\n\n@deprecated use range instead.","type":"integer","minimum":0,"maximum":2147483647},"text":{"title":"Text","description":"The new text for the provided range.","type":"string"}}},{"type":"object","required":["text"],"properties":{"text":{"title":"Text","description":"The new text of the whole document.","type":"string"}}}]};
+const schema65 = {"title":"TextDocumentContentChangeEvent","description":"An event describing a change to a text document. If only a text is provided\nit is considered to be the full content of the document.","anyOf":[{"type":"object","required":["range","text"],"properties":{"range":{"title":"Range","description":"The range of the document that changed.","$ref":"#/$defs/Range"},"rangeLength":{"title":"Range length","description":"The optional length of the range that got replaced.\n\n@deprecated use range instead.","type":["integer","null"],"minimum":0,"maximum":2147483647},"text":{"title":"Text","description":"The new text for the provided range.","type":"string"}}},{"type":"object","required":["text"],"properties":{"text":{"title":"Text","description":"The new text of the whole document.","type":"string"}}}]};
 const schema66 = {"title":"Range","description":"A range in a text document expressed as (zero-based) start and end positions.\n\nIf you want to specify a range that contains a line including the line ending\ncharacter(s) then use an end position denoting the start of the next line.\nFor example:\n```ts\n{\n    start: { line: 5, character: 23 }\n    end : { line 6, character : 0 }\n}\n```","type":"object","required":["start","end"],"properties":{"start":{"title":"Start","description":"The range's start position.","$ref":"#/$defs/Position"},"end":{"title":"End","description":"The range's end position.","$ref":"#/$defs/Position"}}};
 const schema67 = {"title":"Position","description":"Position in a text document expressed as zero-based line and character\noffset. Prior to 3.17 the offsets were always based on a UTF-16 string\nrepresentation. So a string of the form `a𐐀b` the character offset of the\ncharacter `a` is 0, the character offset of `𐐀` is 1 and the character\noffset of b is 3 since `𐐀` is represented using two code units in UTF-16.\nSince 3.17 clients and servers can agree on a different string encoding\nrepresentation (e.g. UTF-8). The client announces it's supported encoding\nvia the client capability [`general.positionEncodings`](https://microsoft.github.io/language-server-protocol/specifications/specification-current/#clientCapabilities).\nThe value is an array of position encodings the client supports, with\ndecreasing preference (e.g. the encoding at index `0` is the most preferred\none). To stay backwards compatible the only mandatory encoding is UTF-16\nrepresented via the string `utf-16`. The server can pick one of the\nencodings offered by the client and signals that encoding back to the\nclient via the initialize result's property\n[`capabilities.positionEncoding`](https://microsoft.github.io/language-server-protocol/specifications/specification-current/#serverCapabilities). If the string value\n`utf-16` is missing from the client's capability `general.positionEncodings`\nservers can safely assume that the client supports UTF-16. If the server\nomits the position encoding in its initialize result the encoding defaults\nto the string value `utf-16`. Implementation considerations: since the\nconversion from one encoding into another requires the content of the\nfile / line the conversion is best done where the file is read which is\nusually on the server side.\n\nPositions are line end character agnostic. So you can not specify a position\nthat denotes `\\r|\\n` or `\\n|` where `|` represents the character offset.\n\n@since 3.17.0 - support for negotiated position encoding.","type":"object","required":["line","character"],"properties":{"line":{"title":"Line","description":"Line position in a document (zero-based).\n\nIf a line number is greater than the number of lines in a document, it defaults back to the number of lines in the document.\nIf a line number is negative, it defaults to 0.","type":"integer","minimum":0,"maximum":2147483647},"character":{"title":"Character","description":"Character offset on a line in a document (zero-based).\n\nThe meaning of this offset is determined by the negotiated\n`PositionEncodingKind`.\n\nIf the character value is greater than the line length it defaults back to the\nline length.","type":"integer","minimum":0,"maximum":2147483647}}};
 
@@ -2210,8 +2791,8 @@ errors = vErrors.length;
 }
 if(data.rangeLength !== undefined){
 let data1 = data.rangeLength;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err2 = {instancePath:instancePath+"/rangeLength",schemaPath:"#/anyOf/0/properties/rangeLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) && (data1 !== null)){
+const err2 = {instancePath:instancePath+"/rangeLength",schemaPath:"#/anyOf/0/properties/rangeLength/type",keyword:"type",params:{type: schema65.anyOf[0].properties.rangeLength.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2575,7 +3156,7 @@ return errors === 0;
 validate42.evaluated = {"props":{"textDocument":true},"dynamicProps":false,"dynamicItems":false};
 
 export const v6 = validate43;
-const schema71 = {"title":"DefinitionParams","description":"Parameters for a {@link DefinitionRequest}.","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","$ref":"#/$defs/ProgressToken"}}};
+const schema71 = {"title":"DefinitionParams","description":"Parameters for a {@link DefinitionRequest}.","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]}}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2752,9 +3333,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data5 = data.workDoneToken;
+const _errs14 = errors;
+let valid5 = false;
 const _errs15 = errors;
-let valid6 = false;
-const _errs16 = errors;
+const _errs17 = errors;
+let valid7 = false;
+const _errs18 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err14 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -2787,9 +3371,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid0 = _errs16 === errors;
-valid6 = valid6 || _valid0;
-const _errs18 = errors;
+var _valid1 = _errs18 === errors;
+valid7 = valid7 || _valid1;
+const _errs20 = errors;
 if(typeof data5 !== "string"){
 const err17 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2800,9 +3384,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs18 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
+var _valid1 = _errs20 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
 const err18 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
@@ -2813,10 +3397,46 @@ vErrors.push(err18);
 errors++;
 }
 else {
-errors = _errs15;
+errors = _errs17;
 if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs15 === errors;
+valid5 = valid5 || _valid0;
+const _errs22 = errors;
+if(data5 !== null){
+const err19 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const err20 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
 }
 else {
 vErrors = null;
@@ -2826,32 +3446,14 @@ vErrors = null;
 }
 if(data.partialResultToken !== undefined){
 let data6 = data.partialResultToken;
-const _errs22 = errors;
+const _errs25 = errors;
 let valid8 = false;
-const _errs23 = errors;
+const _errs26 = errors;
+const _errs28 = errors;
+let valid10 = false;
+const _errs29 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err19 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(typeof data6 == "number"){
-if(data6 > 2147483647 || isNaN(data6)){
-const err20 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data6 < -2147483648 || isNaN(data6)){
-const err21 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+const err21 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2860,12 +3462,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-var _valid1 = _errs23 === errors;
-valid8 = valid8 || _valid1;
-const _errs25 = errors;
-if(typeof data6 !== "string"){
-const err22 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data6 == "number"){
+if(data6 > 2147483647 || isNaN(data6)){
+const err22 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2874,10 +3473,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid1 = _errs25 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
-const err23 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data6 < -2147483648 || isNaN(data6)){
+const err23 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2886,11 +3483,73 @@ vErrors.push(err23);
 }
 errors++;
 }
+}
+var _valid3 = _errs29 === errors;
+valid10 = valid10 || _valid3;
+const _errs31 = errors;
+if(typeof data6 !== "string"){
+const err24 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
 else {
-errors = _errs22;
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid3 = _errs31 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err25 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+else {
+errors = _errs28;
 if(vErrors !== null){
-if(_errs22){
-vErrors.length = _errs22;
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid2 = _errs26 === errors;
+valid8 = valid8 || _valid2;
+const _errs33 = errors;
+if(data6 !== null){
+const err26 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid2 = _errs33 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err27 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+else {
+errors = _errs25;
+if(vErrors !== null){
+if(_errs25){
+vErrors.length = _errs25;
 }
 else {
 vErrors = null;
@@ -2900,12 +3559,12 @@ vErrors = null;
 }
 }
 else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err28];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -3062,7 +3721,7 @@ return errors === 0;
 }
 validate45.evaluated = {"dynamicProps":true,"dynamicItems":true};
 
-const schema79 = {"title":"LocationLink","description":"Represents the connection of two locations. Provides additional metadata over normal {@link Location locations},\nincluding an origin range.","type":"object","required":["targetUri","targetRange","targetSelectionRange"],"properties":{"originSelectionRange":{"title":"Origin selection range","description":"Span of the origin of this link.\n\nUsed as the underlined span for mouse interaction. Defaults to the word range at\nthe definition position.","$ref":"#/$defs/Range"},"targetUri":{"title":"Target uri","description":"The target resource identifier of this link.","type":"string"},"targetRange":{"title":"Target range","description":"The full target range of this link. If the target for example is a symbol then target range is the\nrange enclosing this symbol not including leading/trailing whitespace but everything else\nlike comments. This information is typically used to highlight the range in the editor.","$ref":"#/$defs/Range"},"targetSelectionRange":{"title":"Target selection range","description":"The range that should be selected and revealed when this link is being followed, e.g the name of a function.\nMust be contained by the `targetRange`. See also `DocumentSymbol#range`","$ref":"#/$defs/Range"}}};
+const schema79 = {"title":"LocationLink","description":"Represents the connection of two locations. Provides additional metadata over normal {@link Location locations},\nincluding an origin range.","type":"object","required":["targetUri","targetRange","targetSelectionRange"],"properties":{"originSelectionRange":{"title":"Origin selection range","description":"Span of the origin of this link.\n\nUsed as the underlined span for mouse interaction. Defaults to the word range at\nthe definition position.","anyOf":[{"$ref":"#/$defs/Range"},{"type":"null"}]},"targetUri":{"title":"Target uri","description":"The target resource identifier of this link.","type":"string"},"targetRange":{"title":"Target range","description":"The full target range of this link. If the target for example is a symbol then target range is the\nrange enclosing this symbol not including leading/trailing whitespace but everything else\nlike comments. This information is typically used to highlight the range in the editor.","$ref":"#/$defs/Range"},"targetSelectionRange":{"title":"Target selection range","description":"The range that should be selected and revealed when this link is being followed, e.g the name of a function.\nMust be contained by the `targetRange`. See also `DocumentSymbol#range`","$ref":"#/$defs/Range"}}};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3106,19 +3765,64 @@ vErrors.push(err2);
 errors++;
 }
 if(data.originSelectionRange !== undefined){
-if(!(validate39(data.originSelectionRange, {instancePath:instancePath+"/originSelectionRange",parentData:data,parentDataProperty:"originSelectionRange",rootData,dynamicAnchors}))){
+let data0 = data.originSelectionRange;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/originSelectionRange",parentData:data,parentDataProperty:"originSelectionRange",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.start = true;
+props0.end = true;
 }
-if(data.targetUri !== undefined){
-if(typeof data.targetUri !== "string"){
-const err3 = {instancePath:instancePath+"/targetUri",schemaPath:"#/properties/targetUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs4 = errors;
+if(data0 !== null){
+const err3 = {instancePath:instancePath+"/originSelectionRange",schemaPath:"#/properties/originSelectionRange/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/originSelectionRange",schemaPath:"#/properties/originSelectionRange/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.targetUri !== undefined){
+if(typeof data.targetUri !== "string"){
+const err5 = {instancePath:instancePath+"/targetUri",schemaPath:"#/properties/targetUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -3137,12 +3841,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -3244,7 +3948,7 @@ return errors === 0;
 validate44.evaluated = {"dynamicProps":true,"dynamicItems":true};
 
 export const v8 = validate56;
-const schema80 = {"title":"ReferenceParams","description":"Parameters for a {@link ReferencesRequest}.","type":"object","required":["textDocument","position","context"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","$ref":"#/$defs/ProgressToken"},"context":{"title":"Context","description":"`context`, as the LSP 3.17 meta model defines it (it documents none).","$ref":"#/$defs/ReferenceContext"}}};
+const schema80 = {"title":"ReferenceParams","description":"Parameters for a {@link ReferencesRequest}.","type":"object","required":["textDocument","position","context"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"context":{"title":"Context","description":"`context`, as the LSP 3.17 meta model defines it (it documents none).","$ref":"#/$defs/ReferenceContext"}}};
 const schema85 = {"title":"ReferenceContext","description":"Value-object that contains additional information when\nrequesting references.","type":"object","required":["includeDeclaration"],"properties":{"includeDeclaration":{"title":"Include declaration","description":"Include the declaration of the current symbol.","type":"boolean"}}};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3432,9 +4136,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data5 = data.workDoneToken;
+const _errs14 = errors;
+let valid5 = false;
 const _errs15 = errors;
-let valid6 = false;
-const _errs16 = errors;
+const _errs17 = errors;
+let valid7 = false;
+const _errs18 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err15 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -3467,9 +4174,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-var _valid0 = _errs16 === errors;
-valid6 = valid6 || _valid0;
-const _errs18 = errors;
+var _valid1 = _errs18 === errors;
+valid7 = valid7 || _valid1;
+const _errs20 = errors;
 if(typeof data5 !== "string"){
 const err18 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3480,9 +4187,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid0 = _errs18 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
+var _valid1 = _errs20 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
 const err19 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err19];
@@ -3493,10 +4200,46 @@ vErrors.push(err19);
 errors++;
 }
 else {
-errors = _errs15;
+errors = _errs17;
 if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs15 === errors;
+valid5 = valid5 || _valid0;
+const _errs22 = errors;
+if(data5 !== null){
+const err20 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const err21 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
 }
 else {
 vErrors = null;
@@ -3506,32 +4249,14 @@ vErrors = null;
 }
 if(data.partialResultToken !== undefined){
 let data6 = data.partialResultToken;
-const _errs22 = errors;
+const _errs25 = errors;
 let valid8 = false;
-const _errs23 = errors;
+const _errs26 = errors;
+const _errs28 = errors;
+let valid10 = false;
+const _errs29 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err20 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(typeof data6 == "number"){
-if(data6 > 2147483647 || isNaN(data6)){
-const err21 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data6 < -2147483648 || isNaN(data6)){
-const err22 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+const err22 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3540,12 +4265,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-var _valid1 = _errs23 === errors;
-valid8 = valid8 || _valid1;
-const _errs25 = errors;
-if(typeof data6 !== "string"){
-const err23 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data6 == "number"){
+if(data6 > 2147483647 || isNaN(data6)){
+const err23 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3554,10 +4276,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid1 = _errs25 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
-const err24 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data6 < -2147483648 || isNaN(data6)){
+const err24 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3566,11 +4286,73 @@ vErrors.push(err24);
 }
 errors++;
 }
+}
+var _valid3 = _errs29 === errors;
+valid10 = valid10 || _valid3;
+const _errs31 = errors;
+if(typeof data6 !== "string"){
+const err25 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
 else {
-errors = _errs22;
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid3 = _errs31 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err26 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+else {
+errors = _errs28;
 if(vErrors !== null){
-if(_errs22){
-vErrors.length = _errs22;
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid2 = _errs26 === errors;
+valid8 = valid8 || _valid2;
+const _errs33 = errors;
+if(data6 !== null){
+const err27 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs33 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err28 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+else {
+errors = _errs25;
+if(vErrors !== null){
+if(_errs25){
+vErrors.length = _errs25;
 }
 else {
 vErrors = null;
@@ -3582,47 +4364,47 @@ if(data.context !== undefined){
 let data7 = data.context;
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.includeDeclaration === undefined){
-const err25 = {instancePath:instancePath+"/context",schemaPath:"#/$defs/ReferenceContext/required",keyword:"required",params:{missingProperty: "includeDeclaration"},message:"must have required property '"+"includeDeclaration"+"'"};
+const err29 = {instancePath:instancePath+"/context",schemaPath:"#/$defs/ReferenceContext/required",keyword:"required",params:{missingProperty: "includeDeclaration"},message:"must have required property '"+"includeDeclaration"+"'"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err29];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err29);
 }
 errors++;
 }
 if(data7.includeDeclaration !== undefined){
 if(typeof data7.includeDeclaration !== "boolean"){
-const err26 = {instancePath:instancePath+"/context/includeDeclaration",schemaPath:"#/$defs/ReferenceContext/properties/includeDeclaration/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err30 = {instancePath:instancePath+"/context/includeDeclaration",schemaPath:"#/$defs/ReferenceContext/properties/includeDeclaration/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err30];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err30);
 }
 errors++;
 }
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/context",schemaPath:"#/$defs/ReferenceContext/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err31 = {instancePath:instancePath+"/context",schemaPath:"#/$defs/ReferenceContext/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err31];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err31);
 }
 errors++;
 }
 }
 }
 else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err32];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -3712,7 +4494,7 @@ return errors === 0;
 validate57.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 export const v10 = validate59;
-const schema87 = {"title":"HoverParams","description":"Parameters for a {@link HoverRequest}.","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"}}};
+const schema87 = {"title":"HoverParams","description":"Parameters for a {@link HoverRequest}.","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]}}};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3889,9 +4671,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data5 = data.workDoneToken;
+const _errs14 = errors;
+let valid5 = false;
 const _errs15 = errors;
-let valid6 = false;
-const _errs16 = errors;
+const _errs17 = errors;
+let valid7 = false;
+const _errs18 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err14 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -3924,9 +4709,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid0 = _errs16 === errors;
-valid6 = valid6 || _valid0;
-const _errs18 = errors;
+var _valid1 = _errs18 === errors;
+valid7 = valid7 || _valid1;
+const _errs20 = errors;
 if(typeof data5 !== "string"){
 const err17 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3937,9 +4722,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs18 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
+var _valid1 = _errs20 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
 const err18 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
@@ -3950,10 +4735,46 @@ vErrors.push(err18);
 errors++;
 }
 else {
-errors = _errs15;
+errors = _errs17;
 if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs15 === errors;
+valid5 = valid5 || _valid0;
+const _errs22 = errors;
+if(data5 !== null){
+const err19 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const err20 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
 }
 else {
 vErrors = null;
@@ -3963,12 +4784,12 @@ vErrors = null;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err21];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -3979,7 +4800,7 @@ validate59.evaluated = {"props":{"textDocument":true,"position":true,"workDoneTo
 
 export const v11 = validate60;
 const schema91 = {"title":"HoverResult","description":"The result of `textDocument/hover`.","anyOf":[{"$ref":"#/$defs/Hover"},{"type":"null"}]};
-const schema92 = {"title":"Hover","description":"The result of a hover request.","type":"object","required":["contents"],"properties":{"contents":{"title":"Contents","description":"The hover's content","anyOf":[{"$ref":"#/$defs/MarkupContent"},{"$ref":"#/$defs/MarkedString"},{"type":"array","items":{"$ref":"#/$defs/MarkedString"}}]},"range":{"title":"Range","description":"An optional range inside the text document that is used to\nvisualize the hover, e.g. by changing the background color.","$ref":"#/$defs/Range"}}};
+const schema92 = {"title":"Hover","description":"The result of a hover request.","type":"object","required":["contents"],"properties":{"contents":{"title":"Contents","description":"The hover's content","anyOf":[{"$ref":"#/$defs/MarkupContent"},{"$ref":"#/$defs/MarkedString"},{"type":"array","items":{"$ref":"#/$defs/MarkedString"}}]},"range":{"title":"Range","description":"An optional range inside the text document that is used to\nvisualize the hover, e.g. by changing the background color.","anyOf":[{"$ref":"#/$defs/Range"},{"type":"null"}]}}};
 const schema95 = {"title":"MarkedString","description":"MarkedString can be used to render human readable text. It is either a markdown string\nor a code-block that provides a language and a code snippet. The language identifier\nis semantically equal to the optional language identifier in fenced code blocks in GitHub\nissues. See https://help.github.com/articles/creating-and-highlighting-code-blocks/#syntax-highlighting\n\nThe pair of a language and a value is an equivalent to markdown:\n```${language}\n${value}\n```\n\nNote that markdown strings will be sanitized - that means html will be escaped.\n@deprecated use MarkupContent instead.","anyOf":[{"type":"string"},{"type":"object","required":["language","value"],"properties":{"language":{"title":"Language","description":"`language`, as the LSP 3.17 meta model defines it (it documents none).","type":"string"},"value":{"title":"Value","description":"`value`, as the LSP 3.17 meta model defines it (it documents none).","type":"string"}}}]};
 const schema93 = {"title":"MarkupContent","description":"A `MarkupContent` literal represents a string value which content is interpreted base on its\nkind flag. Currently the protocol supports `plaintext` and `markdown` as markup kinds.\n\nIf the kind is `markdown` then the value can contain fenced code blocks like in GitHub issues.\nSee https://help.github.com/articles/creating-and-highlighting-code-blocks/#syntax-highlighting\n\nHere is an example how such a string can be constructed using JavaScript / TypeScript:\n```ts\nlet markdown: MarkdownContent = {\n kind: MarkupKind.Markdown,\n value: [\n   '# Header',\n   'Some text',\n   '```typescript',\n   'someCode();',\n   '```'\n ].join('\\n')\n};\n```\n\n*Please Note* that clients might sanitize the return markdown. A client could decide to\nremove HTML from the markdown to avoid script execution.","type":"object","required":["kind","value"],"properties":{"kind":{"title":"Kind","description":"The type of the Markup","$ref":"#/$defs/MarkupKind"},"value":{"title":"Value","description":"The content itself","type":"string"}}};
 const schema94 = {"title":"MarkupKind","description":"Describes the content type that a client supports in various\nresult literals like `Hover`, `ParameterInfo` or `CompletionItem`.\n\nPlease note that `MarkupKinds` must not start with a `$`. This kinds\nare reserved for internal usage.","type":"string","enum":["plaintext","markdown"],"x-lsp-values":"\"plaintext\" (PlainText), \"markdown\" (Markdown)"};
@@ -4360,19 +5181,64 @@ vErrors = null;
 }
 }
 if(data.range !== undefined){
-if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
+let data6 = data.range;
+const _errs29 = errors;
+let valid10 = false;
+const _errs30 = errors;
+if(!(validate39(data6, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
+var _valid3 = _errs30 === errors;
+valid10 = valid10 || _valid3;
+if(_valid3){
+var props3 = {};
+props3.start = true;
+props3.end = true;
 }
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const _errs31 = errors;
+if(data6 !== null){
+const err17 = {instancePath:instancePath+"/range",schemaPath:"#/properties/range/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+var _valid3 = _errs31 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err18 = {instancePath:instancePath+"/range",schemaPath:"#/properties/range/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+else {
+errors = _errs29;
+if(vErrors !== null){
+if(_errs29){
+vErrors.length = _errs29;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -4447,7 +5313,7 @@ return errors === 0;
 validate60.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const v12 = validate66;
-const schema97 = {"title":"DocumentSymbolParams","description":"Parameters for a {@link DocumentSymbolRequest}.","type":"object","required":["textDocument"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","$ref":"#/$defs/ProgressToken"},"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"}}};
+const schema97 = {"title":"DocumentSymbolParams","description":"Parameters for a {@link DocumentSymbolRequest}.","type":"object","required":["textDocument"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"}}};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4472,9 +5338,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data0 = data.workDoneToken;
+const _errs2 = errors;
+let valid1 = false;
 const _errs3 = errors;
-let valid2 = false;
-const _errs4 = errors;
+const _errs5 = errors;
+let valid3 = false;
+const _errs6 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err1 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -4507,9 +5376,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-var _valid0 = _errs4 === errors;
-valid2 = valid2 || _valid0;
-const _errs6 = errors;
+var _valid1 = _errs6 === errors;
+valid3 = valid3 || _valid1;
+const _errs8 = errors;
 if(typeof data0 !== "string"){
 const err4 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -4520,9 +5389,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
+var _valid1 = _errs8 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
 const err5 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4533,10 +5402,46 @@ vErrors.push(err5);
 errors++;
 }
 else {
-errors = _errs3;
+errors = _errs5;
 if(vErrors !== null){
-if(_errs3){
-vErrors.length = _errs3;
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data0 !== null){
+const err6 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err7 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
 else {
 vErrors = null;
@@ -4546,32 +5451,14 @@ vErrors = null;
 }
 if(data.partialResultToken !== undefined){
 let data1 = data.partialResultToken;
-const _errs10 = errors;
+const _errs13 = errors;
 let valid4 = false;
-const _errs11 = errors;
+const _errs14 = errors;
+const _errs16 = errors;
+let valid6 = false;
+const _errs17 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err6 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data1 < -2147483648 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+const err8 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4580,12 +5467,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-var _valid1 = _errs11 === errors;
-valid4 = valid4 || _valid1;
-const _errs13 = errors;
-if(typeof data1 !== "string"){
-const err9 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data1 == "number"){
+if(data1 > 2147483647 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4594,10 +5478,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid1 = _errs13 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err10 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data1 < -2147483648 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4606,11 +5488,73 @@ vErrors.push(err10);
 }
 errors++;
 }
+}
+var _valid3 = _errs17 === errors;
+valid6 = valid6 || _valid3;
+const _errs19 = errors;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
 else {
-errors = _errs10;
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid3 = _errs19 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const err12 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs16;
 if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid2 = _errs14 === errors;
+valid4 = valid4 || _valid2;
+const _errs21 = errors;
+if(data1 !== null){
+const err13 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid4 = valid4 || _valid2;
+if(!valid4){
+const err14 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
 }
 else {
 vErrors = null;
@@ -4622,47 +5566,47 @@ if(data.textDocument !== undefined){
 let data2 = data.textDocument;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.uri === undefined){
-const err11 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
+const err15 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err15];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err15);
 }
 errors++;
 }
 if(data2.uri !== undefined){
 if(typeof data2.uri !== "string"){
-const err12 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err16];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err16);
 }
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err17];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err17);
 }
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err18];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -4673,7 +5617,7 @@ validate66.evaluated = {"props":{"workDoneToken":true,"partialResultToken":true,
 
 export const v13 = validate67;
 const schema101 = {"title":"DocumentSymbolResult","description":"The result of `textDocument/documentSymbol`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/SymbolInformation"}},{"type":"array","items":{"$ref":"#/$defs/DocumentSymbol"}},{"type":"null"}]};
-const schema102 = {"title":"SymbolInformation","description":"Represents information about programming constructs like variables, classes,\ninterfaces etc.","type":"object","required":["name","kind","location"],"properties":{"name":{"title":"Name","description":"The name of this symbol.","type":"string"},"kind":{"title":"Kind","description":"The kind of this symbol.","$ref":"#/$defs/SymbolKind"},"tags":{"title":"Tags","description":"Tags for this symbol.\n\n@since 3.16.0","type":"array","items":{"$ref":"#/$defs/SymbolTag"}},"containerName":{"title":"Container name","description":"The name of the symbol containing this symbol. This information is for\nuser interface purposes (e.g. to render a qualifier in the user interface\nif necessary). It can't be used to re-infer a hierarchy for the document\nsymbols.","type":"string"},"deprecated":{"title":"Deprecated","description":"Indicates if this symbol is deprecated.\n\n@deprecated Use tags instead","type":"boolean"},"location":{"title":"Location","description":"The location of this symbol. The location's range is used by a tool\nto reveal the location in the editor. If the symbol is selected in the\ntool the range's start information is used to position the cursor. So\nthe range usually spans more than the actual symbol's name and does\nnormally include things like visibility modifiers.\n\nThe range doesn't have to denote a node range in the sense of an abstract\nsyntax tree. It can therefore not be used to re-construct a hierarchy of\nthe symbols.","$ref":"#/$defs/Location"}}};
+const schema102 = {"title":"SymbolInformation","description":"Represents information about programming constructs like variables, classes,\ninterfaces etc.","type":"object","required":["name","kind","location"],"properties":{"name":{"title":"Name","description":"The name of this symbol.","type":"string"},"kind":{"title":"Kind","description":"The kind of this symbol.","$ref":"#/$defs/SymbolKind"},"tags":{"title":"Tags","description":"Tags for this symbol.\n\n@since 3.16.0","type":["array","null"],"items":{"$ref":"#/$defs/SymbolTag"}},"containerName":{"title":"Container name","description":"The name of the symbol containing this symbol. This information is for\nuser interface purposes (e.g. to render a qualifier in the user interface\nif necessary). It can't be used to re-infer a hierarchy for the document\nsymbols.","type":["string","null"]},"deprecated":{"title":"Deprecated","description":"Indicates if this symbol is deprecated.\n\n@deprecated Use tags instead","type":["boolean","null"]},"location":{"title":"Location","description":"The location of this symbol. The location's range is used by a tool\nto reveal the location in the editor. If the symbol is selected in the\ntool the range's start information is used to position the cursor. So\nthe range usually spans more than the actual symbol's name and does\nnormally include things like visibility modifiers.\n\nThe range doesn't have to denote a node range in the sense of an abstract\nsyntax tree. It can therefore not be used to re-construct a hierarchy of\nthe symbols.","$ref":"#/$defs/Location"}}};
 const schema103 = {"title":"SymbolKind","description":"A symbol kind.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (File), 2 (Module), 3 (Namespace), 4 (Package), 5 (Class), 6 (Method), 7 (Property), 8 (Field), 9 (Constructor), 10 (Enum), 11 (Interface), 12 (Function), 13 (Variable), 14 (Constant), 15 (String), 16 (Number), 17 (Boolean), 18 (Array), 19 (Object), 20 (Key), 21 (Null), 22 (EnumMember), 23 (Struct), 24 (Event), 25 (Operator), 26 (TypeParameter)"};
 const schema104 = {"title":"SymbolTag","description":"Symbol tags are extra annotations that tweak the rendering of a symbol.\n\n@since 3.16","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Deprecated)"};
 
@@ -4767,12 +5711,8 @@ errors++;
 }
 if(data.tags !== undefined){
 let data2 = data.tags;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err7 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema102.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4781,9 +5721,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4792,8 +5735,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data3 == "number"){
+if(data3 > 2147483647 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4802,11 +5746,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4816,9 +5757,13 @@ vErrors.push(err10);
 errors++;
 }
 }
+}
+}
+}
 if(data.containerName !== undefined){
-if(typeof data.containerName !== "string"){
-const err11 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data4 = data.containerName;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err11 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema102.properties.containerName.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4829,8 +5774,9 @@ errors++;
 }
 }
 if(data.deprecated !== undefined){
-if(typeof data.deprecated !== "boolean"){
-const err12 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data5 = data.deprecated;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err12 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema102.properties.deprecated.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4862,7 +5808,7 @@ return errors === 0;
 }
 validate68.evaluated = {"props":{"name":true,"kind":true,"tags":true,"containerName":true,"deprecated":true,"location":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema105 = {"title":"DocumentSymbol","description":"Represents programming constructs like variables, classes, interfaces etc.\nthat appear in a document. Document symbols can be hierarchical and they\nhave two ranges: one that encloses its definition and one that points to\nits most interesting range, e.g. the range of an identifier.","type":"object","required":["name","kind","range","selectionRange"],"properties":{"name":{"title":"Name","description":"The name of this symbol. Will be displayed in the user interface and therefore must not be\nan empty string or a string only consisting of white spaces.","type":"string"},"detail":{"title":"Detail","description":"More detail for this symbol, e.g the signature of a function.","type":"string"},"kind":{"title":"Kind","description":"The kind of this symbol.","$ref":"#/$defs/SymbolKind"},"tags":{"title":"Tags","description":"Tags for this document symbol.\n\n@since 3.16.0","type":"array","items":{"$ref":"#/$defs/SymbolTag"}},"deprecated":{"title":"Deprecated","description":"Indicates if this symbol is deprecated.\n\n@deprecated Use tags instead","type":"boolean"},"range":{"title":"Range","description":"The range enclosing this symbol not including leading/trailing whitespace but everything else\nlike comments. This information is typically used to determine if the clients cursor is\ninside the symbol to reveal in the symbol in the UI.","$ref":"#/$defs/Range"},"selectionRange":{"title":"Selection range","description":"The range that should be selected and revealed when this symbol is being picked, e.g the name of a function.\nMust be contained by the `range`.","$ref":"#/$defs/Range"},"children":{"title":"Children","description":"Children of this symbol, e.g. properties of a class.","type":"array","items":{"$ref":"#/$defs/DocumentSymbol"}}}};
+const schema105 = {"title":"DocumentSymbol","description":"Represents programming constructs like variables, classes, interfaces etc.\nthat appear in a document. Document symbols can be hierarchical and they\nhave two ranges: one that encloses its definition and one that points to\nits most interesting range, e.g. the range of an identifier.","type":"object","required":["name","kind","range","selectionRange"],"properties":{"name":{"title":"Name","description":"The name of this symbol. Will be displayed in the user interface and therefore must not be\nan empty string or a string only consisting of white spaces.","type":"string"},"detail":{"title":"Detail","description":"More detail for this symbol, e.g the signature of a function.","type":["string","null"]},"kind":{"title":"Kind","description":"The kind of this symbol.","$ref":"#/$defs/SymbolKind"},"tags":{"title":"Tags","description":"Tags for this document symbol.\n\n@since 3.16.0","type":["array","null"],"items":{"$ref":"#/$defs/SymbolTag"}},"deprecated":{"title":"Deprecated","description":"Indicates if this symbol is deprecated.\n\n@deprecated Use tags instead","type":["boolean","null"]},"range":{"title":"Range","description":"The range enclosing this symbol not including leading/trailing whitespace but everything else\nlike comments. This information is typically used to determine if the clients cursor is\ninside the symbol to reveal in the symbol in the UI.","$ref":"#/$defs/Range"},"selectionRange":{"title":"Selection range","description":"The range that should be selected and revealed when this symbol is being picked, e.g the name of a function.\nMust be contained by the `range`.","$ref":"#/$defs/Range"},"children":{"title":"Children","description":"Children of this symbol, e.g. properties of a class.","type":["array","null"],"items":{"$ref":"#/$defs/DocumentSymbol"}}}};
 const wrapper0 = {validate: validate71};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4929,8 +5875,9 @@ errors++;
 }
 }
 if(data.detail !== undefined){
-if(typeof data.detail !== "string"){
-const err5 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.detail;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err5 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema105.properties.detail.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4977,12 +5924,8 @@ errors++;
 }
 if(data.tags !== undefined){
 let data3 = data.tags;
-if(Array.isArray(data3)){
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((!(Array.isArray(data3))) && (data3 !== null)){
+const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema105.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4991,9 +5934,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 2147483647 || isNaN(data4)){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5002,8 +5948,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data4 == "number"){
+if(data4 > 2147483647 || isNaN(data4)){
+const err11 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5012,11 +5959,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data4 < 0 || isNaN(data4)){
+const err12 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5026,9 +5970,13 @@ vErrors.push(err12);
 errors++;
 }
 }
+}
+}
+}
 if(data.deprecated !== undefined){
-if(typeof data.deprecated !== "boolean"){
-const err13 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data5 = data.deprecated;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err13 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema105.properties.deprecated.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5052,6 +6000,16 @@ errors = vErrors.length;
 }
 if(data.children !== undefined){
 let data8 = data.children;
+if((!(Array.isArray(data8))) && (data8 !== null)){
+const err14 = {instancePath:instancePath+"/children",schemaPath:"#/properties/children/type",keyword:"type",params:{type: schema105.properties.children.type},message:"must be array,null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(Array.isArray(data8)){
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
@@ -5060,16 +6018,6 @@ vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.
 errors = vErrors.length;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/children",schemaPath:"#/properties/children/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
 }
 }
 }
@@ -5194,7 +6142,7 @@ return errors === 0;
 validate67.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 export const v14 = validate75;
-const schema108 = {"title":"PrepareRenameParams","description":"`PrepareRenameParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"}}};
+const schema108 = {"title":"PrepareRenameParams","description":"`PrepareRenameParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]}}};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5371,9 +6319,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data5 = data.workDoneToken;
+const _errs14 = errors;
+let valid5 = false;
 const _errs15 = errors;
-let valid6 = false;
-const _errs16 = errors;
+const _errs17 = errors;
+let valid7 = false;
+const _errs18 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err14 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -5406,9 +6357,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid0 = _errs16 === errors;
-valid6 = valid6 || _valid0;
-const _errs18 = errors;
+var _valid1 = _errs18 === errors;
+valid7 = valid7 || _valid1;
+const _errs20 = errors;
 if(typeof data5 !== "string"){
 const err17 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5419,9 +6370,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs18 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
+var _valid1 = _errs20 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
 const err18 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
@@ -5432,10 +6383,46 @@ vErrors.push(err18);
 errors++;
 }
 else {
-errors = _errs15;
+errors = _errs17;
 if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs15 === errors;
+valid5 = valid5 || _valid0;
+const _errs22 = errors;
+if(data5 !== null){
+const err19 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const err20 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
 }
 else {
 vErrors = null;
@@ -5445,12 +6432,12 @@ vErrors = null;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err21];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -5681,7 +6668,7 @@ return errors === 0;
 validate76.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const v16 = validate81;
-const schema114 = {"title":"RenameParams","description":"The parameters of a {@link RenameRequest}.","type":"object","required":["textDocument","position","newName"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"},"textDocument":{"title":"Text document","description":"The document to rename.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position at which this request was sent.","$ref":"#/$defs/Position"},"newName":{"title":"New name","description":"The new name of the symbol. If the given name is not valid the\nrequest must return a {@link ResponseError} with an\nappropriate message set.","type":"string"}}};
+const schema114 = {"title":"RenameParams","description":"The parameters of a {@link RenameRequest}.","type":"object","required":["textDocument","position","newName"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"textDocument":{"title":"Text document","description":"The document to rename.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position at which this request was sent.","$ref":"#/$defs/Position"},"newName":{"title":"New name","description":"The new name of the symbol. If the given name is not valid the\nrequest must return a {@link ResponseError} with an\nappropriate message set.","type":"string"}}};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5726,9 +6713,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data0 = data.workDoneToken;
+const _errs2 = errors;
+let valid1 = false;
 const _errs3 = errors;
-let valid2 = false;
-const _errs4 = errors;
+const _errs5 = errors;
+let valid3 = false;
+const _errs6 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err3 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -5761,9 +6751,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-var _valid0 = _errs4 === errors;
-valid2 = valid2 || _valid0;
-const _errs6 = errors;
+var _valid1 = _errs6 === errors;
+valid3 = valid3 || _valid1;
+const _errs8 = errors;
 if(typeof data0 !== "string"){
 const err6 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5774,9 +6764,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
+var _valid1 = _errs8 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
 const err7 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
@@ -5787,10 +6777,46 @@ vErrors.push(err7);
 errors++;
 }
 else {
-errors = _errs3;
+errors = _errs5;
 if(vErrors !== null){
-if(_errs3){
-vErrors.length = _errs3;
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data0 !== null){
+const err8 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err9 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
 else {
 vErrors = null;
@@ -5802,30 +6828,7 @@ if(data.textDocument !== undefined){
 let data1 = data.textDocument;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.uri === undefined){
-const err8 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(data1.uri !== undefined){
-if(typeof data1.uri !== "string"){
-const err9 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5834,12 +6837,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.position !== undefined){
-let data3 = data.position;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.line === undefined){
-const err11 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
+if(data1.uri !== undefined){
+if(typeof data1.uri !== "string"){
+const err11 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5848,8 +6848,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3.character === undefined){
-const err12 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5858,10 +6860,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data3.line !== undefined){
-let data4 = data3.line;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err13 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.position !== undefined){
+let data3 = data.position;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.line === undefined){
+const err13 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5870,9 +6874,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 2147483647 || isNaN(data4)){
-const err14 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(data3.character === undefined){
+const err14 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5881,8 +6884,10 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err15 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data3.line !== undefined){
+let data4 = data3.line;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err15 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5891,12 +6896,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data3.character !== undefined){
-let data5 = data3.character;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err16 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data4 == "number"){
+if(data4 > 2147483647 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5905,9 +6907,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 2147483647 || isNaN(data5)){
-const err17 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(data4 < 0 || isNaN(data4)){
+const err17 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5916,8 +6917,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data5 < 0 || isNaN(data5)){
-const err18 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data3.character !== undefined){
+let data5 = data3.character;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err18 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5926,11 +6931,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data5 == "number"){
+if(data5 > 2147483647 || isNaN(data5)){
+const err19 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5939,10 +6942,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.newName !== undefined){
-if(typeof data.newName !== "string"){
-const err20 = {instancePath:instancePath+"/newName",schemaPath:"#/properties/newName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 0 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5953,13 +6954,38 @@ errors++;
 }
 }
 }
+}
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.newName !== undefined){
+if(typeof data.newName !== "string"){
+const err22 = {instancePath:instancePath+"/newName",schemaPath:"#/properties/newName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -5970,8 +6996,8 @@ validate81.evaluated = {"props":{"workDoneToken":true,"textDocument":true,"posit
 
 export const v17 = validate82;
 const schema118 = {"title":"RenameResult","description":"The result of `textDocument/rename`.","anyOf":[{"$ref":"#/$defs/WorkspaceEdit"},{"type":"null"}]};
-const schema119 = {"title":"WorkspaceEdit","description":"A workspace edit represents changes to many resources managed in the workspace. The edit\nshould either provide `changes` or `documentChanges`. If documentChanges are present\nthey are preferred over `changes` if the client can handle versioned document edits.\n\nSince version 3.13.0 a workspace edit can contain resource operations as well. If resource\noperations are present clients need to execute the operations in the order in which they\nare provided. So a workspace edit for example can consist of the following two changes:\n(1) a create file a.txt and (2) a text document edit which insert text into file a.txt.\n\nAn invalid sequence (e.g. (1) delete file a.txt and (2) insert text into file a.txt) will\ncause failure of the operation. How the client recovers from the failure is described by\nthe client capability: `workspace.workspaceEdit.failureHandling`","type":"object","properties":{"changes":{"title":"Changes","description":"Holds changes to existing resources.","type":"object","additionalProperties":{"type":"array","items":{"$ref":"#/$defs/TextEdit"}}},"documentChanges":{"title":"Document changes","description":"Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes\nare either an array of `TextDocumentEdit`s to express changes to n different text documents\nwhere each text document edit addresses a specific version of a text document. Or it can contain\nabove `TextDocumentEdit`s mixed with create, rename and delete file / folder operations.\n\nWhether a client supports versioned document edits is expressed via\n`workspace.workspaceEdit.documentChanges` client capability.\n\nIf a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then\nonly plain `TextEdit`s using the `changes` property are supported.","type":"array","items":{"anyOf":[{"$ref":"#/$defs/TextDocumentEdit"},{"$ref":"#/$defs/CreateFile"},{"$ref":"#/$defs/RenameFile"},{"$ref":"#/$defs/DeleteFile"}]}},"changeAnnotations":{"title":"Change annotations","description":"A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and\ndelete file / folder operations.\n\nWhether clients honor this property depends on the client capability `workspace.changeAnnotationSupport`.\n\n@since 3.16.0","type":"object","additionalProperties":{"$ref":"#/$defs/ChangeAnnotation"}}}};
-const schema134 = {"title":"ChangeAnnotation","description":"Additional information that describes document changes.\n\n@since 3.16.0","type":"object","required":["label"],"properties":{"label":{"title":"Label","description":"A human-readable string describing the actual change. The string\nis rendered prominent in the user interface.","type":"string"},"needsConfirmation":{"title":"Needs confirmation","description":"A flag which indicates that user confirmation is needed\nbefore applying the change.","type":"boolean"},"description":{"title":"Description","description":"A human-readable string which is rendered less prominent in\nthe user interface.","type":"string"}}};
+const schema119 = {"title":"WorkspaceEdit","description":"A workspace edit represents changes to many resources managed in the workspace. The edit\nshould either provide `changes` or `documentChanges`. If documentChanges are present\nthey are preferred over `changes` if the client can handle versioned document edits.\n\nSince version 3.13.0 a workspace edit can contain resource operations as well. If resource\noperations are present clients need to execute the operations in the order in which they\nare provided. So a workspace edit for example can consist of the following two changes:\n(1) a create file a.txt and (2) a text document edit which insert text into file a.txt.\n\nAn invalid sequence (e.g. (1) delete file a.txt and (2) insert text into file a.txt) will\ncause failure of the operation. How the client recovers from the failure is described by\nthe client capability: `workspace.workspaceEdit.failureHandling`","type":"object","properties":{"changes":{"title":"Changes","description":"Holds changes to existing resources.","type":["object","null"],"additionalProperties":{"type":"array","items":{"$ref":"#/$defs/TextEdit"}}},"documentChanges":{"title":"Document changes","description":"Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes\nare either an array of `TextDocumentEdit`s to express changes to n different text documents\nwhere each text document edit addresses a specific version of a text document. Or it can contain\nabove `TextDocumentEdit`s mixed with create, rename and delete file / folder operations.\n\nWhether a client supports versioned document edits is expressed via\n`workspace.workspaceEdit.documentChanges` client capability.\n\nIf a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then\nonly plain `TextEdit`s using the `changes` property are supported.","type":["array","null"],"items":{"anyOf":[{"$ref":"#/$defs/TextDocumentEdit"},{"$ref":"#/$defs/CreateFile"},{"$ref":"#/$defs/RenameFile"},{"$ref":"#/$defs/DeleteFile"}]}},"changeAnnotations":{"title":"Change annotations","description":"A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and\ndelete file / folder operations.\n\nWhether clients honor this property depends on the client capability `workspace.changeAnnotationSupport`.\n\n@since 3.16.0","type":["object","null"],"additionalProperties":{"$ref":"#/$defs/ChangeAnnotation"}}}};
+const schema134 = {"title":"ChangeAnnotation","description":"Additional information that describes document changes.\n\n@since 3.16.0","type":"object","required":["label"],"properties":{"label":{"title":"Label","description":"A human-readable string describing the actual change. The string\nis rendered prominent in the user interface.","type":"string"},"needsConfirmation":{"title":"Needs confirmation","description":"A flag which indicates that user confirmation is needed\nbefore applying the change.","type":["boolean","null"]},"description":{"title":"Description","description":"A human-readable string which is rendered less prominent in\nthe user interface.","type":["string","null"]}}};
 const schema120 = {"title":"TextEdit","description":"A text edit applicable to a text document.","type":"object","required":["range","newText"],"properties":{"range":{"title":"Range","description":"The range of the text document to be manipulated. To insert\ntext into a document create a range where start === end.","$ref":"#/$defs/Range"},"newText":{"title":"New text","description":"The string to be inserted. For delete operations use an\nempty string.","type":"string"}}};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6369,8 +7395,8 @@ return errors === 0;
 }
 validate87.evaluated = {"props":{"textDocument":true,"edits":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema125 = {"title":"CreateFile","description":"Create file operation.","type":"object","required":["kind","uri"],"properties":{"annotationId":{"title":"Annotation id","description":"An optional annotation identifier describing the operation.\n\n@since 3.16.0","$ref":"#/$defs/ChangeAnnotationIdentifier"},"kind":{"title":"Kind","description":"A create","type":"string","const":"create"},"uri":{"title":"Uri","description":"The resource to create.","type":"string"},"options":{"title":"Options","description":"Additional options","$ref":"#/$defs/CreateFileOptions"}}};
-const schema127 = {"title":"CreateFileOptions","description":"Options to create a file.","type":"object","properties":{"overwrite":{"title":"Overwrite","description":"Overwrite existing file. Overwrite wins over `ignoreIfExists`","type":"boolean"},"ignoreIfExists":{"title":"Ignore if exists","description":"Ignore if exists.","type":"boolean"}}};
+const schema125 = {"title":"CreateFile","description":"Create file operation.","type":"object","required":["kind","uri"],"properties":{"annotationId":{"title":"Annotation id","description":"An optional annotation identifier describing the operation.\n\n@since 3.16.0","anyOf":[{"$ref":"#/$defs/ChangeAnnotationIdentifier"},{"type":"null"}]},"kind":{"title":"Kind","description":"A create","type":"string","const":"create"},"uri":{"title":"Uri","description":"The resource to create.","type":"string"},"options":{"title":"Options","description":"Additional options","anyOf":[{"$ref":"#/$defs/CreateFileOptions"},{"type":"null"}]}}};
+const schema127 = {"title":"CreateFileOptions","description":"Options to create a file.","type":"object","properties":{"overwrite":{"title":"Overwrite","description":"Overwrite existing file. Overwrite wins over `ignoreIfExists`","type":["boolean","null"]},"ignoreIfExists":{"title":"Ignore if exists","description":"Ignore if exists.","type":["boolean","null"]}}};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6404,7 +7430,11 @@ vErrors.push(err1);
 errors++;
 }
 if(data.annotationId !== undefined){
-if(typeof data.annotationId !== "string"){
+let data0 = data.annotationId;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(typeof data0 !== "string"){
 const err2 = {instancePath:instancePath+"/annotationId",schemaPath:"#/$defs/ChangeAnnotationIdentifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
@@ -6414,11 +7444,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.kind !== undefined){
-let data1 = data.kind;
-if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(data0 !== null){
+const err3 = {instancePath:instancePath+"/annotationId",schemaPath:"#/properties/annotationId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6427,8 +7457,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("create" !== data1){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "create"},message:"must be equal to constant"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/annotationId",schemaPath:"#/properties/annotationId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6437,10 +7469,22 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
-if(data.uri !== undefined){
-if(typeof data.uri !== "string"){
-const err5 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6449,13 +7493,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.options !== undefined){
-let data3 = data.options;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.overwrite !== undefined){
-if(typeof data3.overwrite !== "boolean"){
-const err6 = {instancePath:instancePath+"/options/overwrite",schemaPath:"#/$defs/CreateFileOptions/properties/overwrite/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if("create" !== data1){
+const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "create"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6465,9 +7504,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data3.ignoreIfExists !== undefined){
-if(typeof data3.ignoreIfExists !== "boolean"){
-const err7 = {instancePath:instancePath+"/options/ignoreIfExists",schemaPath:"#/$defs/CreateFileOptions/properties/ignoreIfExists/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.uri !== undefined){
+if(typeof data.uri !== "string"){
+const err7 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6477,9 +7516,16 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/CreateFileOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.options !== undefined){
+let data3 = data.options;
+const _errs13 = errors;
+let valid3 = false;
+const _errs14 = errors;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.overwrite !== undefined){
+let data4 = data3.overwrite;
+if((typeof data4 !== "boolean") && (data4 !== null)){
+const err8 = {instancePath:instancePath+"/options/overwrite",schemaPath:"#/$defs/CreateFileOptions/properties/overwrite/type",keyword:"type",params:{type: schema127.properties.overwrite.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6489,9 +7535,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.ignoreIfExists !== undefined){
+let data5 = data3.ignoreIfExists;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err9 = {instancePath:instancePath+"/options/ignoreIfExists",schemaPath:"#/$defs/CreateFileOptions/properties/ignoreIfExists/type",keyword:"type",params:{type: schema127.properties.ignoreIfExists.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6500,13 +7547,78 @@ vErrors.push(err9);
 }
 errors++;
 }
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/CreateFileOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+var props0 = {};
+props0.overwrite = true;
+props0.ignoreIfExists = true;
+}
+const _errs21 = errors;
+if(data3 !== null){
+const err11 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid1 = _errs21 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err12 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 validate93.errors = vErrors;
 return errors === 0;
 }
 validate93.evaluated = {"props":{"annotationId":true,"kind":true,"uri":true,"options":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"RenameFile","description":"Rename file operation","type":"object","required":["kind","oldUri","newUri"],"properties":{"annotationId":{"title":"Annotation id","description":"An optional annotation identifier describing the operation.\n\n@since 3.16.0","$ref":"#/$defs/ChangeAnnotationIdentifier"},"kind":{"title":"Kind","description":"A rename","type":"string","const":"rename"},"oldUri":{"title":"Old uri","description":"The old (existing) location.","type":"string"},"newUri":{"title":"New uri","description":"The new location.","type":"string"},"options":{"title":"Options","description":"Rename options.","$ref":"#/$defs/RenameFileOptions"}}};
-const schema130 = {"title":"RenameFileOptions","description":"Rename file options","type":"object","properties":{"overwrite":{"title":"Overwrite","description":"Overwrite target if existing. Overwrite wins over `ignoreIfExists`","type":"boolean"},"ignoreIfExists":{"title":"Ignore if exists","description":"Ignores if target exists.","type":"boolean"}}};
+const schema128 = {"title":"RenameFile","description":"Rename file operation","type":"object","required":["kind","oldUri","newUri"],"properties":{"annotationId":{"title":"Annotation id","description":"An optional annotation identifier describing the operation.\n\n@since 3.16.0","anyOf":[{"$ref":"#/$defs/ChangeAnnotationIdentifier"},{"type":"null"}]},"kind":{"title":"Kind","description":"A rename","type":"string","const":"rename"},"oldUri":{"title":"Old uri","description":"The old (existing) location.","type":"string"},"newUri":{"title":"New uri","description":"The new location.","type":"string"},"options":{"title":"Options","description":"Rename options.","anyOf":[{"$ref":"#/$defs/RenameFileOptions"},{"type":"null"}]}}};
+const schema130 = {"title":"RenameFileOptions","description":"Rename file options","type":"object","properties":{"overwrite":{"title":"Overwrite","description":"Overwrite target if existing. Overwrite wins over `ignoreIfExists`","type":["boolean","null"]},"ignoreIfExists":{"title":"Ignore if exists","description":"Ignores if target exists.","type":["boolean","null"]}}};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6550,7 +7662,11 @@ vErrors.push(err2);
 errors++;
 }
 if(data.annotationId !== undefined){
-if(typeof data.annotationId !== "string"){
+let data0 = data.annotationId;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(typeof data0 !== "string"){
 const err3 = {instancePath:instancePath+"/annotationId",schemaPath:"#/$defs/ChangeAnnotationIdentifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
@@ -6560,11 +7676,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.kind !== undefined){
-let data1 = data.kind;
-if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(data0 !== null){
+const err4 = {instancePath:instancePath+"/annotationId",schemaPath:"#/properties/annotationId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6573,8 +7689,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-if("rename" !== data1){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "rename"},message:"must be equal to constant"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/annotationId",schemaPath:"#/properties/annotationId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6583,10 +7701,22 @@ vErrors.push(err5);
 }
 errors++;
 }
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
-if(data.oldUri !== undefined){
-if(typeof data.oldUri !== "string"){
-const err6 = {instancePath:instancePath+"/oldUri",schemaPath:"#/properties/oldUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 !== "string"){
+const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6595,10 +7725,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.newUri !== undefined){
-if(typeof data.newUri !== "string"){
-const err7 = {instancePath:instancePath+"/newUri",schemaPath:"#/properties/newUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("rename" !== data1){
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "rename"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6608,12 +7736,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.options !== undefined){
-let data4 = data.options;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.overwrite !== undefined){
-if(typeof data4.overwrite !== "boolean"){
-const err8 = {instancePath:instancePath+"/options/overwrite",schemaPath:"#/$defs/RenameFileOptions/properties/overwrite/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.oldUri !== undefined){
+if(typeof data.oldUri !== "string"){
+const err8 = {instancePath:instancePath+"/oldUri",schemaPath:"#/properties/oldUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6623,9 +7748,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data4.ignoreIfExists !== undefined){
-if(typeof data4.ignoreIfExists !== "boolean"){
-const err9 = {instancePath:instancePath+"/options/ignoreIfExists",schemaPath:"#/$defs/RenameFileOptions/properties/ignoreIfExists/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.newUri !== undefined){
+if(typeof data.newUri !== "string"){
+const err9 = {instancePath:instancePath+"/newUri",schemaPath:"#/properties/newUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6635,9 +7760,16 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RenameFileOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.options !== undefined){
+let data4 = data.options;
+const _errs15 = errors;
+let valid3 = false;
+const _errs16 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.overwrite !== undefined){
+let data5 = data4.overwrite;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err10 = {instancePath:instancePath+"/options/overwrite",schemaPath:"#/$defs/RenameFileOptions/properties/overwrite/type",keyword:"type",params:{type: schema130.properties.overwrite.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -6647,9 +7779,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.ignoreIfExists !== undefined){
+let data6 = data4.ignoreIfExists;
+if((typeof data6 !== "boolean") && (data6 !== null)){
+const err11 = {instancePath:instancePath+"/options/ignoreIfExists",schemaPath:"#/$defs/RenameFileOptions/properties/ignoreIfExists/type",keyword:"type",params:{type: schema130.properties.ignoreIfExists.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6658,13 +7791,78 @@ vErrors.push(err11);
 }
 errors++;
 }
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RenameFileOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid1 = _errs16 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+var props0 = {};
+props0.overwrite = true;
+props0.ignoreIfExists = true;
+}
+const _errs23 = errors;
+if(data4 !== null){
+const err13 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid1 = _errs23 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err14 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
 validate95.errors = vErrors;
 return errors === 0;
 }
 validate95.evaluated = {"props":{"annotationId":true,"kind":true,"oldUri":true,"newUri":true,"options":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema131 = {"title":"DeleteFile","description":"Delete file operation","type":"object","required":["kind","uri"],"properties":{"annotationId":{"title":"Annotation id","description":"An optional annotation identifier describing the operation.\n\n@since 3.16.0","$ref":"#/$defs/ChangeAnnotationIdentifier"},"kind":{"title":"Kind","description":"A delete","type":"string","const":"delete"},"uri":{"title":"Uri","description":"The file to delete.","type":"string"},"options":{"title":"Options","description":"Delete options.","$ref":"#/$defs/DeleteFileOptions"}}};
-const schema133 = {"title":"DeleteFileOptions","description":"Delete file options","type":"object","properties":{"recursive":{"title":"Recursive","description":"Delete the content recursively if a folder is denoted.","type":"boolean"},"ignoreIfNotExists":{"title":"Ignore if not exists","description":"Ignore the operation if the file doesn't exist.","type":"boolean"}}};
+const schema131 = {"title":"DeleteFile","description":"Delete file operation","type":"object","required":["kind","uri"],"properties":{"annotationId":{"title":"Annotation id","description":"An optional annotation identifier describing the operation.\n\n@since 3.16.0","anyOf":[{"$ref":"#/$defs/ChangeAnnotationIdentifier"},{"type":"null"}]},"kind":{"title":"Kind","description":"A delete","type":"string","const":"delete"},"uri":{"title":"Uri","description":"The file to delete.","type":"string"},"options":{"title":"Options","description":"Delete options.","anyOf":[{"$ref":"#/$defs/DeleteFileOptions"},{"type":"null"}]}}};
+const schema133 = {"title":"DeleteFileOptions","description":"Delete file options","type":"object","properties":{"recursive":{"title":"Recursive","description":"Delete the content recursively if a folder is denoted.","type":["boolean","null"]},"ignoreIfNotExists":{"title":"Ignore if not exists","description":"Ignore the operation if the file doesn't exist.","type":["boolean","null"]}}};
 
 function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6698,7 +7896,11 @@ vErrors.push(err1);
 errors++;
 }
 if(data.annotationId !== undefined){
-if(typeof data.annotationId !== "string"){
+let data0 = data.annotationId;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(typeof data0 !== "string"){
 const err2 = {instancePath:instancePath+"/annotationId",schemaPath:"#/$defs/ChangeAnnotationIdentifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
@@ -6708,11 +7910,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.kind !== undefined){
-let data1 = data.kind;
-if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(data0 !== null){
+const err3 = {instancePath:instancePath+"/annotationId",schemaPath:"#/properties/annotationId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6721,8 +7923,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("delete" !== data1){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/annotationId",schemaPath:"#/properties/annotationId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6731,10 +7935,22 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
-if(data.uri !== undefined){
-if(typeof data.uri !== "string"){
-const err5 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6743,13 +7959,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.options !== undefined){
-let data3 = data.options;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.recursive !== undefined){
-if(typeof data3.recursive !== "boolean"){
-const err6 = {instancePath:instancePath+"/options/recursive",schemaPath:"#/$defs/DeleteFileOptions/properties/recursive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if("delete" !== data1){
+const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "delete"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6759,9 +7970,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data3.ignoreIfNotExists !== undefined){
-if(typeof data3.ignoreIfNotExists !== "boolean"){
-const err7 = {instancePath:instancePath+"/options/ignoreIfNotExists",schemaPath:"#/$defs/DeleteFileOptions/properties/ignoreIfNotExists/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.uri !== undefined){
+if(typeof data.uri !== "string"){
+const err7 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6771,9 +7982,16 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/DeleteFileOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.options !== undefined){
+let data3 = data.options;
+const _errs13 = errors;
+let valid3 = false;
+const _errs14 = errors;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.recursive !== undefined){
+let data4 = data3.recursive;
+if((typeof data4 !== "boolean") && (data4 !== null)){
+const err8 = {instancePath:instancePath+"/options/recursive",schemaPath:"#/$defs/DeleteFileOptions/properties/recursive/type",keyword:"type",params:{type: schema133.properties.recursive.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6783,14 +8001,80 @@ vErrors.push(err8);
 errors++;
 }
 }
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.ignoreIfNotExists !== undefined){
+let data5 = data3.ignoreIfNotExists;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err9 = {instancePath:instancePath+"/options/ignoreIfNotExists",schemaPath:"#/$defs/DeleteFileOptions/properties/ignoreIfNotExists/type",keyword:"type",params:{type: schema133.properties.ignoreIfNotExists.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/DeleteFileOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+var props0 = {};
+props0.recursive = true;
+props0.ignoreIfNotExists = true;
+}
+const _errs21 = errors;
+if(data3 !== null){
+const err11 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid1 = _errs21 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err12 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -6813,6 +8097,16 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.changes !== undefined){
 let data0 = data.changes;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+const err0 = {instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: schema119.properties.changes.type},message:"must be object,null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 let data1 = data0[key0];
@@ -6826,19 +8120,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/changes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/changes/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err1 = {instancePath:instancePath+"/changes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/changes/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6848,8 +8130,20 @@ vErrors.push(err1);
 errors++;
 }
 }
+}
+}
 if(data.documentChanges !== undefined){
 let data3 = data.documentChanges;
+if((!(Array.isArray(data3))) && (data3 !== null)){
+const err2 = {instancePath:instancePath+"/documentChanges",schemaPath:"#/properties/documentChanges/type",keyword:"type",params:{type: schema119.properties.documentChanges.type},message:"must be array,null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 if(Array.isArray(data3)){
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
@@ -6918,12 +8212,12 @@ props0.options = true;
 }
 }
 if(!valid6){
-const err2 = {instancePath:instancePath+"/documentChanges/" + i1,schemaPath:"#/properties/documentChanges/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err3 = {instancePath:instancePath+"/documentChanges/" + i1,schemaPath:"#/properties/documentChanges/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -6940,25 +8234,11 @@ vErrors = null;
 }
 }
 }
-else {
-const err3 = {instancePath:instancePath+"/documentChanges",schemaPath:"#/properties/documentChanges/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
 }
 if(data.changeAnnotations !== undefined){
 let data5 = data.changeAnnotations;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-for(const key1 in data5){
-let data6 = data5[key1];
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.label === undefined){
-const err4 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ChangeAnnotation/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+const err4 = {instancePath:instancePath+"/changeAnnotations",schemaPath:"#/properties/changeAnnotations/type",keyword:"type",params:{type: schema119.properties.changeAnnotations.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6967,9 +8247,12 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data6.label !== undefined){
-if(typeof data6.label !== "string"){
-const err5 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/label",schemaPath:"#/$defs/ChangeAnnotation/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+for(const key1 in data5){
+let data6 = data5[key1];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.label === undefined){
+const err5 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ChangeAnnotation/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6978,10 +8261,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data6.needsConfirmation !== undefined){
-if(typeof data6.needsConfirmation !== "boolean"){
-const err6 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/needsConfirmation",schemaPath:"#/$defs/ChangeAnnotation/properties/needsConfirmation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6.label !== undefined){
+if(typeof data6.label !== "string"){
+const err6 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/label",schemaPath:"#/$defs/ChangeAnnotation/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6991,9 +8273,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data6.description !== undefined){
-if(typeof data6.description !== "string"){
-const err7 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/description",schemaPath:"#/$defs/ChangeAnnotation/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.needsConfirmation !== undefined){
+let data8 = data6.needsConfirmation;
+if((typeof data8 !== "boolean") && (data8 !== null)){
+const err7 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/needsConfirmation",schemaPath:"#/$defs/ChangeAnnotation/properties/needsConfirmation/type",keyword:"type",params:{type: schema134.properties.needsConfirmation.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7003,9 +8286,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ChangeAnnotation/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.description !== undefined){
+let data9 = data6.description;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err8 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/description",schemaPath:"#/$defs/ChangeAnnotation/properties/description/type",keyword:"type",params:{type: schema134.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7017,7 +8301,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/changeAnnotations",schemaPath:"#/properties/changeAnnotations/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ChangeAnnotation/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7025,6 +8309,8 @@ else {
 vErrors.push(err9);
 }
 errors++;
+}
+}
 }
 }
 }
@@ -7110,7 +8396,7 @@ return errors === 0;
 validate82.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const v18 = validate100;
-const schema135 = {"title":"CallHierarchyPrepareParams","description":"The parameter of a `textDocument/prepareCallHierarchy` request.\n\n@since 3.16.0","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"}}};
+const schema135 = {"title":"CallHierarchyPrepareParams","description":"The parameter of a `textDocument/prepareCallHierarchy` request.\n\n@since 3.16.0","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The text document.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The position inside the text document.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]}}};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7287,9 +8573,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data5 = data.workDoneToken;
+const _errs14 = errors;
+let valid5 = false;
 const _errs15 = errors;
-let valid6 = false;
-const _errs16 = errors;
+const _errs17 = errors;
+let valid7 = false;
+const _errs18 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err14 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -7322,9 +8611,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid0 = _errs16 === errors;
-valid6 = valid6 || _valid0;
-const _errs18 = errors;
+var _valid1 = _errs18 === errors;
+valid7 = valid7 || _valid1;
+const _errs20 = errors;
 if(typeof data5 !== "string"){
 const err17 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7335,9 +8624,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs18 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
+var _valid1 = _errs20 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
 const err18 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
@@ -7348,10 +8637,46 @@ vErrors.push(err18);
 errors++;
 }
 else {
-errors = _errs15;
+errors = _errs17;
 if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs15 === errors;
+valid5 = valid5 || _valid0;
+const _errs22 = errors;
+if(data5 !== null){
+const err19 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const err20 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
 }
 else {
 vErrors = null;
@@ -7361,12 +8686,12 @@ vErrors = null;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err21];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -7377,7 +8702,7 @@ validate100.evaluated = {"props":{"textDocument":true,"position":true,"workDoneT
 
 export const v19 = validate101;
 const schema139 = {"title":"PrepareCallHierarchyResult","description":"The result of `textDocument/prepareCallHierarchy`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/CallHierarchyItem"}},{"type":"null"}]};
-const schema140 = {"title":"CallHierarchyItem","description":"Represents programming constructs like functions or constructors in the context\nof call hierarchy.\n\n@since 3.16.0","type":"object","required":["name","kind","uri","range","selectionRange"],"properties":{"name":{"title":"Name","description":"The name of this item.","type":"string"},"kind":{"title":"Kind","description":"The kind of this item.","$ref":"#/$defs/SymbolKind"},"tags":{"title":"Tags","description":"Tags for this item.","type":"array","items":{"$ref":"#/$defs/SymbolTag"}},"detail":{"title":"Detail","description":"More detail for this item, e.g. the signature of a function.","type":"string"},"uri":{"title":"Uri","description":"The resource identifier of this item.","type":"string"},"range":{"title":"Range","description":"The range enclosing this symbol not including leading/trailing whitespace but everything else, e.g. comments and code.","$ref":"#/$defs/Range"},"selectionRange":{"title":"Selection range","description":"The range that should be selected and revealed when this symbol is being picked, e.g. the name of a function.\nMust be contained by the {@link CallHierarchyItem.range `range`}.","$ref":"#/$defs/Range"},"data":{"title":"Data","description":"A data entry field that is preserved between a call hierarchy prepare and\nincoming calls or outgoing calls requests.","$ref":"#/$defs/LSPAny"}}};
+const schema140 = {"title":"CallHierarchyItem","description":"Represents programming constructs like functions or constructors in the context\nof call hierarchy.\n\n@since 3.16.0","type":"object","required":["name","kind","uri","range","selectionRange"],"properties":{"name":{"title":"Name","description":"The name of this item.","type":"string"},"kind":{"title":"Kind","description":"The kind of this item.","$ref":"#/$defs/SymbolKind"},"tags":{"title":"Tags","description":"Tags for this item.","type":["array","null"],"items":{"$ref":"#/$defs/SymbolTag"}},"detail":{"title":"Detail","description":"More detail for this item, e.g. the signature of a function.","type":["string","null"]},"uri":{"title":"Uri","description":"The resource identifier of this item.","type":"string"},"range":{"title":"Range","description":"The range enclosing this symbol not including leading/trailing whitespace but everything else, e.g. comments and code.","$ref":"#/$defs/Range"},"selectionRange":{"title":"Selection range","description":"The range that should be selected and revealed when this symbol is being picked, e.g. the name of a function.\nMust be contained by the {@link CallHierarchyItem.range `range`}.","$ref":"#/$defs/Range"},"data":{"title":"Data","description":"A data entry field that is preserved between a call hierarchy prepare and\nincoming calls or outgoing calls requests.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7489,12 +8814,8 @@ errors++;
 }
 if(data.tags !== undefined){
 let data2 = data.tags;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema140.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7503,9 +8824,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7514,8 +8838,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data3 == "number"){
+if(data3 > 2147483647 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7524,11 +8849,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data3 < 0 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7538,9 +8860,13 @@ vErrors.push(err12);
 errors++;
 }
 }
+}
+}
+}
 if(data.detail !== undefined){
-if(typeof data.detail !== "string"){
-const err13 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data4 = data.detail;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err13 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema140.properties.detail.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7574,14 +8900,55 @@ vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.error
 errors = vErrors.length;
 }
 }
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.data !== undefined){
+const _errs18 = errors;
+let valid5 = false;
+const _errs19 = errors;
+var _valid0 = _errs19 === errors;
+valid5 = valid5 || _valid0;
+const _errs20 = errors;
+if(data.data !== null){
+const err15 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+var _valid0 = _errs20 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const err16 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -7669,7 +9036,7 @@ return errors === 0;
 validate101.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 export const v20 = validate106;
-const schema144 = {"title":"CallHierarchyIncomingCallsParams","description":"The parameter of a `callHierarchy/incomingCalls` request.\n\n@since 3.16.0","type":"object","required":["item"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","$ref":"#/$defs/ProgressToken"},"item":{"title":"Item","description":"`item`, as the LSP 3.17 meta model defines it (it documents none).","$ref":"#/$defs/CallHierarchyItem"}}};
+const schema144 = {"title":"CallHierarchyIncomingCallsParams","description":"The parameter of a `callHierarchy/incomingCalls` request.\n\n@since 3.16.0","type":"object","required":["item"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"item":{"title":"Item","description":"`item`, as the LSP 3.17 meta model defines it (it documents none).","$ref":"#/$defs/CallHierarchyItem"}}};
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7694,9 +9061,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data0 = data.workDoneToken;
+const _errs2 = errors;
+let valid1 = false;
 const _errs3 = errors;
-let valid2 = false;
-const _errs4 = errors;
+const _errs5 = errors;
+let valid3 = false;
+const _errs6 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err1 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -7729,9 +9099,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-var _valid0 = _errs4 === errors;
-valid2 = valid2 || _valid0;
-const _errs6 = errors;
+var _valid1 = _errs6 === errors;
+valid3 = valid3 || _valid1;
+const _errs8 = errors;
 if(typeof data0 !== "string"){
 const err4 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7742,9 +9112,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
+var _valid1 = _errs8 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
 const err5 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
@@ -7755,10 +9125,46 @@ vErrors.push(err5);
 errors++;
 }
 else {
-errors = _errs3;
+errors = _errs5;
 if(vErrors !== null){
-if(_errs3){
-vErrors.length = _errs3;
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data0 !== null){
+const err6 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err7 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
 else {
 vErrors = null;
@@ -7768,32 +9174,14 @@ vErrors = null;
 }
 if(data.partialResultToken !== undefined){
 let data1 = data.partialResultToken;
-const _errs10 = errors;
+const _errs13 = errors;
 let valid4 = false;
-const _errs11 = errors;
+const _errs14 = errors;
+const _errs16 = errors;
+let valid6 = false;
+const _errs17 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err6 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data1 < -2147483648 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+const err8 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7802,12 +9190,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-var _valid1 = _errs11 === errors;
-valid4 = valid4 || _valid1;
-const _errs13 = errors;
-if(typeof data1 !== "string"){
-const err9 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data1 == "number"){
+if(data1 > 2147483647 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7816,10 +9201,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid1 = _errs13 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err10 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data1 < -2147483648 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7828,11 +9211,73 @@ vErrors.push(err10);
 }
 errors++;
 }
+}
+var _valid3 = _errs17 === errors;
+valid6 = valid6 || _valid3;
+const _errs19 = errors;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
 else {
-errors = _errs10;
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid3 = _errs19 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const err12 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs16;
 if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid2 = _errs14 === errors;
+valid4 = valid4 || _valid2;
+const _errs21 = errors;
+if(data1 !== null){
+const err13 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid4 = valid4 || _valid2;
+if(!valid4){
+const err14 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
 }
 else {
 vErrors = null;
@@ -7848,12 +9293,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err15];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -8020,7 +9465,7 @@ return errors === 0;
 validate108.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 export const v22 = validate113;
-const schema149 = {"title":"CallHierarchyOutgoingCallsParams","description":"The parameter of a `callHierarchy/outgoingCalls` request.\n\n@since 3.16.0","type":"object","required":["item"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","$ref":"#/$defs/ProgressToken"},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","$ref":"#/$defs/ProgressToken"},"item":{"title":"Item","description":"`item`, as the LSP 3.17 meta model defines it (it documents none).","$ref":"#/$defs/CallHierarchyItem"}}};
+const schema149 = {"title":"CallHierarchyOutgoingCallsParams","description":"The parameter of a `callHierarchy/outgoingCalls` request.\n\n@since 3.16.0","type":"object","required":["item"],"properties":{"workDoneToken":{"title":"Work done token","description":"An optional token that a server can use to report work done progress.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"partialResultToken":{"title":"Partial result token","description":"An optional token that a server can use to report partial results (e.g. streaming) to\nthe client.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"item":{"title":"Item","description":"`item`, as the LSP 3.17 meta model defines it (it documents none).","$ref":"#/$defs/CallHierarchyItem"}}};
 
 function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8045,9 +9490,12 @@ errors++;
 }
 if(data.workDoneToken !== undefined){
 let data0 = data.workDoneToken;
+const _errs2 = errors;
+let valid1 = false;
 const _errs3 = errors;
-let valid2 = false;
-const _errs4 = errors;
+const _errs5 = errors;
+let valid3 = false;
+const _errs6 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err1 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -8080,9 +9528,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-var _valid0 = _errs4 === errors;
-valid2 = valid2 || _valid0;
-const _errs6 = errors;
+var _valid1 = _errs6 === errors;
+valid3 = valid3 || _valid1;
+const _errs8 = errors;
 if(typeof data0 !== "string"){
 const err4 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8093,9 +9541,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
+var _valid1 = _errs8 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
 const err5 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
@@ -8106,10 +9554,46 @@ vErrors.push(err5);
 errors++;
 }
 else {
-errors = _errs3;
+errors = _errs5;
 if(vErrors !== null){
-if(_errs3){
-vErrors.length = _errs3;
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data0 !== null){
+const err6 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err7 = {instancePath:instancePath+"/workDoneToken",schemaPath:"#/properties/workDoneToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
 }
 else {
 vErrors = null;
@@ -8119,32 +9603,14 @@ vErrors = null;
 }
 if(data.partialResultToken !== undefined){
 let data1 = data.partialResultToken;
-const _errs10 = errors;
+const _errs13 = errors;
 let valid4 = false;
-const _errs11 = errors;
+const _errs14 = errors;
+const _errs16 = errors;
+let valid6 = false;
+const _errs17 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err6 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data1 < -2147483648 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+const err8 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8153,12 +9619,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-var _valid1 = _errs11 === errors;
-valid4 = valid4 || _valid1;
-const _errs13 = errors;
-if(typeof data1 !== "string"){
-const err9 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data1 == "number"){
+if(data1 > 2147483647 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8167,10 +9630,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid1 = _errs13 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err10 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data1 < -2147483648 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8179,11 +9640,73 @@ vErrors.push(err10);
 }
 errors++;
 }
+}
+var _valid3 = _errs17 === errors;
+valid6 = valid6 || _valid3;
+const _errs19 = errors;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
 else {
-errors = _errs10;
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid3 = _errs19 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const err12 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/$defs/ProgressToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs16;
 if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid2 = _errs14 === errors;
+valid4 = valid4 || _valid2;
+const _errs21 = errors;
+if(data1 !== null){
+const err13 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid4 = valid4 || _valid2;
+if(!valid4){
+const err14 = {instancePath:instancePath+"/partialResultToken",schemaPath:"#/properties/partialResultToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
 }
 else {
 vErrors = null;
@@ -8199,12 +9722,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err15];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -8371,12 +9894,64 @@ return errors === 0;
 validate115.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 export const v24 = validate120;
-const schema154 = {"title":"ShutdownResult","description":"The result of `shutdown`.","type":"null"};
+const schema154 = {"title":"NoParams","description":"The params of a method that takes none (the meta model gives it no params type): absent, or an empty object or array.","type":["object","array"],"maxProperties":0,"maxItems":0};
 
 function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate120.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!data || typeof data != "object"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema154.type},message:"must be object,array"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(Array.isArray(data)){
+if(data.length > 0){
+const err1 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 0){
+const err2 = {instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 0},message:"must NOT have more than 0 properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate120.errors = vErrors;
+return errors === 0;
+}
+validate120.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const v25 = validate121;
+const schema155 = {"title":"ShutdownResult","description":"The result of `shutdown`.","type":"null"};
+
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8393,18 +9968,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const v25 = validate121;
-const schema155 = {"title":"CancelParams","description":"`CancelParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["id"],"properties":{"id":{"title":"Id","description":"The request id to cancel.","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string"}]}}};
+export const v26 = validate122;
+const schema156 = {"title":"CancelParams","description":"`CancelParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["id"],"properties":{"id":{"title":"Id","description":"The request id to cancel.","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string"}]}}};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8507,23 +10082,23 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const v26 = validate122;
-const schema156 = {"title":"PublishDiagnosticsParams","description":"The publish diagnostic notification's parameters.","type":"object","required":["uri","diagnostics"],"properties":{"uri":{"title":"Uri","description":"The URI for which diagnostic information is reported.","type":"string"},"version":{"title":"Version","description":"Optional the version number of the document the diagnostics are published for.\n\n@since 3.15.0","type":"integer","minimum":-2147483648,"maximum":2147483647},"diagnostics":{"title":"Diagnostics","description":"An array of diagnostic information items.","type":"array","items":{"$ref":"#/$defs/Diagnostic"}}}};
-const schema157 = {"title":"Diagnostic","description":"Represents a diagnostic, such as a compiler error or warning. Diagnostic objects\nare only valid in the scope of a resource.","type":"object","required":["range","message"],"properties":{"range":{"title":"Range","description":"The range at which the message applies","$ref":"#/$defs/Range"},"severity":{"title":"Severity","description":"The diagnostic's severity. Can be omitted. If omitted it is up to the\nclient to interpret diagnostics as error, warning, info or hint.","$ref":"#/$defs/DiagnosticSeverity"},"code":{"title":"Code","description":"The diagnostic's code, which usually appear in the user interface.","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string"}]},"codeDescription":{"title":"Code description","description":"An optional property to describe the error code.\nRequires the code field (above) to be present/not null.\n\n@since 3.16.0","$ref":"#/$defs/CodeDescription"},"source":{"title":"Source","description":"A human-readable string describing the source of this\ndiagnostic, e.g. 'typescript' or 'super lint'. It usually\nappears in the user interface.","type":"string"},"message":{"title":"Message","description":"The diagnostic's message. It usually appears in the user interface","type":"string"},"tags":{"title":"Tags","description":"Additional metadata about the diagnostic.\n\n@since 3.15.0","type":"array","items":{"$ref":"#/$defs/DiagnosticTag"}},"relatedInformation":{"title":"Related information","description":"An array of related diagnostic information, e.g. when symbol-names within\na scope collide all definitions can be marked via this property.","type":"array","items":{"$ref":"#/$defs/DiagnosticRelatedInformation"}},"data":{"title":"Data","description":"A data entry field that is preserved between a `textDocument/publishDiagnostics`\nnotification and `textDocument/codeAction` request.\n\n@since 3.16.0","$ref":"#/$defs/LSPAny"}}};
-const schema158 = {"title":"DiagnosticSeverity","description":"The diagnostic's severity.","type":"integer","enum":[1,2,3,4],"x-lsp-values":"1 (Error), 2 (Warning), 3 (Information), 4 (Hint)"};
-const schema159 = {"title":"CodeDescription","description":"Structure to capture a description for an error code.\n\n@since 3.16.0","type":"object","required":["href"],"properties":{"href":{"title":"Href","description":"An URI to open with more information about the diagnostic error.","type":"string"}}};
-const schema160 = {"title":"DiagnosticTag","description":"The diagnostic tags.\n\n@since 3.15.0","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Unnecessary), 2 (Deprecated)"};
-const schema161 = {"title":"DiagnosticRelatedInformation","description":"Represents a related message and source code location for a diagnostic. This should be\nused to point to code locations that cause or related to a diagnostics, e.g when duplicating\na symbol in a scope.","type":"object","required":["location","message"],"properties":{"location":{"title":"Location","description":"The location of this related diagnostic information.","$ref":"#/$defs/Location"},"message":{"title":"Message","description":"The message of this related diagnostic information.","type":"string"}}};
+export const v27 = validate123;
+const schema157 = {"title":"PublishDiagnosticsParams","description":"The publish diagnostic notification's parameters.","type":"object","required":["uri","diagnostics"],"properties":{"uri":{"title":"Uri","description":"The URI for which diagnostic information is reported.","type":"string"},"version":{"title":"Version","description":"Optional the version number of the document the diagnostics are published for.\n\n@since 3.15.0","type":["integer","null"],"minimum":-2147483648,"maximum":2147483647},"diagnostics":{"title":"Diagnostics","description":"An array of diagnostic information items.","type":"array","items":{"$ref":"#/$defs/Diagnostic"}}}};
+const schema158 = {"title":"Diagnostic","description":"Represents a diagnostic, such as a compiler error or warning. Diagnostic objects\nare only valid in the scope of a resource.","type":"object","required":["range","message"],"properties":{"range":{"title":"Range","description":"The range at which the message applies","$ref":"#/$defs/Range"},"severity":{"title":"Severity","description":"The diagnostic's severity. Can be omitted. If omitted it is up to the\nclient to interpret diagnostics as error, warning, info or hint.","anyOf":[{"$ref":"#/$defs/DiagnosticSeverity"},{"type":"null"}]},"code":{"title":"Code","description":"The diagnostic's code, which usually appear in the user interface.","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string"},{"type":"null"}]},"codeDescription":{"title":"Code description","description":"An optional property to describe the error code.\nRequires the code field (above) to be present/not null.\n\n@since 3.16.0","anyOf":[{"$ref":"#/$defs/CodeDescription"},{"type":"null"}]},"source":{"title":"Source","description":"A human-readable string describing the source of this\ndiagnostic, e.g. 'typescript' or 'super lint'. It usually\nappears in the user interface.","type":["string","null"]},"message":{"title":"Message","description":"The diagnostic's message. It usually appears in the user interface","type":"string"},"tags":{"title":"Tags","description":"Additional metadata about the diagnostic.\n\n@since 3.15.0","type":["array","null"],"items":{"$ref":"#/$defs/DiagnosticTag"}},"relatedInformation":{"title":"Related information","description":"An array of related diagnostic information, e.g. when symbol-names within\na scope collide all definitions can be marked via this property.","type":["array","null"],"items":{"$ref":"#/$defs/DiagnosticRelatedInformation"}},"data":{"title":"Data","description":"A data entry field that is preserved between a `textDocument/publishDiagnostics`\nnotification and `textDocument/codeAction` request.\n\n@since 3.16.0","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
+const schema159 = {"title":"DiagnosticSeverity","description":"The diagnostic's severity.","type":"integer","enum":[1,2,3,4],"x-lsp-values":"1 (Error), 2 (Warning), 3 (Information), 4 (Hint)"};
+const schema160 = {"title":"CodeDescription","description":"Structure to capture a description for an error code.\n\n@since 3.16.0","type":"object","required":["href"],"properties":{"href":{"title":"Href","description":"An URI to open with more information about the diagnostic error.","type":"string"}}};
+const schema161 = {"title":"DiagnosticTag","description":"The diagnostic tags.\n\n@since 3.15.0","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Unnecessary), 2 (Deprecated)"};
+const schema162 = {"title":"DiagnosticRelatedInformation","description":"Represents a related message and source code location for a diagnostic. This should be\nused to point to code locations that cause or related to a diagnostics, e.g when duplicating\na symbol in a scope.","type":"object","required":["location","message"],"properties":{"location":{"title":"Location","description":"The location of this related diagnostic information.","$ref":"#/$defs/Location"},"message":{"title":"Message","description":"The message of this related diagnostic information.","type":"string"}}};
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8580,16 +10155,16 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":{"location":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":{"location":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8625,6 +10200,9 @@ errors = vErrors.length;
 }
 if(data.severity !== undefined){
 let data1 = data.severity;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 const err2 = {instancePath:instancePath+"/severity",schemaPath:"#/$defs/DiagnosticSeverity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -8636,7 +10214,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!((((data1 === 1) || (data1 === 2)) || (data1 === 3)) || (data1 === 4))){
-const err3 = {instancePath:instancePath+"/severity",schemaPath:"#/$defs/DiagnosticSeverity/enum",keyword:"enum",params:{allowedValues: schema158.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/severity",schemaPath:"#/$defs/DiagnosticSeverity/enum",keyword:"enum",params:{allowedValues: schema159.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8645,14 +10223,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.code !== undefined){
-let data2 = data.code;
-const _errs6 = errors;
-let valid2 = false;
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
 const _errs7 = errors;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err4 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1 !== null){
+const err4 = {instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8661,9 +10236,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 2147483647 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8672,8 +10248,25 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2 < -2147483648 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.code !== undefined){
+let data2 = data.code;
+const _errs10 = errors;
+let valid3 = false;
+const _errs11 = errors;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err6 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8682,12 +10275,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-const _errs9 = errors;
-if(typeof data2 !== "string"){
-const err7 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data2 == "number"){
+if(data2 > 2147483647 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8696,10 +10286,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs9 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data2 < -2147483648 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8708,11 +10296,50 @@ vErrors.push(err8);
 }
 errors++;
 }
+}
+var _valid1 = _errs11 === errors;
+valid3 = valid3 || _valid1;
+const _errs13 = errors;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
 else {
-errors = _errs6;
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid1 = _errs13 === errors;
+valid3 = valid3 || _valid1;
+const _errs15 = errors;
+if(data2 !== null){
+const err10 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err11 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+errors = _errs10;
 if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
+if(_errs10){
+vErrors.length = _errs10;
 }
 else {
 vErrors = null;
@@ -8722,44 +10349,12 @@ vErrors = null;
 }
 if(data.codeDescription !== undefined){
 let data3 = data.codeDescription;
+const _errs18 = errors;
+let valid4 = false;
+const _errs19 = errors;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.href === undefined){
-const err9 = {instancePath:instancePath+"/codeDescription",schemaPath:"#/$defs/CodeDescription/required",keyword:"required",params:{missingProperty: "href"},message:"must have required property '"+"href"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data3.href !== undefined){
-if(typeof data3.href !== "string"){
-const err10 = {instancePath:instancePath+"/codeDescription/href",schemaPath:"#/$defs/CodeDescription/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/codeDescription",schemaPath:"#/$defs/CodeDescription/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.source !== undefined){
-if(typeof data.source !== "string"){
-const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/codeDescription",schemaPath:"#/$defs/CodeDescription/required",keyword:"required",params:{missingProperty: "href"},message:"must have required property '"+"href"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8768,10 +10363,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err13 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3.href !== undefined){
+if(typeof data3.href !== "string"){
+const err13 = {instancePath:instancePath+"/codeDescription/href",schemaPath:"#/$defs/CodeDescription/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8781,14 +10375,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.tags !== undefined){
-let data7 = data.tags;
-if(Array.isArray(data7)){
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err14 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err14 = {instancePath:instancePath+"/codeDescription",schemaPath:"#/$defs/CodeDescription/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8797,9 +10386,15 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data8 == "number"){
-if(data8 > 2147483647 || isNaN(data8)){
-const err15 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+var _valid2 = _errs19 === errors;
+valid4 = valid4 || _valid2;
+if(_valid2){
+var props0 = {};
+props0.href = true;
+}
+const _errs24 = errors;
+if(data3 !== null){
+const err15 = {instancePath:instancePath+"/codeDescription",schemaPath:"#/properties/codeDescription/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8808,8 +10403,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data8 < 0 || isNaN(data8)){
-const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid2 = _errs24 === errors;
+valid4 = valid4 || _valid2;
+if(!valid4){
+const err16 = {instancePath:instancePath+"/codeDescription",schemaPath:"#/properties/codeDescription/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8818,11 +10415,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
 }
 else {
-const err17 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+}
+}
+if(data.source !== undefined){
+let data5 = data.source;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: schema158.properties.source.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8832,19 +10440,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.relatedInformation !== undefined){
-let data9 = data.relatedInformation;
-if(Array.isArray(data9)){
-const len1 = data9.length;
-for(let i1=0; i1<len1; i1++){
-if(!(validate125(data9[i1], {instancePath:instancePath+"/relatedInformation/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/relatedInformation",schemaPath:"#/properties/relatedInformation/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err18 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8854,9 +10452,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.tags !== undefined){
+let data7 = data.tags;
+if((!(Array.isArray(data7))) && (data7 !== null)){
+const err19 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema158.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8865,16 +10464,129 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate123.errors = vErrors;
+if(Array.isArray(data7)){
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err20 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(typeof data8 == "number"){
+if(data8 > 2147483647 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data8 < 0 || isNaN(data8)){
+const err22 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+}
+}
+if(data.relatedInformation !== undefined){
+let data9 = data.relatedInformation;
+if((!(Array.isArray(data9))) && (data9 !== null)){
+const err23 = {instancePath:instancePath+"/relatedInformation",schemaPath:"#/properties/relatedInformation/type",keyword:"type",params:{type: schema158.properties.relatedInformation.type},message:"must be array,null"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(Array.isArray(data9)){
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate126(data9[i1], {instancePath:instancePath+"/relatedInformation/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+if(data.data !== undefined){
+const _errs39 = errors;
+let valid12 = false;
+const _errs40 = errors;
+var _valid3 = _errs40 === errors;
+valid12 = valid12 || _valid3;
+const _errs41 = errors;
+if(data.data !== null){
+const err24 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid3 = _errs41 === errors;
+valid12 = valid12 || _valid3;
+if(!valid12){
+const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+else {
+errors = _errs39;
+if(vErrors !== null){
+if(_errs39){
+vErrors.length = _errs39;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":{"range":true,"severity":true,"code":true,"codeDescription":true,"source":true,"message":true,"tags":true,"relatedInformation":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":{"range":true,"severity":true,"code":true,"codeDescription":true,"source":true,"message":true,"tags":true,"relatedInformation":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8916,8 +10628,8 @@ errors++;
 }
 if(data.version !== undefined){
 let data1 = data.version;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) && (data1 !== null)){
+const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: schema157.properties.version.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8954,8 +10666,8 @@ let data2 = data.diagnostics;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate123(data2[i0], {instancePath:instancePath+"/diagnostics/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate124(data2[i0], {instancePath:instancePath+"/diagnostics/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 }
@@ -8982,18 +10694,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":{"uri":true,"version":true,"diagnostics":true},"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":{"uri":true,"version":true,"diagnostics":true},"dynamicProps":false,"dynamicItems":false};
 
-export const v27 = validate129;
-const schema163 = {"title":"ProgressParams","description":"`ProgressParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["token","value"],"properties":{"token":{"title":"Token","description":"The progress token provided by the client or server.","$ref":"#/$defs/ProgressToken"},"value":{"title":"Value","description":"The progress data.","$ref":"#/$defs/LSPAny"}}};
+export const v28 = validate130;
+const schema164 = {"title":"ProgressParams","description":"`ProgressParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["token","value"],"properties":{"token":{"title":"Token","description":"The progress token provided by the client or server.","$ref":"#/$defs/ProgressToken"},"value":{"title":"Value","description":"The progress data.","$ref":"#/$defs/LSPAny"}}};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9106,111 +10818,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate129.errors = vErrors;
-return errors === 0;
-}
-validate129.evaluated = {"props":{"token":true,"value":true},"dynamicProps":false,"dynamicItems":false};
-
-export const v28 = validate130;
-const schema166 = {"title":"LogMessageParams","description":"The log message parameters.","type":"object","required":["type","message"],"properties":{"type":{"title":"Type","description":"The message type. See {@link MessageType}","$ref":"#/$defs/MessageType"},"message":{"title":"Message","description":"The actual message.","type":"string"}}};
-const schema167 = {"title":"MessageType","description":"The message type","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Error), 2 (Warning), 3 (Info), 4 (Log), 5 (Debug)"};
-
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate130.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.message === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.type !== undefined){
-let data0 = data.type;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data0 < 0 || isNaN(data0)){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
 validate130.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":{"type":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":{"token":true,"value":true},"dynamicProps":false,"dynamicItems":false};
 
 export const v29 = validate131;
-const schema168 = {"title":"ShowMessageParams","description":"The parameters of a notification message.","type":"object","required":["type","message"],"properties":{"type":{"title":"Type","description":"The message type. See {@link MessageType}","$ref":"#/$defs/MessageType"},"message":{"title":"Message","description":"The actual message.","type":"string"}}};
+const schema167 = {"title":"LogMessageParams","description":"The log message parameters.","type":"object","required":["type","message"],"properties":{"type":{"title":"Type","description":"The message type. See {@link MessageType}","$ref":"#/$defs/MessageType"},"message":{"title":"Message","description":"The actual message.","type":"string"}}};
+const schema168 = {"title":"MessageType","description":"The message type","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Error), 2 (Warning), 3 (Info), 4 (Log), 5 (Debug)"};
 
 function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9307,12 +10922,109 @@ return errors === 0;
 validate131.evaluated = {"props":{"type":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
 export const v30 = validate132;
-const schema170 = {"title":"ApplyWorkspaceEditParams","description":"The parameters passed via an apply workspace edit request.","type":"object","required":["edit"],"properties":{"label":{"title":"Label","description":"An optional label of the workspace edit. This label is\npresented in the user interface for example on an undo\nstack to undo the workspace edit.","type":"string"},"edit":{"title":"Edit","description":"The edits to apply.","$ref":"#/$defs/WorkspaceEdit"}}};
+const schema169 = {"title":"ShowMessageParams","description":"The parameters of a notification message.","type":"object","required":["type","message"],"properties":{"type":{"title":"Type","description":"The message type. See {@link MessageType}","$ref":"#/$defs/MessageType"},"message":{"title":"Message","description":"The actual message.","type":"string"}}};
 
 function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate132.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(typeof data0 == "number"){
+if(data0 > 2147483647 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data0 < 0 || isNaN(data0)){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate132.errors = vErrors;
+return errors === 0;
+}
+validate132.evaluated = {"props":{"type":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+
+export const v31 = validate133;
+const schema171 = {"title":"ApplyWorkspaceEditParams","description":"The parameters passed via an apply workspace edit request.","type":"object","required":["edit"],"properties":{"label":{"title":"Label","description":"An optional label of the workspace edit. This label is\npresented in the user interface for example on an undo\nstack to undo the workspace edit.","type":["string","null"]},"edit":{"title":"Edit","description":"The edits to apply.","$ref":"#/$defs/WorkspaceEdit"}}};
+
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9331,8 +11043,9 @@ vErrors.push(err0);
 errors++;
 }
 if(data.label !== undefined){
-if(typeof data.label !== "string"){
-const err1 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data0 = data.label;
+if((typeof data0 !== "string") && (data0 !== null)){
+const err1 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema171.properties.label.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9359,18 +11072,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate132.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":{"label":true,"edit":true},"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":{"label":true,"edit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const v31 = validate134;
-const schema171 = {"title":"ApplyWorkspaceEditResult","description":"The result returned from the apply workspace edit request.\n\n@since 3.17 renamed from ApplyWorkspaceEditResponse","type":"object","required":["applied"],"properties":{"applied":{"title":"Applied","description":"Indicates whether the edit was applied or not.","type":"boolean"},"failureReason":{"title":"Failure reason","description":"An optional textual description for why the edit was not applied.\nThis may be used by the server for diagnostic logging or to provide\na suitable error for a request that triggered the edit.","type":"string"},"failedChange":{"title":"Failed change","description":"Depending on the client's failure handling strategy `failedChange` might\ncontain the index of the change that failed. This property is only available\nif the client signals a `failureHandlingStrategy` in its client capabilities.","type":"integer","minimum":0,"maximum":2147483647}}};
+export const v32 = validate135;
+const schema172 = {"title":"ApplyWorkspaceEditResult","description":"The result returned from the apply workspace edit request.\n\n@since 3.17 renamed from ApplyWorkspaceEditResponse","type":"object","required":["applied"],"properties":{"applied":{"title":"Applied","description":"Indicates whether the edit was applied or not.","type":"boolean"},"failureReason":{"title":"Failure reason","description":"An optional textual description for why the edit was not applied.\nThis may be used by the server for diagnostic logging or to provide\na suitable error for a request that triggered the edit.","type":["string","null"]},"failedChange":{"title":"Failed change","description":"Depending on the client's failure handling strategy `failedChange` might\ncontain the index of the change that failed. This property is only available\nif the client signals a `failureHandlingStrategy` in its client capabilities.","type":["integer","null"],"minimum":0,"maximum":2147483647}}};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9401,8 +11114,9 @@ errors++;
 }
 }
 if(data.failureReason !== undefined){
-if(typeof data.failureReason !== "string"){
-const err2 = {instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.failureReason;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err2 = {instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: schema172.properties.failureReason.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9414,8 +11128,8 @@ errors++;
 }
 if(data.failedChange !== undefined){
 let data2 = data.failedChange;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err3 = {instancePath:instancePath+"/failedChange",schemaPath:"#/properties/failedChange/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) && (data2 !== null)){
+const err3 = {instancePath:instancePath+"/failedChange",schemaPath:"#/properties/failedChange/type",keyword:"type",params:{type: schema172.properties.failedChange.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9458,19 +11172,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":{"applied":true,"failureReason":true,"failedChange":true},"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":{"applied":true,"failureReason":true,"failedChange":true},"dynamicProps":false,"dynamicItems":false};
 
-export const v32 = validate135;
-const schema172 = {"title":"ConfigurationParams","description":"The parameters of a configuration request.","type":"object","required":["items"],"properties":{"items":{"title":"Items","description":"`items`, as the LSP 3.17 meta model defines it (it documents none).","type":"array","items":{"$ref":"#/$defs/ConfigurationItem"}}}};
-const schema173 = {"title":"ConfigurationItem","description":"`ConfigurationItem`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"scopeUri":{"title":"Scope uri","description":"The scope to get the configuration section for.","type":"string"},"section":{"title":"Section","description":"The configuration section asked for.","type":"string"}}};
+export const v33 = validate136;
+const schema173 = {"title":"ConfigurationParams","description":"The parameters of a configuration request.","type":"object","required":["items"],"properties":{"items":{"title":"Items","description":"`items`, as the LSP 3.17 meta model defines it (it documents none).","type":"array","items":{"$ref":"#/$defs/ConfigurationItem"}}}};
+const schema174 = {"title":"ConfigurationItem","description":"`ConfigurationItem`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"scopeUri":{"title":"Scope uri","description":"The scope to get the configuration section for.","type":["string","null"]},"section":{"title":"Section","description":"The configuration section asked for.","type":["string","null"]}}};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9496,8 +11210,9 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.scopeUri !== undefined){
-if(typeof data1.scopeUri !== "string"){
-const err1 = {instancePath:instancePath+"/items/" + i0+"/scopeUri",schemaPath:"#/$defs/ConfigurationItem/properties/scopeUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data2 = data1.scopeUri;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err1 = {instancePath:instancePath+"/items/" + i0+"/scopeUri",schemaPath:"#/$defs/ConfigurationItem/properties/scopeUri/type",keyword:"type",params:{type: schema174.properties.scopeUri.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9508,8 +11223,9 @@ errors++;
 }
 }
 if(data1.section !== undefined){
-if(typeof data1.section !== "string"){
-const err2 = {instancePath:instancePath+"/items/" + i0+"/section",schemaPath:"#/$defs/ConfigurationItem/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data3 = data1.section;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err2 = {instancePath:instancePath+"/items/" + i0+"/section",schemaPath:"#/$defs/ConfigurationItem/properties/section/type",keyword:"type",params:{type: schema174.properties.section.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9554,18 +11270,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate135.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
 
-export const v33 = validate136;
-const schema174 = {"title":"ConfigurationResult","description":"The result of `workspace/configuration`.","type":"array","items":{"$ref":"#/$defs/LSPAny"}};
+export const v34 = validate137;
+const schema175 = {"title":"ConfigurationResult","description":"The result of `workspace/configuration`.","type":"array","items":{"$ref":"#/$defs/LSPAny"}};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9584,18 +11300,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate136.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v34 = validate137;
-const schema176 = {"title":"WorkDoneProgressCreateParams","description":"`WorkDoneProgressCreateParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["token"],"properties":{"token":{"title":"Token","description":"The token to be used to report progress.","$ref":"#/$defs/ProgressToken"}}};
+export const v35 = validate138;
+const schema177 = {"title":"WorkDoneProgressCreateParams","description":"`WorkDoneProgressCreateParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["token"],"properties":{"token":{"title":"Token","description":"The token to be used to report progress.","$ref":"#/$defs/ProgressToken"}}};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9698,18 +11414,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":{"token":true},"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":{"token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const v35 = validate138;
-const schema178 = {"title":"WorkDoneProgressCreateResult","description":"The result of `window/workDoneProgress/create`.","type":"null"};
+export const v36 = validate139;
+const schema179 = {"title":"WorkDoneProgressCreateResult","description":"The result of `window/workDoneProgress/create`.","type":"null"};
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9726,19 +11442,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate138.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const v36 = validate139;
-const schema179 = {"title":"RegistrationParams","description":"`RegistrationParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["registrations"],"properties":{"registrations":{"title":"Registrations","description":"`registrations`, as the LSP 3.17 meta model defines it (it documents none).","type":"array","items":{"$ref":"#/$defs/Registration"}}}};
-const schema180 = {"title":"Registration","description":"General parameters to register for a notification or to register a provider.","type":"object","required":["id","method"],"properties":{"id":{"title":"Id","description":"The id used to register the request. The id can be used to deregister\nthe request again.","type":"string"},"method":{"title":"Method","description":"The method / capability to register for.","type":"string"},"registerOptions":{"title":"Register options","description":"Options necessary for the registration.","$ref":"#/$defs/LSPAny"}}};
+export const v37 = validate140;
+const schema180 = {"title":"RegistrationParams","description":"`RegistrationParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["registrations"],"properties":{"registrations":{"title":"Registrations","description":"`registrations`, as the LSP 3.17 meta model defines it (it documents none).","type":"array","items":{"$ref":"#/$defs/Registration"}}}};
+const schema181 = {"title":"Registration","description":"General parameters to register for a notification or to register a provider.","type":"object","required":["id","method"],"properties":{"id":{"title":"Id","description":"The id used to register the request. The id can be used to deregister\nthe request again.","type":"string"},"method":{"title":"Method","description":"The method / capability to register for.","type":"string"},"registerOptions":{"title":"Register options","description":"Options necessary for the registration.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9790,9 +11506,15 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.registerOptions !== undefined){
+const _errs6 = errors;
+let valid1 = false;
+const _errs7 = errors;
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+const _errs8 = errors;
+if(data.registerOptions !== null){
+const err4 = {instancePath:instancePath+"/registerOptions",schemaPath:"#/properties/registerOptions/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9801,16 +11523,51 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate140.errors = vErrors;
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/registerOptions",schemaPath:"#/properties/registerOptions/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":{"id":true,"method":true,"registerOptions":true},"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":{"id":true,"method":true,"registerOptions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9833,8 +11590,8 @@ let data0 = data.registrations;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate140(data0[i0], {instancePath:instancePath+"/registrations/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
+if(!(validate141(data0[i0], {instancePath:instancePath+"/registrations/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 }
@@ -9861,18 +11618,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate139.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":{"registrations":true},"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":{"registrations":true},"dynamicProps":false,"dynamicItems":false};
 
-export const v37 = validate142;
-const schema182 = {"title":"RegisterCapabilityResult","description":"The result of `client/registerCapability`.","type":"null"};
+export const v38 = validate143;
+const schema183 = {"title":"RegisterCapabilityResult","description":"The result of `client/registerCapability`.","type":"null"};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9889,10 +11646,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate142.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 /** The validator of each schema type, by name. */
 export const validators: Readonly<Record<string, SchemaValidator>> = {
@@ -9920,18 +11677,19 @@ export const validators: Readonly<Record<string, SchemaValidator>> = {
   "IncomingCallsResult": v21,
   "CallHierarchyOutgoingCallsParams": v22,
   "OutgoingCallsResult": v23,
-  "ShutdownResult": v24,
-  "CancelParams": v25,
-  "PublishDiagnosticsParams": v26,
-  "ProgressParams": v27,
-  "LogMessageParams": v28,
-  "ShowMessageParams": v29,
-  "ApplyWorkspaceEditParams": v30,
-  "ApplyWorkspaceEditResult": v31,
-  "ConfigurationParams": v32,
-  "ConfigurationResult": v33,
-  "WorkDoneProgressCreateParams": v34,
-  "WorkDoneProgressCreateResult": v35,
-  "RegistrationParams": v36,
-  "RegisterCapabilityResult": v37,
+  "NoParams": v24,
+  "ShutdownResult": v25,
+  "CancelParams": v26,
+  "PublishDiagnosticsParams": v27,
+  "ProgressParams": v28,
+  "LogMessageParams": v29,
+  "ShowMessageParams": v30,
+  "ApplyWorkspaceEditParams": v31,
+  "ApplyWorkspaceEditResult": v32,
+  "ConfigurationParams": v33,
+  "ConfigurationResult": v34,
+  "WorkDoneProgressCreateParams": v35,
+  "WorkDoneProgressCreateResult": v36,
+  "RegistrationParams": v37,
+  "RegisterCapabilityResult": v38,
 };

@@ -38,7 +38,7 @@ class AnnotatedTextEdit(TypedDict):
 class ApplyWorkspaceEditParams(TypedDict):
     """The parameters passed via an apply workspace edit request."""
 
-    label: NotRequired[str]
+    label: NotRequired[str | None]
     """An optional label of the workspace edit. This label is
     presented in the user interface for example on an undo
     stack to undo the workspace edit.
@@ -55,12 +55,12 @@ class ApplyWorkspaceEditResult(TypedDict):
 
     applied: bool
     """Indicates whether the edit was applied or not."""
-    failureReason: NotRequired[str]
+    failureReason: NotRequired[str | None]
     """An optional textual description for why the edit was not applied.
     This may be used by the server for diagnostic logging or to provide
     a suitable error for a request that triggered the edit.
     """
-    failedChange: NotRequired[int]
+    failedChange: NotRequired[int | None]
     """Depending on the client's failure handling strategy `failedChange` might
     contain the index of the change that failed. This property is only available
     if the client signals a `failureHandlingStrategy` in its client capabilities.
@@ -91,9 +91,9 @@ class CallHierarchyIncomingCallsParams(TypedDict):
     @since 3.16.0
     """
 
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
-    partialResultToken: NotRequired[ProgressToken]
+    partialResultToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report partial results (e.g. streaming) to
     the client.
     """
@@ -112,9 +112,9 @@ class CallHierarchyItem(TypedDict):
     """The name of this item."""
     kind: SymbolKind
     """The kind of this item."""
-    tags: NotRequired[list[SymbolTag]]
+    tags: NotRequired[list[SymbolTag] | None]
     """Tags for this item."""
-    detail: NotRequired[str]
+    detail: NotRequired[str | None]
     """More detail for this item, e.g. the signature of a function."""
     uri: str
     """The resource identifier of this item."""
@@ -124,7 +124,7 @@ class CallHierarchyItem(TypedDict):
     """The range that should be selected and revealed when this symbol is being picked, e.g. the name of a function.
     Must be contained by the {@link CallHierarchyItem.range `range`}.
     """
-    data: NotRequired[LspAny]
+    data: NotRequired[LspAny | None]
     """A data entry field that is preserved between a call hierarchy prepare and
     incoming calls or outgoing calls requests.
     """
@@ -136,7 +136,7 @@ class CallHierarchyOptions(TypedDict):
     @since 3.16.0
     """
 
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none)."""
 
 
@@ -161,9 +161,9 @@ class CallHierarchyOutgoingCallsParams(TypedDict):
     @since 3.16.0
     """
 
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
-    partialResultToken: NotRequired[ProgressToken]
+    partialResultToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report partial results (e.g. streaming) to
     the client.
     """
@@ -181,7 +181,7 @@ class CallHierarchyPrepareParams(TypedDict):
     """The text document."""
     position: Position
     """The position inside the text document."""
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
 
 
@@ -195,9 +195,9 @@ class CallHierarchyRegistrationOptions(TypedDict):
     """A document selector to identify the scope of the registration. If set to null
     the document selector provided on the client side will be used.
     """
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none)."""
-    id: NotRequired[str]
+    id: NotRequired[str | None]
     """The id used to register the request. The id can be used to deregister
     the request again. See also Registration#id.
     """
@@ -220,11 +220,11 @@ class ChangeAnnotation(TypedDict):
     """A human-readable string describing the actual change. The string
     is rendered prominent in the user interface.
     """
-    needsConfirmation: NotRequired[bool]
+    needsConfirmation: NotRequired[bool | None]
     """A flag which indicates that user confirmation is needed
     before applying the change.
     """
-    description: NotRequired[str]
+    description: NotRequired[str | None]
     """A human-readable string which is rendered less prominent in
     the user interface.
     """
@@ -237,11 +237,11 @@ ChangeAnnotationIdentifier: TypeAlias = str
 class ClientCapabilities(TypedDict):
     """Defines the capabilities provided by the client."""
 
-    workspace: NotRequired[WorkspaceClientCapabilities]
+    workspace: NotRequired[WorkspaceClientCapabilities | None]
     """Workspace specific client capabilities."""
-    window: NotRequired[WindowClientCapabilities]
+    window: NotRequired[WindowClientCapabilities | None]
     """Window specific client capabilities."""
-    experimental: NotRequired[LspAny]
+    experimental: NotRequired[LspAny | None]
     """Experimental client capabilities."""
 
 
@@ -258,9 +258,9 @@ class CodeDescription(TypedDict):
 class ConfigurationItem(TypedDict):
     """`ConfigurationItem`, as the LSP 3.17 meta model defines it (it documents none)."""
 
-    scopeUri: NotRequired[str]
+    scopeUri: NotRequired[str | None]
     """The scope to get the configuration section for."""
-    section: NotRequired[str]
+    section: NotRequired[str | None]
     """The configuration section asked for."""
 
 
@@ -278,7 +278,7 @@ ConfigurationResult: TypeAlias = list["LspAny"]
 class CreateFile(TypedDict):
     """Create file operation."""
 
-    annotationId: NotRequired[ChangeAnnotationIdentifier]
+    annotationId: NotRequired[ChangeAnnotationIdentifier | None]
     """An optional annotation identifier describing the operation.
 
     @since 3.16.0
@@ -287,16 +287,16 @@ class CreateFile(TypedDict):
     """A create"""
     uri: str
     """The resource to create."""
-    options: NotRequired[CreateFileOptions]
+    options: NotRequired[CreateFileOptions | None]
     """Additional options"""
 
 
 class CreateFileOptions(TypedDict):
     """Options to create a file."""
 
-    overwrite: NotRequired[bool]
+    overwrite: NotRequired[bool | None]
     """Overwrite existing file. Overwrite wins over `ignoreIfExists`"""
-    ignoreIfExists: NotRequired[bool]
+    ignoreIfExists: NotRequired[bool | None]
     """Ignore if exists."""
 
 
@@ -320,7 +320,7 @@ the defining symbol
 class DefinitionOptions(TypedDict):
     """Server Capabilities for a {@link DefinitionRequest}."""
 
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none)."""
 
 
@@ -331,9 +331,9 @@ class DefinitionParams(TypedDict):
     """The text document."""
     position: Position
     """The position inside the text document."""
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
-    partialResultToken: NotRequired[ProgressToken]
+    partialResultToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report partial results (e.g. streaming) to
     the client.
     """
@@ -346,7 +346,7 @@ DefinitionResult: TypeAlias = Union["Definition", list["DefinitionLink"], None]
 class DeleteFile(TypedDict):
     """Delete file operation"""
 
-    annotationId: NotRequired[ChangeAnnotationIdentifier]
+    annotationId: NotRequired[ChangeAnnotationIdentifier | None]
     """An optional annotation identifier describing the operation.
 
     @since 3.16.0
@@ -355,16 +355,16 @@ class DeleteFile(TypedDict):
     """A delete"""
     uri: str
     """The file to delete."""
-    options: NotRequired[DeleteFileOptions]
+    options: NotRequired[DeleteFileOptions | None]
     """Delete options."""
 
 
 class DeleteFileOptions(TypedDict):
     """Delete file options"""
 
-    recursive: NotRequired[bool]
+    recursive: NotRequired[bool | None]
     """Delete the content recursively if a folder is denoted."""
-    ignoreIfNotExists: NotRequired[bool]
+    ignoreIfNotExists: NotRequired[bool | None]
     """Ignore the operation if the file doesn't exist."""
 
 
@@ -375,35 +375,35 @@ class Diagnostic(TypedDict):
 
     range: Range
     """The range at which the message applies"""
-    severity: NotRequired[DiagnosticSeverity]
+    severity: NotRequired[DiagnosticSeverity | None]
     """The diagnostic's severity. Can be omitted. If omitted it is up to the
     client to interpret diagnostics as error, warning, info or hint.
     """
-    code: NotRequired[int | str]
+    code: NotRequired[int | str | None]
     """The diagnostic's code, which usually appear in the user interface."""
-    codeDescription: NotRequired[CodeDescription]
+    codeDescription: NotRequired[CodeDescription | None]
     """An optional property to describe the error code.
     Requires the code field (above) to be present/not null.
 
     @since 3.16.0
     """
-    source: NotRequired[str]
+    source: NotRequired[str | None]
     """A human-readable string describing the source of this
     diagnostic, e.g. 'typescript' or 'super lint'. It usually
     appears in the user interface.
     """
     message: str
     """The diagnostic's message. It usually appears in the user interface"""
-    tags: NotRequired[list[DiagnosticTag]]
+    tags: NotRequired[list[DiagnosticTag] | None]
     """Additional metadata about the diagnostic.
 
     @since 3.15.0
     """
-    relatedInformation: NotRequired[list[DiagnosticRelatedInformation]]
+    relatedInformation: NotRequired[list[DiagnosticRelatedInformation] | None]
     """An array of related diagnostic information, e.g. when symbol-names within
     a scope collide all definitions can be marked via this property.
     """
-    data: NotRequired[LspAny]
+    data: NotRequired[LspAny | None]
     """A data entry field that is preserved between a `textDocument/publishDiagnostics`
     notification and `textDocument/codeAction` request.
 
@@ -490,16 +490,16 @@ class DocumentSymbol(TypedDict):
     """The name of this symbol. Will be displayed in the user interface and therefore must not be
     an empty string or a string only consisting of white spaces.
     """
-    detail: NotRequired[str]
+    detail: NotRequired[str | None]
     """More detail for this symbol, e.g the signature of a function."""
     kind: SymbolKind
     """The kind of this symbol."""
-    tags: NotRequired[list[SymbolTag]]
+    tags: NotRequired[list[SymbolTag] | None]
     """Tags for this document symbol.
 
     @since 3.16.0
     """
-    deprecated: NotRequired[bool]
+    deprecated: NotRequired[bool | None]
     """Indicates if this symbol is deprecated.
 
     @deprecated Use tags instead
@@ -513,16 +513,16 @@ class DocumentSymbol(TypedDict):
     """The range that should be selected and revealed when this symbol is being picked, e.g the name of a function.
     Must be contained by the `range`.
     """
-    children: NotRequired[list[DocumentSymbol]]
+    children: NotRequired[list[DocumentSymbol] | None]
     """Children of this symbol, e.g. properties of a class."""
 
 
 class DocumentSymbolOptions(TypedDict):
     """Provider options for a {@link DocumentSymbolRequest}."""
 
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none)."""
-    label: NotRequired[str]
+    label: NotRequired[str | None]
     """A human-readable string that is shown when multiple outlines trees
     are shown for the same document.
 
@@ -533,9 +533,9 @@ class DocumentSymbolOptions(TypedDict):
 class DocumentSymbolParams(TypedDict):
     """Parameters for a {@link DocumentSymbolRequest}."""
 
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
-    partialResultToken: NotRequired[ProgressToken]
+    partialResultToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report partial results (e.g. streaming) to
     the client.
     """
@@ -558,7 +558,7 @@ class Hover(TypedDict):
 
     contents: MarkupContent | MarkedString | list[MarkedString]
     """The hover's content"""
-    range: NotRequired[Range]
+    range: NotRequired[Range | None]
     """An optional range inside the text document that is used to
     visualize the hover, e.g. by changing the background color.
     """
@@ -567,7 +567,7 @@ class Hover(TypedDict):
 class HoverOptions(TypedDict):
     """Hover options."""
 
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none)."""
 
 
@@ -578,7 +578,7 @@ class HoverParams(TypedDict):
     """The text document."""
     position: Position
     """The position inside the text document."""
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
 
 
@@ -605,7 +605,7 @@ class InitializeError(TypedDict):
 class InitializeParams(TypedDict):
     """`InitializeParams`, as the LSP 3.17 meta model defines it (it documents none)."""
 
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
     processId: int | None
     """The process Id of the parent process that started
@@ -614,12 +614,12 @@ class InitializeParams(TypedDict):
     Is `null` if the process has not been started by another process.
     If the parent process is not alive then the server should exit.
     """
-    clientInfo: NotRequired[InitializeParamsClientInfo]
+    clientInfo: NotRequired[dict[str, Any] | None]
     """Information about the client
 
     @since 3.15.0
     """
-    locale: NotRequired[str]
+    locale: NotRequired[str | None]
     """The locale the client is currently showing the user interface
     in. This must not necessarily be the locale of the operating
     system.
@@ -644,9 +644,9 @@ class InitializeParams(TypedDict):
     """
     capabilities: ClientCapabilities
     """The capabilities provided by the client (editor or tool)"""
-    initializationOptions: NotRequired[LspAny]
+    initializationOptions: NotRequired[LspAny | None]
     """User provided initialization options."""
-    trace: NotRequired[TraceValues]
+    trace: NotRequired[TraceValues | None]
     """The initial trace setting. If omitted trace is disabled ('off')."""
     workspaceFolders: NotRequired[list[WorkspaceFolder] | None]
     """The workspace folders configured in the client when the server starts.
@@ -659,40 +659,16 @@ class InitializeParams(TypedDict):
     """
 
 
-class InitializeParamsClientInfo(TypedDict):
-    """Information about the client
-
-    @since 3.15.0
-    """
-
-    name: str
-    """The name of the client as defined by the client."""
-    version: NotRequired[str]
-    """The client's version as defined by the client."""
-
-
 class InitializeResult(TypedDict):
     """The result returned from an initialize request."""
 
     capabilities: ServerCapabilities
     """The capabilities the language server provides."""
-    serverInfo: NotRequired[InitializeResultServerInfo]
+    serverInfo: NotRequired[dict[str, Any] | None]
     """Information about the server.
 
     @since 3.15.0
     """
-
-
-class InitializeResultServerInfo(TypedDict):
-    """Information about the server.
-
-    @since 3.15.0
-    """
-
-    name: str
-    """The name of the server as defined by the server."""
-    version: NotRequired[str]
-    """The server's version as defined by the server."""
 
 
 class InitializedParams(TypedDict):
@@ -730,7 +706,7 @@ class LocationLink(TypedDict):
     including an origin range.
     """
 
-    originSelectionRange: NotRequired[Range]
+    originSelectionRange: NotRequired[Range | None]
     """Span of the origin of this link.
 
     Used as the underlined span for mouse interaction. Defaults to the word range at
@@ -913,7 +889,7 @@ class PrepareRenameParams(TypedDict):
     """The text document."""
     position: Position
     """The position inside the text document."""
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
 
 
@@ -954,7 +930,7 @@ class PublishDiagnosticsParams(TypedDict):
 
     uri: str
     """The URI for which diagnostic information is reported."""
-    version: NotRequired[int]
+    version: NotRequired[int | None]
     """Optional the version number of the document the diagnostics are published for.
 
     @since 3.15.0
@@ -997,7 +973,7 @@ class ReferenceContext(TypedDict):
 class ReferenceOptions(TypedDict):
     """Reference options."""
 
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none)."""
 
 
@@ -1008,9 +984,9 @@ class ReferenceParams(TypedDict):
     """The text document."""
     position: Position
     """The position inside the text document."""
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
-    partialResultToken: NotRequired[ProgressToken]
+    partialResultToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report partial results (e.g. streaming) to
     the client.
     """
@@ -1034,7 +1010,7 @@ class Registration(TypedDict):
     """
     method: str
     """The method / capability to register for."""
-    registerOptions: NotRequired[LspAny]
+    registerOptions: NotRequired[LspAny | None]
     """Options necessary for the registration."""
 
 
@@ -1048,7 +1024,7 @@ class RegistrationParams(TypedDict):
 class RenameFile(TypedDict):
     """Rename file operation"""
 
-    annotationId: NotRequired[ChangeAnnotationIdentifier]
+    annotationId: NotRequired[ChangeAnnotationIdentifier | None]
     """An optional annotation identifier describing the operation.
 
     @since 3.16.0
@@ -1059,25 +1035,25 @@ class RenameFile(TypedDict):
     """The old (existing) location."""
     newUri: str
     """The new location."""
-    options: NotRequired[RenameFileOptions]
+    options: NotRequired[RenameFileOptions | None]
     """Rename options."""
 
 
 class RenameFileOptions(TypedDict):
     """Rename file options"""
 
-    overwrite: NotRequired[bool]
+    overwrite: NotRequired[bool | None]
     """Overwrite target if existing. Overwrite wins over `ignoreIfExists`"""
-    ignoreIfExists: NotRequired[bool]
+    ignoreIfExists: NotRequired[bool | None]
     """Ignores if target exists."""
 
 
 class RenameOptions(TypedDict):
     """Provider options for a {@link RenameRequest}."""
 
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """`workDoneProgress`, as the LSP 3.17 meta model defines it (it documents none)."""
-    prepareProvider: NotRequired[bool]
+    prepareProvider: NotRequired[bool | None]
     """Renames should be checked and tested before being executed.
 
     @since version 3.12.0
@@ -1087,7 +1063,7 @@ class RenameOptions(TypedDict):
 class RenameParams(TypedDict):
     """The parameters of a {@link RenameRequest}."""
 
-    workDoneToken: NotRequired[ProgressToken]
+    workDoneToken: NotRequired[ProgressToken | None]
     """An optional token that a server can use to report work done progress."""
     textDocument: TextDocumentIdentifier
     """The document to rename."""
@@ -1110,7 +1086,7 @@ ResourceOperationKind: TypeAlias = Literal["create", "rename", "delete"]
 class SaveOptions(TypedDict):
     """Save options."""
 
-    includeText: NotRequired[bool]
+    includeText: NotRequired[bool | None]
     """The client is supposed to include the content on save."""
 
 
@@ -1119,7 +1095,7 @@ class ServerCapabilities(TypedDict):
     server.
     """
 
-    positionEncoding: NotRequired[PositionEncodingKind]
+    positionEncoding: NotRequired[PositionEncodingKind | None]
     """The position encoding the server picked from the encodings offered
     by the client via the client capability `general.positionEncodings`.
 
@@ -1130,30 +1106,30 @@ class ServerCapabilities(TypedDict):
 
     @since 3.17.0
     """
-    textDocumentSync: NotRequired[TextDocumentSyncOptions | TextDocumentSyncKind]
+    textDocumentSync: NotRequired[TextDocumentSyncOptions | TextDocumentSyncKind | None]
     """Defines how text documents are synced. Is either a detailed structure
     defining each notification or for backwards compatibility the
     TextDocumentSyncKind number.
     """
-    hoverProvider: NotRequired[bool | HoverOptions]
+    hoverProvider: NotRequired[bool | HoverOptions | None]
     """The server provides hover support."""
-    definitionProvider: NotRequired[bool | DefinitionOptions]
+    definitionProvider: NotRequired[bool | DefinitionOptions | None]
     """The server provides goto definition support."""
-    referencesProvider: NotRequired[bool | ReferenceOptions]
+    referencesProvider: NotRequired[bool | ReferenceOptions | None]
     """The server provides find references support."""
-    documentSymbolProvider: NotRequired[bool | DocumentSymbolOptions]
+    documentSymbolProvider: NotRequired[bool | DocumentSymbolOptions | None]
     """The server provides document symbol support."""
-    renameProvider: NotRequired[bool | RenameOptions]
+    renameProvider: NotRequired[bool | RenameOptions | None]
     """The server provides rename support. RenameOptions may only be
     specified if the client states that it supports
     `prepareSupport` in its initial `initialize` request.
     """
-    callHierarchyProvider: NotRequired[bool | CallHierarchyOptions | CallHierarchyRegistrationOptions]
+    callHierarchyProvider: NotRequired[bool | CallHierarchyOptions | CallHierarchyRegistrationOptions | None]
     """The server provides call hierarchy support.
 
     @since 3.16.0
     """
-    experimental: NotRequired[LspAny]
+    experimental: NotRequired[LspAny | None]
     """Experimental server capabilities."""
 
 
@@ -1179,18 +1155,18 @@ class SymbolInformation(TypedDict):
     """The name of this symbol."""
     kind: SymbolKind
     """The kind of this symbol."""
-    tags: NotRequired[list[SymbolTag]]
+    tags: NotRequired[list[SymbolTag] | None]
     """Tags for this symbol.
 
     @since 3.16.0
     """
-    containerName: NotRequired[str]
+    containerName: NotRequired[str | None]
     """The name of the symbol containing this symbol. This information is for
     user interface purposes (e.g. to render a qualifier in the user interface
     if necessary). It can't be used to re-infer a hierarchy for the document
     symbols.
     """
-    deprecated: NotRequired[bool]
+    deprecated: NotRequired[bool | None]
     """Indicates if this symbol is deprecated.
 
     @deprecated Use tags instead
@@ -1226,7 +1202,7 @@ it is considered to be the full content of the document.
 class TextDocumentContentChangeEventVariant0(TypedDict):
     range: Range
     """The range of the document that changed."""
-    rangeLength: NotRequired[int]
+    rangeLength: NotRequired[int | None]
     """The optional length of the range that got replaced.
 
     @deprecated use range instead.
@@ -1294,23 +1270,23 @@ document changes to the language server.
 class TextDocumentSyncOptions(TypedDict):
     """`TextDocumentSyncOptions`, as the LSP 3.17 meta model defines it (it documents none)."""
 
-    openClose: NotRequired[bool]
+    openClose: NotRequired[bool | None]
     """Open and close notifications are sent to the server. If omitted open close notification should not
     be sent.
     """
-    change: NotRequired[TextDocumentSyncKind]
+    change: NotRequired[TextDocumentSyncKind | None]
     """Change notifications are sent to the server. See TextDocumentSyncKind.None, TextDocumentSyncKind.Full
     and TextDocumentSyncKind.Incremental. If omitted it defaults to TextDocumentSyncKind.None.
     """
-    willSave: NotRequired[bool]
+    willSave: NotRequired[bool | None]
     """If present will save notifications are sent to the server. If omitted the notification should not be
     sent.
     """
-    willSaveWaitUntil: NotRequired[bool]
+    willSaveWaitUntil: NotRequired[bool | None]
     """If present will save wait until requests are sent to the server. If omitted the request should not be
     sent.
     """
-    save: NotRequired[bool | SaveOptions]
+    save: NotRequired[bool | SaveOptions | None]
     """If present save notifications are sent to the server. If omitted the notification should not be
     sent.
     """
@@ -1348,7 +1324,7 @@ class VersionedTextDocumentIdentifier(TypedDict):
 class WindowClientCapabilities(TypedDict):
     """`WindowClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none)."""
 
-    workDoneProgress: NotRequired[bool]
+    workDoneProgress: NotRequired[bool | None]
     """It indicates whether the client supports server initiated
     progress using the `window/workDoneProgress/create` request.
 
@@ -1375,19 +1351,19 @@ WorkDoneProgressCreateResult: TypeAlias = None
 class WorkspaceClientCapabilities(TypedDict):
     """Workspace specific client capabilities."""
 
-    applyEdit: NotRequired[bool]
+    applyEdit: NotRequired[bool | None]
     """The client supports applying batch edits
     to the workspace by supporting the request
     'workspace/applyEdit'
     """
-    workspaceEdit: NotRequired[WorkspaceEditClientCapabilities]
+    workspaceEdit: NotRequired[WorkspaceEditClientCapabilities | None]
     """Capabilities specific to `WorkspaceEdit`s."""
-    workspaceFolders: NotRequired[bool]
+    workspaceFolders: NotRequired[bool | None]
     """The client has support for workspace folders.
 
     @since 3.6.0
     """
-    configuration: NotRequired[bool]
+    configuration: NotRequired[bool | None]
     """The client supports `workspace/configuration` requests.
 
     @since 3.6.0
@@ -1409,9 +1385,9 @@ class WorkspaceEdit(TypedDict):
     the client capability: `workspace.workspaceEdit.failureHandling`
     """
 
-    changes: NotRequired[dict[str, list[TextEdit]]]
+    changes: NotRequired[dict[str, list[TextEdit]] | None]
     """Holds changes to existing resources."""
-    documentChanges: NotRequired[list[TextDocumentEdit | CreateFile | RenameFile | DeleteFile]]
+    documentChanges: NotRequired[list[TextDocumentEdit | CreateFile | RenameFile | DeleteFile] | None]
     """Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes
     are either an array of `TextDocumentEdit`s to express changes to n different text documents
     where each text document edit addresses a specific version of a text document. Or it can contain
@@ -1423,7 +1399,7 @@ class WorkspaceEdit(TypedDict):
     If a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then
     only plain `TextEdit`s using the `changes` property are supported.
     """
-    changeAnnotations: NotRequired[dict[str, ChangeAnnotation]]
+    changeAnnotations: NotRequired[dict[str, ChangeAnnotation] | None]
     """A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and
     delete file / folder operations.
 
@@ -1436,15 +1412,15 @@ class WorkspaceEdit(TypedDict):
 class WorkspaceEditClientCapabilities(TypedDict):
     """`WorkspaceEditClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none)."""
 
-    documentChanges: NotRequired[bool]
+    documentChanges: NotRequired[bool | None]
     """The client supports versioned document changes in `WorkspaceEdit`s"""
-    resourceOperations: NotRequired[list[ResourceOperationKind]]
+    resourceOperations: NotRequired[list[ResourceOperationKind] | None]
     """The resource operations the client supports. Clients should at least
     support 'create', 'rename' and 'delete' files and folders.
 
     @since 3.13.0
     """
-    failureHandling: NotRequired[FailureHandlingKind]
+    failureHandling: NotRequired[FailureHandlingKind | None]
     """The failure handling strategy of a client if applying the workspace edit
     fails.
 
