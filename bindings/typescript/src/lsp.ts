@@ -1323,6 +1323,26 @@ export interface TextEdit {
 /** `TraceValues`, as the LSP 3.17 meta model defines it (it documents none). */
 export type TraceValues = "off" | "messages" | "verbose";
 
+/** The result of `client/unregisterCapability`. */
+export type UnregisterCapabilityResult = null;
+
+/** General parameters to unregister a request or notification. */
+export interface Unregistration {
+  /**
+   * The id used to unregister the request or notification. Usually an id
+   * provided during the register request.
+   */
+  id: string;
+  /** The method to unregister for. */
+  method: string;
+}
+
+/** `UnregistrationParams`, as the LSP 3.17 meta model defines it (it documents none). */
+export interface UnregistrationParams {
+  /** `unregisterations`, as the LSP 3.17 meta model defines it (it documents none). */
+  unregisterations: Unregistration[];
+}
+
 /** A text document identifier to denote a specific version of a text document. */
 export interface VersionedTextDocumentIdentifier {
   /** The text document's uri. */
@@ -1456,6 +1476,9 @@ export interface WorkspaceFolder {
   name: string;
 }
 
+/** The result of `workspace/workspaceFolders`. */
+export type WorkspaceFoldersResult = WorkspaceFolder[] | null;
+
 /** Requests the client sends and the server answers: method name to params and result. */
 export interface LspRequests {
   /**
@@ -1556,6 +1579,10 @@ export interface LspServerRequests {
   "window/workDoneProgress/create": { params: WorkDoneProgressCreateParams; result: WorkDoneProgressCreateResult };
   /** The server registers a capability dynamically; the client answers `null` (Loom declares no dynamic registration). */
   "client/registerCapability": { params: RegistrationParams; result: RegisterCapabilityResult };
+  /** The server unregisters a capability it registered; the client answers `null`. */
+  "client/unregisterCapability": { params: UnregistrationParams; result: UnregisterCapabilityResult };
+  /** The server asks for the open workspace folders (Loom answers its one root folder); it sends no params. */
+  "workspace/workspaceFolders": { params: NoParams | undefined; result: WorkspaceFoldersResult };
 }
 
 /** Notifications the server sends. */
@@ -1597,6 +1624,8 @@ export const Methods = {
   WorkspaceConfiguration: "workspace/configuration",
   WindowWorkDoneProgressCreate: "window/workDoneProgress/create",
   ClientRegisterCapability: "client/registerCapability",
+  ClientUnregisterCapability: "client/unregisterCapability",
+  WorkspaceWorkspaceFolders: "workspace/workspaceFolders",
 } as const;
 
 /** Any method name of this protocol. */

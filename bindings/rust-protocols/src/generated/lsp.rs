@@ -2945,6 +2945,48 @@ empty string.*/
         }
     }
 
+    ///The result of `client/unregisterCapability`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(transparent)]
+    pub struct UnregisterCapabilityResult(pub ());
+
+    impl ::std::ops::Deref for UnregisterCapabilityResult {
+        type Target = ();
+
+        fn deref(&self) -> &() {
+            &self.0
+        }
+    }
+
+    impl ::std::convert::From<UnregisterCapabilityResult> for () {
+        fn from(value: UnregisterCapabilityResult) -> Self {
+            value.0
+        }
+    }
+
+    impl ::std::convert::From<()> for UnregisterCapabilityResult {
+        fn from(value: ()) -> Self {
+            Self(value)
+        }
+    }
+
+    ///General parameters to unregister a request or notification.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct Unregistration {
+        /**The id used to unregister the request or notification. Usually an id
+provided during the register request.*/
+        pub id: ::std::string::String,
+        ///The method to unregister for.
+        pub method: ::std::string::String,
+    }
+
+    ///`UnregistrationParams`, as the LSP 3.17 meta model defines it (it documents none).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct UnregistrationParams {
+        ///`unregisterations`, as the LSP 3.17 meta model defines it (it documents none).
+        pub unregisterations: ::std::vec::Vec<Unregistration>,
+    }
+
     ///A text document identifier to denote a specific version of a text document.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct VersionedTextDocumentIdentifier {
@@ -3128,6 +3170,35 @@ workspace folder in the user interface.*/
         pub name: ::std::string::String,
     }
 
+    ///The result of `workspace/workspaceFolders`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(transparent)]
+    pub struct WorkspaceFoldersResult(
+        pub ::std::option::Option<::std::vec::Vec<WorkspaceFolder>>,
+    );
+
+    impl ::std::ops::Deref for WorkspaceFoldersResult {
+        type Target = ::std::option::Option<::std::vec::Vec<WorkspaceFolder>>;
+
+        fn deref(&self) -> &::std::option::Option<::std::vec::Vec<WorkspaceFolder>> {
+            &self.0
+        }
+    }
+
+    impl ::std::convert::From<WorkspaceFoldersResult>
+    for ::std::option::Option<::std::vec::Vec<WorkspaceFolder>> {
+        fn from(value: WorkspaceFoldersResult) -> Self {
+            value.0
+        }
+    }
+
+    impl ::std::convert::From<::std::option::Option<::std::vec::Vec<WorkspaceFolder>>>
+    for WorkspaceFoldersResult {
+        fn from(value: ::std::option::Option<::std::vec::Vec<WorkspaceFolder>>) -> Self {
+            Self(value)
+        }
+    }
+
     /// Error types.
     pub mod error {
         /// Error from a `TryFrom` or `FromStr` implementation.
@@ -3291,6 +3362,12 @@ pub mod methods {
 
     /// The server registers a capability dynamically; the client answers `null` (Loom declares no dynamic registration).
     pub const CLIENT_REGISTER_CAPABILITY: &str = "client/registerCapability";
+
+    /// The server unregisters a capability it registered; the client answers `null`.
+    pub const CLIENT_UNREGISTER_CAPABILITY: &str = "client/unregisterCapability";
+
+    /// The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.
+    pub const WORKSPACE_WORKSPACE_FOLDERS: &str = "workspace/workspaceFolders";
 
     /// The diagnostics of a document, replacing earlier ones; `version` is the document version they were computed for, when the server tracks versions.
     pub const TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: &str = "textDocument/publishDiagnostics";
@@ -3561,6 +3638,10 @@ pub enum ServerRequest {
     WindowWorkDoneProgressCreate,
     /// The server registers a capability dynamically; the client answers `null` (Loom declares no dynamic registration).
     ClientRegisterCapability,
+    /// The server unregisters a capability it registered; the client answers `null`.
+    ClientUnregisterCapability,
+    /// The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.
+    WorkspaceWorkspaceFolders,
 }
 
 impl ServerRequest {
@@ -3570,6 +3651,8 @@ impl ServerRequest {
         ServerRequest::WorkspaceConfiguration,
         ServerRequest::WindowWorkDoneProgressCreate,
         ServerRequest::ClientRegisterCapability,
+        ServerRequest::ClientUnregisterCapability,
+        ServerRequest::WorkspaceWorkspaceFolders,
     ];
 
     /// The wire name.
@@ -3582,6 +3665,12 @@ impl ServerRequest {
             }
             ServerRequest::ClientRegisterCapability => {
                 methods::CLIENT_REGISTER_CAPABILITY
+            }
+            ServerRequest::ClientUnregisterCapability => {
+                methods::CLIENT_UNREGISTER_CAPABILITY
+            }
+            ServerRequest::WorkspaceWorkspaceFolders => {
+                methods::WORKSPACE_WORKSPACE_FOLDERS
             }
         }
     }
@@ -3599,6 +3688,12 @@ impl ServerRequest {
             methods::CLIENT_REGISTER_CAPABILITY => {
                 Some(ServerRequest::ClientRegisterCapability)
             }
+            methods::CLIENT_UNREGISTER_CAPABILITY => {
+                Some(ServerRequest::ClientUnregisterCapability)
+            }
+            methods::WORKSPACE_WORKSPACE_FOLDERS => {
+                Some(ServerRequest::WorkspaceWorkspaceFolders)
+            }
             _ => None,
         }
     }
@@ -3610,6 +3705,8 @@ impl ServerRequest {
             ServerRequest::WorkspaceConfiguration => None,
             ServerRequest::WindowWorkDoneProgressCreate => None,
             ServerRequest::ClientRegisterCapability => None,
+            ServerRequest::ClientUnregisterCapability => None,
+            ServerRequest::WorkspaceWorkspaceFolders => None,
         }
     }
 
@@ -3620,6 +3717,8 @@ impl ServerRequest {
             ServerRequest::WorkspaceConfiguration => None,
             ServerRequest::WindowWorkDoneProgressCreate => None,
             ServerRequest::ClientRegisterCapability => None,
+            ServerRequest::ClientUnregisterCapability => None,
+            ServerRequest::WorkspaceWorkspaceFolders => None,
         }
     }
 }
@@ -4281,6 +4380,24 @@ pub trait LspClientEvents {
         Err(::wirekit::serve::method_not_found(methods::CLIENT_REGISTER_CAPABILITY))
     }
 
+    /// The server unregisters a capability it registered; the client answers `null`.
+    fn client_unregister_capability(
+        &mut self,
+        params: types::UnregistrationParams,
+    ) -> Result<types::UnregisterCapabilityResult, ::wirekit::envelope::ErrorObject> {
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::CLIENT_UNREGISTER_CAPABILITY))
+    }
+
+    /// The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.
+    fn workspace_workspace_folders(
+        &mut self,
+        params: Option<types::NoParams>,
+    ) -> Result<types::WorkspaceFoldersResult, ::wirekit::envelope::ErrorObject> {
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::WORKSPACE_WORKSPACE_FOLDERS))
+    }
+
     /// The diagnostics of a document, replacing earlier ones; `version` is the document version they were computed for, when the server tracks versions.
     fn text_document_publish_diagnostics(
         &mut self,
@@ -4355,6 +4472,31 @@ pub fn dispatch_server_message(
                     ::wirekit::typed::encode_result(
                         method,
                         events.client_register_capability(params)?,
+                    )
+                })(),
+            )
+        }
+        methods::CLIENT_UNREGISTER_CAPABILITY => {
+            Some(
+                (|| {
+                    let params = ::wirekit::typed::decode_params(method, params)?;
+                    ::wirekit::typed::encode_result(
+                        method,
+                        events.client_unregister_capability(params)?,
+                    )
+                })(),
+            )
+        }
+        methods::WORKSPACE_WORKSPACE_FOLDERS => {
+            Some(
+                (|| {
+                    let params = ::wirekit::typed::decode_optional_params(
+                        method,
+                        params,
+                    )?;
+                    ::wirekit::typed::encode_result(
+                        method,
+                        events.workspace_workspace_folders(params)?,
                     )
                 })(),
             )

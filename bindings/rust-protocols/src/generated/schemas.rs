@@ -7367,6 +7367,50 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       ],
       "x-lsp-values": "\"off\" (Off), \"messages\" (Messages), \"verbose\" (Verbose)"
     },
+    "UnregisterCapabilityResult": {
+      "title": "UnregisterCapabilityResult",
+      "description": "The result of `client/unregisterCapability`.",
+      "type": "null"
+    },
+    "Unregistration": {
+      "title": "Unregistration",
+      "description": "General parameters to unregister a request or notification.",
+      "type": "object",
+      "required": [
+        "id",
+        "method"
+      ],
+      "properties": {
+        "id": {
+          "title": "Id",
+          "description": "The id used to unregister the request or notification. Usually an id\nprovided during the register request.",
+          "type": "string"
+        },
+        "method": {
+          "title": "Method",
+          "description": "The method to unregister for.",
+          "type": "string"
+        }
+      }
+    },
+    "UnregistrationParams": {
+      "title": "UnregistrationParams",
+      "description": "`UnregistrationParams`, as the LSP 3.17 meta model defines it (it documents none).",
+      "type": "object",
+      "required": [
+        "unregisterations"
+      ],
+      "properties": {
+        "unregisterations": {
+          "title": "Unregisterations",
+          "description": "`unregisterations`, as the LSP 3.17 meta model defines it (it documents none).",
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Unregistration"
+          }
+        }
+      }
+    },
     "VersionedTextDocumentIdentifier": {
       "title": "VersionedTextDocumentIdentifier",
       "description": "A text document identifier to denote a specific version of a text document.",
@@ -7582,6 +7626,21 @@ pub(crate) static FILES: &[(&str, &str)] = &[
           "type": "string"
         }
       }
+    },
+    "WorkspaceFoldersResult": {
+      "title": "WorkspaceFoldersResult",
+      "description": "The result of `workspace/workspaceFolders`.",
+      "anyOf": [
+        {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/WorkspaceFolder"
+          }
+        },
+        {
+          "type": "null"
+        }
+      ]
     }
   }
 }
@@ -8005,6 +8064,39 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/RegisterCapabilityResult"
+      },
+      "lifecycle": {
+        "allowed_in": [
+          "*"
+        ]
+      }
+    },
+    "client/unregisterCapability": {
+      "kind": "request",
+      "direction": "server-to-client",
+      "description": "The server unregisters a capability it registered; the client answers `null`.",
+      "params": {
+        "$ref": "lsp.schema.json#/$defs/UnregistrationParams"
+      },
+      "result": {
+        "$ref": "lsp.schema.json#/$defs/UnregisterCapabilityResult"
+      },
+      "lifecycle": {
+        "allowed_in": [
+          "*"
+        ]
+      }
+    },
+    "workspace/workspaceFolders": {
+      "kind": "request",
+      "direction": "server-to-client",
+      "description": "The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.",
+      "params": {
+        "$ref": "lsp.schema.json#/$defs/NoParams"
+      },
+      "params_optional": true,
+      "result": {
+        "$ref": "lsp.schema.json#/$defs/WorkspaceFoldersResult"
       },
       "lifecycle": {
         "allowed_in": [

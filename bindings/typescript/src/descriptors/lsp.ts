@@ -44,6 +44,8 @@ export const descriptor: ProtocolDescriptor<
     "workspace/configuration": { kind: "request", direction: "server-to-client", params: "ConfigurationParams", result: "ConfigurationResult", lifecycle: { allowedIn: ["*"] } },
     "window/workDoneProgress/create": { kind: "request", direction: "server-to-client", params: "WorkDoneProgressCreateParams", result: "WorkDoneProgressCreateResult", lifecycle: { allowedIn: ["*"] } },
     "client/registerCapability": { kind: "request", direction: "server-to-client", params: "RegistrationParams", result: "RegisterCapabilityResult", lifecycle: { allowedIn: ["*"] } },
+    "client/unregisterCapability": { kind: "request", direction: "server-to-client", params: "UnregistrationParams", result: "UnregisterCapabilityResult", lifecycle: { allowedIn: ["*"] } },
+    "workspace/workspaceFolders": { kind: "request", direction: "server-to-client", paramsOptional: true, params: "NoParams", result: "WorkspaceFoldersResult", lifecycle: { allowedIn: ["*"] } },
   },
   lifecycle: { initial: "uninitialized", terminal: ["exited"] },
   errors: [

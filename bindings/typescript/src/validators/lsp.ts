@@ -11651,6 +11651,283 @@ return errors === 0;
 }
 validate143.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
+export const v39 = validate144;
+const schema184 = {"title":"UnregistrationParams","description":"`UnregistrationParams`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","required":["unregisterations"],"properties":{"unregisterations":{"title":"Unregisterations","description":"`unregisterations`, as the LSP 3.17 meta model defines it (it documents none).","type":"array","items":{"$ref":"#/$defs/Unregistration"}}}};
+const schema185 = {"title":"Unregistration","description":"General parameters to unregister a request or notification.","type":"object","required":["id","method"],"properties":{"id":{"title":"Id","description":"The id used to unregister the request or notification. Usually an id\nprovided during the register request.","type":"string"},"method":{"title":"Method","description":"The method to unregister for.","type":"string"}}};
+
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate144.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.unregisterations === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "unregisterations"},message:"must have required property '"+"unregisterations"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.unregisterations !== undefined){
+let data0 = data.unregisterations;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.id === undefined){
+const err1 = {instancePath:instancePath+"/unregisterations/" + i0,schemaPath:"#/$defs/Unregistration/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data1.method === undefined){
+const err2 = {instancePath:instancePath+"/unregisterations/" + i0,schemaPath:"#/$defs/Unregistration/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data1.id !== undefined){
+if(typeof data1.id !== "string"){
+const err3 = {instancePath:instancePath+"/unregisterations/" + i0+"/id",schemaPath:"#/$defs/Unregistration/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data1.method !== undefined){
+if(typeof data1.method !== "string"){
+const err4 = {instancePath:instancePath+"/unregisterations/" + i0+"/method",schemaPath:"#/$defs/Unregistration/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/unregisterations/" + i0,schemaPath:"#/$defs/Unregistration/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/unregisterations",schemaPath:"#/properties/unregisterations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate144.errors = vErrors;
+return errors === 0;
+}
+validate144.evaluated = {"props":{"unregisterations":true},"dynamicProps":false,"dynamicItems":false};
+
+export const v40 = validate145;
+const schema186 = {"title":"UnregisterCapabilityResult","description":"The result of `client/unregisterCapability`.","type":"null"};
+
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate145.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data !== null){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate145.errors = vErrors;
+return errors === 0;
+}
+validate145.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const v41 = validate146;
+const schema187 = {"title":"WorkspaceFoldersResult","description":"The result of `workspace/workspaceFolders`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/WorkspaceFolder"}},{"type":"null"}]};
+
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate146.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(Array.isArray(data)){
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.uri === undefined){
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data0.name === undefined){
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data0.uri !== undefined){
+if(typeof data0.uri !== "string"){
+const err2 = {instancePath:instancePath+"/" + i0+"/uri",schemaPath:"#/$defs/WorkspaceFolder/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.name !== undefined){
+if(typeof data0.name !== "string"){
+const err3 = {instancePath:instancePath+"/" + i0+"/name",schemaPath:"#/$defs/WorkspaceFolder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/WorkspaceFolder/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var items0 = true;
+}
+const _errs10 = errors;
+if(data !== null){
+const err6 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const err7 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate146.errors = vErrors;
+evaluated0.items = items0;
+return errors === 0;
+}
+validate146.evaluated = {"dynamicProps":false,"dynamicItems":true};
+
 /** The validator of each schema type, by name. */
 export const validators: Readonly<Record<string, SchemaValidator>> = {
   "InitializeParams": v0,
@@ -11692,4 +11969,7 @@ export const validators: Readonly<Record<string, SchemaValidator>> = {
   "WorkDoneProgressCreateResult": v36,
   "RegistrationParams": v37,
   "RegisterCapabilityResult": v38,
+  "UnregistrationParams": v39,
+  "UnregisterCapabilityResult": v40,
+  "WorkspaceFoldersResult": v41,
 };

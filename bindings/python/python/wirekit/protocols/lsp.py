@@ -1308,6 +1308,27 @@ class TextEdit(TypedDict):
 TraceValues: TypeAlias = Literal["off", "messages", "verbose"]
 """`TraceValues`, as the LSP 3.17 meta model defines it (it documents none)."""
 
+UnregisterCapabilityResult: TypeAlias = None
+"""The result of `client/unregisterCapability`."""
+
+
+class Unregistration(TypedDict):
+    """General parameters to unregister a request or notification."""
+
+    id: str
+    """The id used to unregister the request or notification. Usually an id
+    provided during the register request.
+    """
+    method: str
+    """The method to unregister for."""
+
+
+class UnregistrationParams(TypedDict):
+    """`UnregistrationParams`, as the LSP 3.17 meta model defines it (it documents none)."""
+
+    unregisterations: list[Unregistration]
+    """`unregisterations`, as the LSP 3.17 meta model defines it (it documents none)."""
+
 
 class VersionedTextDocumentIdentifier(TypedDict):
     """A text document identifier to denote a specific version of a text document."""
@@ -1439,6 +1460,10 @@ class WorkspaceFolder(TypedDict):
     """
 
 
+WorkspaceFoldersResult: TypeAlias = Union[list["WorkspaceFolder"], None]
+"""The result of `workspace/workspaceFolders`."""
+
+
 # Method names.
 # Request: The first request: the client's capabilities in (Loom declares `window.workDoneProgress: true`, `workspace.applyEdit: false` and no resource operations), the server's capabilities out. Nothing else may be sent before it is answered.
 METHOD_INITIALIZE: Final = "initialize"
@@ -1490,6 +1515,10 @@ METHOD_WORKSPACE_CONFIGURATION: Final = "workspace/configuration"
 METHOD_WINDOW_WORK_DONE_PROGRESS_CREATE: Final = "window/workDoneProgress/create"
 # Request: The server registers a capability dynamically; the client answers `null` (Loom declares no dynamic registration).
 METHOD_CLIENT_REGISTER_CAPABILITY: Final = "client/registerCapability"
+# Request: The server unregisters a capability it registered; the client answers `null`.
+METHOD_CLIENT_UNREGISTER_CAPABILITY: Final = "client/unregisterCapability"
+# Request: The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.
+METHOD_WORKSPACE_WORKSPACE_FOLDERS: Final = "workspace/workspaceFolders"
 
 
 # Error codes.
