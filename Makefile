@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-readme test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench fuzz-build fuzz-long
+.PHONY: demo test test-rust test-readme test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench miri fuzz-build fuzz-long
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
@@ -99,6 +99,12 @@ bench:
 	$(VENV)/bin/pip install --quiet --force-reinstall --no-deps ./bindings/python
 	$(VENV)/bin/pip install --quiet -r benches/python/requirements.txt
 	nice -n 10 $(VENV)/bin/python benches/python/bench.py
+
+## Miri over the Python binding's pure-Rust unsafe (fast/escape.rs: the word moves of `put`), checked
+## against safe references; needs the nightly toolchain with the miri component
+## (`rustup component add --toolchain nightly miri rust-src`). About 12 minutes cold, 30 s warm.
+miri:
+	cd bindings/python && $(CARGO) +nightly miri test --lib -- fast::escape
 
 fuzz-build:
 	cd fuzz && $(CARGO) check

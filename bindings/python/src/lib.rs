@@ -26,6 +26,8 @@ mod validate;
 
 use pyo3::prelude::*;
 
+// Miri cannot call mimalloc's C code; under Miri the system allocator stands in.
+#[cfg(not(miri))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -112,3 +112,54 @@ pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
+
+/// The two unsafe-free references these are checked against: `Vec::extend_from_slice`
+/// for `put`, `serde_json`'s string writer for `escaped`. Small enough to run under
+/// Miri (`make miri`), which checks the word moves of `put` for out-of-bounds and
+/// uninitialised accesses.
+#[cfg(test)]
+mod tests {
+    use super::{escaped, put};
+
+    /// Every length from 0 to 40 (`put`'s word-move path is 8 to 16 bytes), for
+    /// each piece, at every offset into an output that already holds bytes.
+    fn strings() -> Vec<String> {
+        let pieces = ["a", "\"", "\\", "\n", "\u{1}", "\u{7f}", "é", "😀", "/", "\u{1f}"];
+        let mut all = Vec::new();
+        for piece in pieces {
+            for len in 0..=40 {
+                let mut text = "x".repeat(len);
+                if len > 0 {
+                    let at = (len * 7) % len;
+                    let at = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+                    text.replace_range(at..at + 1, piece);
+                }
+                all.push(text);
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn put_appends_exactly_the_bytes() {
+        for text in strings() {
+            for prefix in 0..3 {
+                let mut out = vec![b'p'; prefix];
+                put(&mut out, text.as_bytes());
+                let mut want = vec![b'p'; prefix];
+                want.extend_from_slice(text.as_bytes());
+                assert_eq!(out, want, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_writes_what_serde_json_writes() {
+        for text in strings() {
+            let mut out = b"[".to_vec();
+            escaped(&mut out, text.as_bytes());
+            let want = format!("[{}", serde_json::to_string(&text).unwrap_or_default());
+            assert_eq!(String::from_utf8_lossy(&out), want, "{text:?}");
+        }
+    }
+}
