@@ -299,6 +299,28 @@ fn diagnostics_settle_by_version_and_an_unversioned_server_without_barrier_never
     assert_eq!(client.synced_text(&a), Some("x = 1\n"));
     assert_eq!(fake.stop(), StopReport::Graceful);
 
+    // Unversioned, with documentSymbol: the barrier rule settles it.
+    let mut fake = Fake::start(&["--unversioned"]);
+    let a = fake.file("a.py");
+    let client = fake.client();
+    client.sync(&a, "python", "ERROR\n").unwrap();
+    let settled = client
+        .settle(std::slice::from_ref(&a), Duration::from_secs(5), false)
+        .unwrap();
+    assert_eq!(settled.outcome, SettleOutcome::Settled);
+    assert_eq!(settled.publications[0].diagnostics.len(), 1);
+    let barrier = fake
+        .received()
+        .into_iter()
+        .filter(|m| m["method"] == "textDocument/documentSymbol")
+        .count();
+    assert_eq!(
+        barrier, 1,
+        "one documentSymbol barrier for the changed document"
+    );
+    assert_eq!(fake.stop(), StopReport::Graceful);
+
+    // Unversioned and no documentSymbol: nothing can settle it.
     let mut fake = Fake::start(&["--unversioned", "--no-symbols"]);
     let a = fake.file("a.py");
     let client = fake.client();
