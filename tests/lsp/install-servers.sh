@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Installs the real language servers the LSP tests run, by package name, once:
-# python-lsp-server (PyPI) into tests/lsp/.venv, pyright (npm) into
+# python-lsp-server with pyflakes and jedi-language-server (PyPI) into tests/lsp/.venv, pyright (npm) into
 # tests/lsp/node_modules. A second run finds them and returns at once.
 # Prints where they are; the tests find them there (or on PATH).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 PYTHON="${PYTHON:-python3}"
-if [ ! -x .venv/bin/pylsp ] || [ ! -x .venv/bin/pyflakes ]; then
+if [ ! -x .venv/bin/pylsp ] || [ ! -x .venv/bin/pyflakes ] || [ ! -x .venv/bin/jedi-language-server ]; then
   test -x .venv/bin/python || "$PYTHON" -m venv .venv
-  .venv/bin/pip install --quiet --disable-pip-version-check "python-lsp-server[pyflakes]==1.*"
+  .venv/bin/pip install --quiet --disable-pip-version-check "python-lsp-server[pyflakes]==1.*" "jedi-language-server==0.*"
 fi
 if [ ! -x node_modules/.bin/pyright-langserver ]; then
   npm install --silent --no-audit --no-fund --no-save --prefix "$here" "pyright@1"
 fi
-echo "lsp servers: $here/.venv/bin/pylsp ($(.venv/bin/pylsp --version 2>&1 | tail -1)), $here/node_modules/.bin/pyright-langserver ($(node_modules/.bin/pyright --version 2>&1 | tail -1))"
+echo "lsp servers in $here: pylsp $(.venv/bin/pylsp --version 2>&1 | tail -1), jedi-language-server $(.venv/bin/jedi-language-server --version 2>&1 | tail -1), $(node_modules/.bin/pyright --version 2>&1 | tail -1)"
