@@ -2,13 +2,16 @@
 //! gate every request passes: a provider is `true` or an options object
 //! (provided) or absent, `false` or `null` (not provided).
 //!
-//! The capability each feature needs is read from the LSP protocol's
-//! manifest once the core describes capability gating there; until then
-//! [`Feature::capability`] names it.
+//! The rule is not kept here: the gate asks the LSP protocol's manifest
+//! (`schemas/lsp/3.17/protocol.json`, embedded by `wirekit-protocols`),
+//! whose methods name their capability path (`renameProvider/prepareProvider`)
+//! and whose reader, `Manifest::capability_declared`, the core's session and
+//! monitor use too.
 
 use std::fmt;
 
 use serde_json::Value;
+use wirekit::protocol::Manifest;
 
 use crate::decode::fields::{object, optional};
 use crate::decode::DecodeError;
@@ -44,16 +47,27 @@ impl Feature {
         Feature::CallHierarchy,
     ];
 
-    /// The member of `ServerCapabilities` that advertises it.
-    pub fn capability(self) -> &'static str {
+    /// The request whose gate is the feature's (call hierarchy's three
+    /// methods share one capability: the first one's).
+    pub fn method(self) -> &'static str {
         match self {
-            Feature::Definition => "definitionProvider",
-            Feature::References => "referencesProvider",
-            Feature::Hover => "hoverProvider",
-            Feature::DocumentSymbol => "documentSymbolProvider",
-            Feature::PrepareRename | Feature::Rename => "renameProvider",
-            Feature::CallHierarchy => "callHierarchyProvider",
+            Feature::Definition => "textDocument/definition",
+            Feature::References => "textDocument/references",
+            Feature::Hover => "textDocument/hover",
+            Feature::DocumentSymbol => "textDocument/documentSymbol",
+            Feature::PrepareRename => "textDocument/prepareRename",
+            Feature::Rename => "textDocument/rename",
+            Feature::CallHierarchy => "textDocument/prepareCallHierarchy",
         }
+    }
+
+    /// The capability path in `ServerCapabilities` that advertises it, as
+    /// the protocol's manifest names it (`renameProvider/prepareProvider`).
+    pub fn capability(self) -> &'static str {
+        lsp_manifest()
+            .and_then(|manifest| manifest.methods.get(self.method()))
+            .and_then(|spec| spec.capability.as_deref())
+            .unwrap_or("(the LSP protocol is not available)")
     }
 
     /// A stable name (`definition`, `call_hierarchy`).
@@ -96,9 +110,22 @@ pub enum SyncKind {
     Incremental,
 }
 
-/// The decoded capabilities the client acts on, and the raw object.
+/// The LSP protocol version the gate reads.
+pub const LSP_PROTOCOL: &str = "lsp@3.17";
+
+/// The shipped LSP protocol's manifest, loaded once.
+fn lsp_manifest() -> Option<&'static Manifest> {
+    let registry = wirekit_protocols::registry().ok()?;
+    registry
+        .get(LSP_PROTOCOL)
+        .ok()
+        .map(|source| &source.manifest)
+}
+
+/// The decoded capabilities the client acts on, and the whole result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerCapabilities {
+    initialize_result: Value,
     raw: Value,
     /// Whether `didOpen` and `didClose` are wanted.
     pub open_close: bool,
@@ -112,6 +139,7 @@ impl ServerCapabilities {
     /// A server that advertised nothing.
     pub fn none() -> Self {
         ServerCapabilities {
+            initialize_result: serde_json::json!({"capabilities": {}}),
             raw: Value::Object(serde_json::Map::new()),
             open_close: false,
             sync: SyncKind::None,
@@ -124,19 +152,13 @@ impl ServerCapabilities {
         &self.raw
     }
 
-    /// The gate: whether `feature` was advertised.
+    /// The gate: whether `feature` was advertised, by the LSP manifest's
+    /// rule (nothing is, if the manifest cannot be read).
     pub fn supports(&self, feature: Feature) -> Provided {
-        let provider = self.raw.get(feature.capability()).filter(|v| !v.is_null());
-        let provided = match (feature, provider) {
-            (_, None | Some(Value::Bool(false))) => false,
-            (Feature::PrepareRename, Some(Value::Object(options))) => {
-                options.get("prepareProvider") == Some(&Value::Bool(true))
-            }
-            (Feature::PrepareRename, Some(_)) => false,
-            (_, Some(Value::Bool(true) | Value::Object(_))) => true,
-            (_, Some(_)) => false,
-        };
-        if provided {
+        let declared = lsp_manifest().is_some_and(|manifest| {
+            manifest.capability_declared(feature.method(), &self.initialize_result)
+        });
+        if declared {
             Provided::Provided
         } else {
             Provided::NotProvided
@@ -174,6 +196,7 @@ pub fn decode_initialize_result(value: &Value) -> Result<ServerCapabilities, Dec
         .unwrap_or("utf-16")
         .to_owned();
     Ok(ServerCapabilities {
+        initialize_result: value.clone(),
         raw: raw.clone(),
         open_close,
         sync,

@@ -266,3 +266,46 @@ fn notifications_are_classified_and_malformed_ones_dropped() {
         ServerNotification::Unrecognised(_)
     ));
 }
+
+#[test]
+fn the_gate_reads_the_manifest_rule_true_or_options_provided() {
+    use wirekit_lsp::{decode_initialize_result, Feature, Provided};
+    let result = json!({"capabilities": {
+        "definitionProvider": true,
+        "referencesProvider": {"workDoneProgress": true},
+        "hoverProvider": false,
+        "documentSymbolProvider": null,
+        "renameProvider": true,
+        "callHierarchyProvider": {},
+        "positionEncoding": "utf-16"
+    }, "serverInfo": {"name": "x"}});
+    let capabilities = decode_initialize_result(&result).unwrap();
+    let provided: Vec<Feature> = Feature::ALL
+        .into_iter()
+        .filter(|f| capabilities.supports(*f) == Provided::Provided)
+        .collect();
+    // renameProvider: true offers rename but not prepareRename (that needs the options' prepareProvider).
+    assert_eq!(
+        provided,
+        [
+            Feature::Definition,
+            Feature::References,
+            Feature::Rename,
+            Feature::CallHierarchy
+        ]
+    );
+    assert_eq!(
+        Feature::PrepareRename.capability(),
+        "renameProvider/prepareProvider"
+    );
+    let with_prepare = json!({"capabilities": {"renameProvider": {"prepareProvider": true}}});
+    let capabilities = decode_initialize_result(&with_prepare).unwrap();
+    assert_eq!(
+        capabilities.supports(Feature::PrepareRename),
+        Provided::Provided
+    );
+    assert_eq!(
+        capabilities.supports(Feature::Definition),
+        Provided::NotProvided
+    );
+}

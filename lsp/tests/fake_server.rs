@@ -394,7 +394,7 @@ fn an_empty_answer_after_a_reported_failure_is_unavailable_with_the_reason() {
 #[test]
 fn a_crash_a_framing_fault_or_a_non_json_rpc_body_answers_unavailable() {
     for (line, expect) in [
-        (8, "closed its output"),
+        (8, "exited with exit status: 3"),
         (7, "does not frame"),
         (6, "not JSON-RPC"),
     ] {

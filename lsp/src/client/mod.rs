@@ -413,7 +413,8 @@ impl Client {
         if self.dead.is_some() {
             return;
         }
-        let status = self.connection.wait_for_exit(Duration::from_millis(50));
+        // A crashed server has usually exited by now; its status says how.
+        let status = self.connection.wait_for_exit(Duration::from_millis(300));
         self.connection.kill();
         let mut reason = reason;
         if let Some(status) = status {
