@@ -160,3 +160,64 @@ fn bad_usage_exits_2() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("line 40 is past the end"));
 }
+
+#[test]
+fn a_recorded_session_validates_clean_against_lsp() {
+    let root = project("validate");
+    let recording = root.join("session.bin");
+    let output = lsp(
+        &root,
+        &[
+            "--record",
+            recording.to_str().expect("utf-8"),
+            "references",
+            "a.py:2:1",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let validated = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "lsp",
+            recording.to_str().expect("utf-8"),
+        ],
+        b"",
+    );
+    let said = String::from_utf8_lossy(&validated.stderr);
+    assert_eq!(
+        validated.status.code(),
+        Some(0),
+        "{said}{}",
+        stdout(&validated)
+    );
+    assert!(said.contains("lsp@3.17 session is clean"), "{said}");
+    // A recording holding a lying answer is not clean: the monitor finds it.
+    let output = lsp(
+        &root,
+        &[
+            "--record",
+            recording.to_str().expect("utf-8"),
+            "definition",
+            "a.py:5:1",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let validated = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "lsp",
+            recording.to_str().expect("utf-8"),
+        ],
+        b"",
+    );
+    assert_eq!(validated.status.code(), Some(1));
+    assert!(
+        stdout(&validated).contains("invalid_result"),
+        "{}",
+        stdout(&validated)
+    );
+}
