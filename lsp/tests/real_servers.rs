@@ -8,7 +8,8 @@
 //! the edit applied to the text here, nothing written), diagnostics after
 //! an edit, and call hierarchy where the server offers it. Each session is
 //! recorded to `target/lsp-sessions/<server>.bin` and checked by the core's
-//! monitor against `lsp@3.17` (what `wirekit validate --protocol lsp` does).
+//! monitor against `lsp@3.17` (what `wirekit validate --protocol lsp` does):
+//! every one validates clean.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -349,15 +350,11 @@ fn python_lsp_server_from_pypi() {
         broken: UNDEFINED,
         needle: "undefined_name",
     };
-    let problems = exercise(server);
-    // pylsp's one deviation from LSP 3.17 here: its flat outline writes
-    // `"containerName": null` (the member is an optional string); the
-    // client reads it as absent, the monitor reports each such answer.
-    assert!(!problems.is_empty());
-    for problem in &problems {
-        assert!(
-            problem.contains("invalid_result") && problem.contains(r#""containerName":null"#),
-            "{problem}"
-        );
-    }
+    // pylsp's flat outline writes `"containerName": null`; the LSP schemas
+    // allow null for an optional member, as real servers send it.
+    assert_eq!(
+        exercise(server),
+        Vec::<String>::new(),
+        "the session validates clean"
+    );
 }
