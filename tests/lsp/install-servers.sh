@@ -6,6 +6,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
+# Test binaries may run this at the same time: one installs, the others wait.
+exec 9>"$here/.install.lock"
+flock 9
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/pylsp ] || [ ! -x .venv/bin/pyflakes ] || [ ! -x .venv/bin/jedi-language-server ]; then
   test -x .venv/bin/python || "$PYTHON" -m venv .venv
