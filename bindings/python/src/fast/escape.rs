@@ -121,20 +121,25 @@ pub(crate) fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
 mod tests {
     use super::{escaped, put};
 
-    /// Every length from 0 to 40 (`put`'s word-move path is 8 to 16 bytes), for
-    /// each piece, at every offset into an output that already holds bytes.
+    /// Every length from 0 to 40 (`put`'s word-move path is 8 to 16 bytes, the
+    /// clean-prefix scan takes 8-byte words), with each piece at the start, the
+    /// middle and the end (so in the first word, a later word and the tail).
     fn strings() -> Vec<String> {
-        let pieces = ["a", "\"", "\\", "\n", "\u{1}", "\u{7f}", "é", "😀", "/", "\u{1f}"];
+        let pieces = [
+            "a", "\"", "\\", "\n", "\u{1}", "\u{7f}", "é", "😀", "/", "\u{1f}",
+        ];
         let mut all = Vec::new();
         for piece in pieces {
             for len in 0..=40 {
-                let mut text = "x".repeat(len);
-                if len > 0 {
-                    let at = (len * 7) % len;
-                    let at = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
-                    text.replace_range(at..at + 1, piece);
+                if len == 0 {
+                    all.push(String::new());
+                    continue;
                 }
-                all.push(text);
+                for at in [0, len / 2, len - 1] {
+                    let mut text = "x".repeat(len);
+                    text.replace_range(at..at + 1, piece);
+                    all.push(text);
+                }
             }
         }
         all
