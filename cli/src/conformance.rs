@@ -40,6 +40,7 @@ pub struct ConformanceArgs {
     only: Vec<String>,
     /// The project root: the server's working directory, and the params
     /// member the protocol names for it (default: the current directory).
+    /// A relative server path (`./server`, `bin/server`) is a file in this root.
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
     /// Record the first session into this file, the others beside it

@@ -423,3 +423,55 @@ fn usage_errors_exit_2_and_the_text_report_has_a_summary_table() {
     // Only the state group ran.
     assert!(!text.contains("lifecycle"), "{text}");
 }
+
+#[test]
+fn a_relative_server_path_is_a_file_in_the_project_root() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = scratch("relative-server");
+    std::fs::create_dir_all(root.join("bin")).expect("bin dir");
+    let server = root.join("bin").join("analyzer");
+    std::fs::write(
+        &server,
+        format!(
+            "#!/bin/sh\nexec python3 '{}' \"$@\"\n",
+            repo("tests/conformance/gaze_analyzer.py").display()
+        ),
+    )
+    .expect("server script");
+    std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let root_arg = root.to_string_lossy().into_owned();
+    // Run from elsewhere (the crate's directory): `bin/analyzer` is found in --root.
+    let (code, report) = conformance(
+        &[
+            "--protocol",
+            "gaze-analyzer@1.0.0",
+            "--root",
+            &root_arg,
+            "--only",
+            "lifecycle",
+        ],
+        &["bin/analyzer"],
+    );
+    assert_eq!(
+        with_outcome(&report, "fail"),
+        Vec::<String>::new(),
+        "{report:#}"
+    );
+    assert_eq!(code, 0);
+    // The report names the command as given.
+    assert_eq!(report["command"], serde_json::json!(["bin/analyzer"]));
+    // A relative path that is not in the root: a usage error naming both.
+    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args(["conformance", "--protocol", "gaze-analyzer@1.0.0", "--root"])
+        .arg(&root)
+        .args(["--", "bin/missing"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the server program `bin/missing` is not a file in the project root")
+            && stderr.contains(&root_arg),
+        "{stderr}"
+    );
+}

@@ -41,6 +41,7 @@ mod process;
 mod report;
 mod runner;
 
+use std::path::Path;
 use std::sync::Arc;
 
 pub use check::{Check, Exchanged, Outcome, Sender};
@@ -62,11 +63,13 @@ pub fn run(protocol: Arc<Protocol>, mut options: Options) -> Result<Report, Opti
         None => std::env::current_dir()
             .map_err(|e| OptionsError::BadRoot(format!("no current directory: {e}")))?,
     };
+    // The report shows the command as given; the program is started resolved.
+    let command = options.command.clone();
+    options.command = resolve_program(std::mem::take(&mut options.command), &root)?;
     if let Some(path) = &options.record {
         std::fs::File::create(path)
             .map_err(|e| OptionsError::Record(format!("cannot create {}: {e}", path.display())))?;
     }
-    let command = options.command.clone();
     let mut run = runner::Run::new(Arc::clone(&protocol), &mut options, root);
     lifecycle::run(&mut run);
     faults::run(&mut run);
@@ -96,4 +99,28 @@ pub fn run(protocol: Arc<Protocol>, mut options: Options) -> Result<Report, Opti
         sessions,
         not_exercised: std::mem::take(&mut run.not_exercised),
     })
+}
+
+/// The server's program as it is started: a relative path with a directory
+/// part (`./server`, `bin/server`) names a file in the project root, the
+/// server's working directory (made absolute here, so it does not depend on
+/// how the platform resolves a relative program after a change of
+/// directory); a bare name is looked up in `PATH`; an absolute path stays.
+fn resolve_program(mut command: Vec<String>, root: &Path) -> Result<Vec<String>, OptionsError> {
+    let Some(program) = command.first_mut() else {
+        return Err(OptionsError::NoCommand);
+    };
+    let path = Path::new(program.as_str());
+    if path.is_absolute() || path.components().count() < 2 {
+        return Ok(command);
+    }
+    let resolved = root.join(path);
+    if !resolved.is_file() {
+        return Err(OptionsError::BadServer(format!(
+            "the server program `{program}` is not a file in the project root {} (a relative program path is resolved against the root, the server's working directory)",
+            root.display()
+        )));
+    }
+    *program = resolved.to_string_lossy().into_owned();
+    Ok(command)
 }

@@ -34,7 +34,8 @@ pub struct Options {
     pub command: Vec<String>,
     /// The project root: the server's working directory, and the params
     /// member the manifest's `host.project_root` names. The current
-    /// directory when `None`.
+    /// directory when `None`. A relative program path in `command`
+    /// (`./server`, `bin/server`) is a file in this root.
     pub root: Option<PathBuf>,
     /// Only these groups (all when empty).
     pub only: Vec<String>,
@@ -104,16 +105,20 @@ pub enum OptionsError {
     BadRoot(String),
     /// The record file cannot be created.
     Record(String),
+    /// The server's program, a relative path, is not in the project root.
+    BadServer(String),
 }
 
 impl OptionsError {
-    /// A stable machine code (`no_command`, `unknown_group`, `bad_root`, `record`).
+    /// A stable machine code (`no_command`, `unknown_group`, `bad_root`,
+    /// `record`, `bad_server`).
     pub fn code(&self) -> &'static str {
         match self {
             OptionsError::NoCommand => "no_command",
             OptionsError::UnknownGroup(_) => "unknown_group",
             OptionsError::BadRoot(_) => "bad_root",
             OptionsError::Record(_) => "record",
+            OptionsError::BadServer(_) => "bad_server",
         }
     }
 }
@@ -127,7 +132,9 @@ impl fmt::Display for OptionsError {
                 "unknown group `{group}` (the groups are {})",
                 GROUPS.join(", ")
             ),
-            OptionsError::BadRoot(message) | OptionsError::Record(message) => f.write_str(message),
+            OptionsError::BadRoot(message)
+            | OptionsError::Record(message)
+            | OptionsError::BadServer(message) => f.write_str(message),
         }
     }
 }
