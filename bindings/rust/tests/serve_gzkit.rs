@@ -183,6 +183,10 @@ fn a_broken_frame_ends_the_stream_after_a_parse_error() {
     let answers = run.answers(&gzkit);
     assert_eq!(answers.len(), 2);
     assert!(answers[1]["id"].is_null());
+    // The spec's error table: -32700 when "the framing or JSON body is
+    // malformed" (the reference server answers a malformed header so too).
+    assert_eq!(answers[1]["error"]["code"], -32700);
+    assert!(answers[1]["error"].get("data").is_none());
     assert!(answers[1]["error"]["message"]
         .as_str()
         .is_some_and(|m| m.contains("BadContentLength")));

@@ -73,7 +73,7 @@ export interface AnalyzeResult {
   hints: AuthoringHint[];
 }
 
-/** Empty object {}; the params member is required. */
+/** The client sends an empty object {} (the params member is required); the server does not return errors for shutdown, so members it does not expect are not refused. */
 export type ShutdownParams = Record<string, unknown>;
 
 /** Empty object {}. The server sends it, flushes any pending state and exits. */

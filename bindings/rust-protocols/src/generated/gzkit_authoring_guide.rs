@@ -558,10 +558,40 @@ pub mod types {
         pub id: RequestId,
     }
 
-    ///Empty object {}; the params member is required.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct ShutdownParams {}
+    ///The client sends an empty object {} (the params member is required); the server does not return errors for shutdown, so members it does not expect are not refused.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(transparent)]
+    pub struct ShutdownParams(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+
+    impl ::std::ops::Deref for ShutdownParams {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+
+    impl ::std::convert::From<ShutdownParams>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: ShutdownParams) -> Self {
+            value.0
+        }
+    }
+
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for ShutdownParams {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+
     ///Empty object {}. The server sends it, flushes any pending state and exits.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]

@@ -4290,9 +4290,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     },
     "ShutdownParams": {
       "title": "Shutdown params",
-      "description": "Empty object {}; the params member is required.",
-      "type": "object",
-      "additionalProperties": false
+      "description": "The client sends an empty object {} (the params member is required); the server does not return errors for shutdown, so members it does not expect are not refused.",
+      "type": "object"
     },
     "ShutdownResult": {
       "title": "Shutdown result",
@@ -4593,6 +4592,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "data": null
     },
     "framing": {
+      "code": -32700,
       "data": null
     },
     "method_not_found": {

@@ -88,7 +88,7 @@ class AnalyzeResult(TypedDict):
 
 
 ShutdownParams: TypeAlias = dict[str, Any]
-"""Empty object {}; the params member is required."""
+"""The client sends an empty object {} (the params member is required); the server does not return errors for shutdown, so members it does not expect are not refused."""
 
 ShutdownResult: TypeAlias = dict[str, Any]
 """Empty object {}. The server sends it, flushes any pending state and exits."""
