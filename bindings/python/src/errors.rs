@@ -232,3 +232,9 @@ pub fn session_violation(py: Python<'_>, violation: &Violation) -> PyErr {
     })();
     or_runtime(py, "SessionViolation", &violation.answer().message, made)
 }
+
+/// `wirekit.errors.ConformanceError`: a conformance run that could not start.
+pub fn conformance_error(py: Python<'_>, error: &wirekit::conformance::OptionsError) -> PyErr {
+    let made = (|| attrs(py, &[("code", error.code().into_pyobject(py)?.into_any())]))();
+    or_runtime(py, "ConformanceError", &error.to_string(), made)
+}

@@ -5,6 +5,7 @@
 
 mod check;
 mod cli;
+mod conformance;
 mod convert;
 mod envelope;
 mod errors;
@@ -72,5 +73,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(dumps, module)?)?;
     module.add_function(wrap_pyfunction!(cli::run_cli, module)?)?;
+    module.add_function(wrap_pyfunction!(conformance::conformance, module)?)?;
     Ok(())
 }

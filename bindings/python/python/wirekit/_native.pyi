@@ -25,6 +25,7 @@ __all__ = [
     "encode",
     "loads",
     "run_cli",
+    "conformance",
 ]
 
 __version__: str
@@ -260,3 +261,19 @@ def loads(data: bytes) -> Any: ...
 def dumps(value: Any) -> bytes: ...
 def run_cli(argv: Sequence[str]) -> int:
     """Runs the `wirekit` command with `argv` (the first is the program name); returns its exit status."""
+def conformance(
+    protocol: Union[str, Protocol],
+    command: Sequence[str],
+    *,
+    schemas: Optional[Union[str, os.PathLike[str]]] = None,
+    root: Optional[Union[str, os.PathLike[str]]] = None,
+    only: Optional[Sequence[str]] = None,
+    timeout: Optional[float] = None,
+    params: Optional[dict[str, Any]] = None,
+    record: Optional[Union[str, os.PathLike[str]]] = None,
+) -> tuple[dict[str, Any], str]:
+    """Runs the core's conformance battery of `protocol` against the server `command`.
+
+    Returns the report as the JSON object `wirekit conformance --json` prints and as
+    the readable text. Raises `wirekit.errors.ConformanceError` when the run cannot start.
+    """

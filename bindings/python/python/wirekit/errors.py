@@ -170,3 +170,17 @@ class UnexpectedMessage(WirekitError, ValueError):
         super().__init__(message)
         self.kind = kind
         self.expected = expected
+
+
+class ConformanceError(WirekitError, ValueError):
+    """A conformance run that could not start: no server command, an
+    unknown group, a project root or record file that cannot be used.
+
+    `code` is the core's stable machine code (`no_command`,
+    `unknown_group`, `bad_root`, `bad_server`, `record`). A failing server is
+    not this: it is a report with failed checks (see `wirekit.testing`).
+    """
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
