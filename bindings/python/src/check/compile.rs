@@ -206,21 +206,7 @@ impl Check {
     /// A node that only `$ref`s another (most properties naming a type).
     fn alias(&self, id: usize) -> Option<usize> {
         let node = self.nodes.get(id)?;
-        let bare = node.constant.is_none()
-            && node.types == ANY
-            && node.members.is_empty()
-            && node.additional.is_none()
-            && node.min_properties.is_none()
-            && node.max_properties.is_none()
-            && node.items.is_none()
-            && node.min_items.is_none()
-            && node.max_items.is_none()
-            && node.min_length.is_none()
-            && node.max_length.is_none()
-            && !node.has_number_bounds()
-            && node.strings.is_none()
-            && node.any_of.is_empty()
-            && node.all_of.len() == 1;
+        let bare = node.only_combines() && node.any_of.is_empty() && node.all_of.len() == 1;
         bare.then(|| node.all_of.first().copied()).flatten()
     }
 
@@ -273,20 +259,7 @@ impl Check {
             let node = &self.nodes[index];
             let mut nullable = None;
             if let [first, second] = node.any_of[..] {
-                let alone = node.types == ANY
-                    && node.constant.is_none()
-                    && node.members.is_empty()
-                    && node.additional.is_none()
-                    && node.min_properties.is_none()
-                    && node.max_properties.is_none()
-                    && node.items.is_none()
-                    && node.min_items.is_none()
-                    && node.max_items.is_none()
-                    && node.min_length.is_none()
-                    && node.max_length.is_none()
-                    && !node.has_number_bounds()
-                    && node.strings.is_none()
-                    && node.all_of.is_empty();
+                let alone = node.only_combines() && node.all_of.is_empty();
                 if alone && self.null_only(second) {
                     nullable = Some(self.target(first));
                 } else if alone && self.null_only(first) {

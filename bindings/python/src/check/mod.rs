@@ -92,6 +92,25 @@ impl Node {
             || self.exclusive_minimum.is_some()
             || self.exclusive_maximum.is_some()
     }
+
+    /// Whether the node has no type, constant or keyword of its own: all it
+    /// can hold is its `anyOf`/`allOf` (an alias of one schema, or a
+    /// nullable pair).
+    fn only_combines(&self) -> bool {
+        self.types == ANY
+            && self.constant.is_none()
+            && self.members.is_empty()
+            && self.additional.is_none()
+            && self.min_properties.is_none()
+            && self.max_properties.is_none()
+            && self.items.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && !self.has_number_bounds()
+            && self.strings.is_none()
+    }
 }
 
 /// Member lookups of one walk: (name address, node) to (schema, required
