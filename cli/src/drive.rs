@@ -12,7 +12,10 @@
 //! request the protocol declares `server-to-client` with the canned answer
 //! `--answers` gives its method, anything else with -32601; each is printed
 //! as one line (`{"server_request": ..., "id": ..., "params": ..., "result"
-//! | "error": ...}`), a refused one with a `problem`.
+//! | "error": ...}`), a refused one with a `problem`, one answered but with
+//! an id JSON-RPC 2.0 discourages (`null`, a fraction) with a `warning`
+//! (`{"severity": "warning", "kind": "discouraged_id", "message"}`), which
+//! does not fail the run.
 //!
 //! Exit status 0 when every call succeeded and the server sent nothing
 //! refused, 1 when a call failed or something was refused, 2 for bad usage.
@@ -28,6 +31,7 @@ use crate::live::LiveLine;
 use serde_json::{json, Value};
 use wirekit::dataplane::DataFrame;
 use wirekit::host::{DataPlaneOffer, Host, HostError, HostErrorKind};
+use wirekit::monitor::{ProblemKind, Severity};
 use wirekit::protocol::{MethodKind, Registry};
 use wirekit::validate::Protocol;
 
@@ -249,6 +253,14 @@ fn print_received(
         if let Some(problem) = &asked.problem {
             all_ok = false;
             line["problem"] = describe(problem);
+        }
+        if let Some(warning) = &asked.warning {
+            // Answered as asked: reported, and the run does not fail on it.
+            line["warning"] = json!({
+                "severity": Severity::Warning.name(),
+                "kind": ProblemKind::DiscouragedId.name(),
+                "message": warning,
+            });
         }
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
     }

@@ -3,9 +3,11 @@
 //! The capture holds the messages of both directions in one stream, in the
 //! order they passed, framed as the protocol frames them. Both sides are
 //! judged (see `wirekit::monitor`). Each problem is printed with its frame
-//! index (framing faults count as frames) and JSON pointer. Exit status 0
-//! when clean, 1 when anything is wrong (an empty capture included), 2 for
-//! bad usage.
+//! index (framing faults count as frames) and JSON pointer, and its
+//! severity: an error, or a warning for what JSON-RPC 2.0 allows but
+//! discourages (a `null` or fractional request id in a lenient protocol).
+//! Exit status 0 when no error was found (warnings do not count), 1 when
+//! one was (an empty capture included), 2 for bad usage.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -13,7 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use wirekit::framing::{FrameReader, ReadError};
-use wirekit::monitor::SessionChecker;
+use wirekit::monitor::{SessionChecker, Severity};
 use wirekit::protocol::{ProtocolError, Registry};
 use wirekit::validate::Protocol;
 
@@ -80,23 +82,38 @@ pub fn run(args: ValidateArgs) -> ExitCode {
         }
     }
     let _ = out.flush();
-    if problems.is_empty() {
-        eprintln!("wirekit validate: {} session is clean", protocol.id());
-        ExitCode::SUCCESS
-    } else if frames == 0 {
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
+    let warnings = problems.len() - errors;
+    let warned = if warnings == 0 {
+        String::new()
+    } else {
+        format!(" ({warnings} warning(s): what JSON-RPC 2.0 allows but discourages)")
+    };
+    if frames == 0 {
         eprintln!("wirekit validate: the capture holds no frames");
         ExitCode::from(1)
-    } else {
-        let (client, server) = problems.iter().fold((0, 0), |(c, s), p| {
-            if p.kind.blames_server() {
-                (c, s + 1)
-            } else {
-                (c + 1, s)
-            }
-        });
+    } else if errors == 0 {
         eprintln!(
-            "wirekit validate: {} problem(s) in a session of {} ({client} in what the client sent or the capture holds, {server} in what the server answered)",
-            problems.len(),
+            "wirekit validate: {} session is clean{warned}",
+            protocol.id()
+        );
+        ExitCode::SUCCESS
+    } else {
+        let (client, server) = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .fold((0, 0), |(c, s), p| {
+                if p.kind.blames_server() {
+                    (c, s + 1)
+                } else {
+                    (c + 1, s)
+                }
+            });
+        eprintln!(
+            "wirekit validate: {errors} problem(s) in a session of {} ({client} in what the client sent or the capture holds, {server} in what the server answered){warned}",
             protocol.id()
         );
         ExitCode::from(1)

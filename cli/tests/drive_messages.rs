@@ -172,3 +172,95 @@ fn a_server_that_cannot_start_is_named_as_typed() {
     );
     assert_no_debug_form(&stderr);
 }
+
+/// A Content-Length server of `tests/protocols/lsp-min` that asks the host
+/// `workspace/configuration` twice during `initialize`, with the ids 2.5
+/// and null (allowed by JSON-RPC 2.0, discouraged), then answers.
+const ASKS_WITH_DISCOURAGED_IDS: &str = r#"
+import json, sys
+def read():
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+def write(obj):
+    body = json.dumps(obj).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+call = read()
+write({"jsonrpc": "2.0", "id": 2.5, "method": "workspace/configuration", "params": {"items": []}})
+read()
+write({"jsonrpc": "2.0", "id": None, "method": "workspace/configuration", "params": {"items": []}})
+read()
+write({"jsonrpc": "2.0", "id": call["id"], "result": {"capabilities": {}}})
+read()
+"#;
+
+#[test]
+fn a_server_request_with_a_discouraged_id_is_answered_and_warned_without_failing() {
+    let dir = std::env::temp_dir().join(format!("wirekit-drive-ids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let answers = dir.join("answers.json");
+    std::fs::write(
+        &answers,
+        r#"{"workspace/configuration": {"result": [{"tabSize": 4}]}}"#,
+    )
+    .expect("answers");
+    let protocols = format!("{}/../tests/protocols", env!("CARGO_MANIFEST_DIR"));
+    let answers = answers.to_string_lossy().into_owned();
+    let output = wirekit(
+        &[
+            "drive",
+            "--schemas",
+            &protocols,
+            "--protocol",
+            "lsp-min@3.17",
+            "--answers",
+            &answers,
+            "--timeout-ms",
+            "10000",
+            "--",
+            "python3",
+            "-c",
+            ASKS_WITH_DISCOURAGED_IDS,
+        ],
+        b"{\"method\": \"initialize\", \"params\": {\"processId\": null, \"capabilities\": {}}}\n",
+    );
+    let text = all_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let lines = printed(&output);
+    let asked: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.get("server_request").is_some())
+        .collect();
+    assert_eq!(asked.len(), 2, "{text}");
+    for (line, id) in asked
+        .iter()
+        .zip([serde_json::json!(2.5), serde_json::Value::Null])
+    {
+        assert_eq!(line["id"], id, "{line}");
+        assert_eq!(
+            line["result"],
+            serde_json::json!([{"tabSize": 4}]),
+            "{line}"
+        );
+        assert!(line.get("problem").is_none(), "{line}");
+        assert_eq!(line["warning"]["severity"], "warning", "{line}");
+        assert_eq!(line["warning"]["kind"], "discouraged_id", "{line}");
+    }
+    assert!(asked[0]["warning"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("has the id 2.5") && m.contains("fraction")));
+    assert!(asked[1]["warning"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("has the id null")));
+    assert_no_debug_form(&text);
+    let _ = std::fs::remove_dir_all(&dir);
+}

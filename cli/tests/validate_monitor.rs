@@ -2,42 +2,25 @@
 //! one test per kind of problem of the server's and per message that used
 //! to mislead.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-use serde_json::Value;
+use std::process::Output;
+
+use support::{json_lines, stdout_text as text, wirekit};
 
 fn validate(protocol: &str, json: bool, capture: &[u8]) -> Output {
     let mut args = vec!["validate", "--protocol", protocol];
     if json {
         args.push("--json");
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("wirekit starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(capture)
-        .expect("write");
-    child.wait_with_output().expect("wirekit ends")
-}
-
-fn text(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    wirekit(&args, capture)
 }
 
 /// (frame, kind, pointer) of each problem of `--json`.
 fn found(output: &Output) -> Vec<(u64, String, Option<String>)> {
-    text(output)
-        .lines()
-        .map(|line| {
-            let p: Value = serde_json::from_str(line).expect("a JSON line");
+    json_lines(output)
+        .iter()
+        .map(|p| {
             (
                 p["frame"].as_u64().expect("frame"),
                 p["kind"].as_str().expect("kind").to_owned(),
@@ -312,4 +295,62 @@ fn no_report_prints_a_rust_debug_form() {
     for debug in ["Request {", "Number(", "Some(", "Response {", "String(\""] {
         assert!(!all.contains(debug), "{debug} in:\n{all}");
     }
+}
+
+#[test]
+fn discouraged_ids_are_warnings_that_do_not_fail_the_exit_code() {
+    // A lenient protocol: JSON-RPC 2.0 allows a fractional and a null id, and discourages both.
+    let init = INIT.replace("\"id\":1", "\"id\":1.5");
+    let result = INIT_RESULT.replace("\"id\":1", "\"id\":1.5");
+    let analyze = ANALYZE.replace("\"id\":2", "\"id\":null");
+    let answer = r#"{"jsonrpc":"2.0","id":null,"result":{"functions":[]}}"#;
+    let capture = lines(&[&init, &result, &analyze, answer]);
+    let output = validate(GAZE, false, &capture);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let report = text(&output);
+    assert_eq!(report.lines().count(), 2, "{report}");
+    assert!(
+        report.starts_with("frame 0: warning: discouraged_id at /id: `initialize` has the id 1.5"),
+        "{report}"
+    );
+    assert!(
+        report.contains("frame 2: warning: discouraged_id at /id: `analyze` has the id null"),
+        "{report}"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("session is clean (2 warning(s)"),
+        "{stderr}"
+    );
+    let json = validate(GAZE, true, &capture);
+    assert_eq!(json.status.code(), Some(0));
+    for problem in json_lines(&json) {
+        assert_eq!(problem["severity"], "warning", "{problem}");
+        assert_eq!(problem["kind"], "discouraged_id", "{problem}");
+    }
+    // With an error beside them, the error fails the run and says so; the warning stays a warning.
+    let capture = lines(&[&init, &result, ANALYZE]);
+    let json = validate(GAZE, true, &capture);
+    assert_eq!(json.status.code(), Some(1));
+    let severities: Vec<(String, String)> = json_lines(&json)
+        .iter()
+        .map(|p| {
+            (
+                p["kind"].as_str().unwrap_or("").to_owned(),
+                p["severity"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        severities,
+        [
+            ("discouraged_id".to_owned(), "warning".to_owned()),
+            ("unanswered".to_owned(), "error".to_owned())
+        ]
+    );
+    let stderr = String::from_utf8_lossy(&json.stderr);
+    assert!(
+        stderr.contains("1 problem(s)") && stderr.contains("(1 warning(s)"),
+        "{stderr}"
+    );
 }

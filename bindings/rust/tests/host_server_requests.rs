@@ -292,7 +292,11 @@ write({"jsonrpc": "2.0", "id": call["id"], "result": {"capabilities": {"seen": [
     let warnings: Vec<String> = host
         .take_server_requests()
         .iter()
-        .map(|r| r.problem.as_ref().expect("warned").message().to_owned())
+        .map(|r| {
+            // Answered: a warning, not a problem.
+            assert!(r.problem.is_none(), "{:?}", r.problem);
+            r.warning.clone().expect("warned")
+        })
         .collect();
     assert!(
         warnings[0].contains("id 2.5") && warnings[0].contains("fraction"),

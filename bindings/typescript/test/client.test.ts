@@ -320,6 +320,31 @@ class FakeTransport implements Transport {
   }
 }
 
+describe("client in memory (Gaze: lenient ids)", () => {
+  it("a server's request with a null or fractional id is answered and reported as a warning, its refusal as an error", () => {
+    const transport = new FakeTransport();
+    const reported: [string, string][] = [];
+    new Client(transport, gazeAnalyzerV1_0_0, {
+      onProtocolError: (e) => reported.push([e instanceof ProtocolError ? e.severity : "?", e.message]),
+    });
+    transport.serverSends('{"jsonrpc":"2.0","id":2.5,"method":"host.ping"}\n');
+    transport.serverSends('{"jsonrpc":"2.0","id":null,"method":"host.ping"}\n');
+    transport.serverSends('{"jsonrpc":"2.0","id":3,"method":"host.ping"}\n');
+    // Each is answered, echoing its id (host.ping is not declared: -32601).
+    assert.equal(transport.written.length, 3);
+    assert.match(transport.written[0] ?? "", /"id":2\.5/);
+    assert.match(transport.written[1] ?? "", /"id":null/);
+    assert.deepEqual(
+      reported.map(([severity]) => severity),
+      ["warning", "error", "warning", "error", "error"],
+      reported.map((r) => r.join(": ")).join("\n"),
+    );
+    assert.match(reported[0]?.[1] ?? "", /"host.ping" has the id 2.5: a number id written with a fraction.*discourages/);
+    assert.match(reported[2]?.[1] ?? "", /"host.ping" has the id null: a null id/);
+    assert.match(reported[4]?.[1] ?? "", /request "host.ping", which the protocol does not declare server-to-client/);
+  });
+});
+
 describe("client in memory (agentapi driver: strict, canonical)", () => {
   it("writes canonical frames, keeps the lifecycle, delivers typed notifications, refuses server requests", async () => {
     const transport = new FakeTransport();

@@ -1,11 +1,15 @@
 //! Running the `wirekit` binary as a person does, shared by the CLI's test files.
 
+// Each test binary uses the part of this module it needs.
+#![allow(dead_code)]
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-/// Runs `wirekit ARGS` with `stdin` written to its input, and waits for it.
+/// Runs `wirekit ARGS` with `stdin` written to its input (empty: an input
+/// that ends at once), and waits for it.
 pub fn wirekit(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
         .args(args)
@@ -25,8 +29,17 @@ pub fn wirekit(args: &[&str], stdin: &[u8]) -> Output {
 
 /// Each line of standard output, read as JSON.
 pub fn json_lines(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
+    json_lines_of(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// Each line of `text`, read as JSON.
+pub fn json_lines_of(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
         .collect()
+}
+
+/// Standard output as text.
+pub fn stdout_text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }

@@ -37,10 +37,16 @@ pub struct ServerRequest {
     pub request: Request,
     /// The answer sent back.
     pub answer: Result<Value, ErrorObject>,
-    /// Why the request was refused or is suspect, when it was: undeclared,
-    /// no handler, invalid params, the handler's result invalid, an id
-    /// JSON-RPC 2.0 discourages.
+    /// Why the request was refused, when it was: undeclared, no handler,
+    /// invalid params, the handler's result invalid, the answer not sent.
+    /// An error: `drive` fails on it.
     pub problem: Option<HostError>,
+    /// Why the request is suspect though it was answered: an id JSON-RPC
+    /// 2.0 allows but discourages (`null`, a fraction), which a lenient
+    /// protocol accepts. A warning (the monitor's
+    /// [`ProblemKind::DiscouragedId`](crate::monitor::ProblemKind::DiscouragedId)):
+    /// `drive` reports it and does not fail.
+    pub warning: Option<String>,
 }
 
 impl Host {
@@ -61,17 +67,12 @@ impl Host {
     /// answer.
     pub(super) fn on_server_request(&mut self, request: Request) {
         let (answer, mut problem) = self.answer_server_request(&request);
-        if let Some(warning) = request.id.discouraged() {
-            problem.get_or_insert_with(|| {
-                HostError::new(
-                    HostErrorKind::ServerRequest,
-                    format!(
-                        "the server's request `{}` has the id {}: {warning}",
-                        request.method, request.id
-                    ),
-                )
-            });
-        }
+        let warning = request.id.discouraged().map(|why| {
+            format!(
+                "the server's request `{}` has the id {}: {why}",
+                request.method, request.id
+            )
+        });
         let response = Message::Response(Response {
             id: Some(request.id.clone()),
             outcome: answer.clone(),
@@ -91,6 +92,7 @@ impl Host {
             request,
             answer,
             problem,
+            warning,
         });
     }
 

@@ -332,6 +332,15 @@ impl SessionChecker {
 
     fn on_request(&mut self, index: usize, request: Request) {
         let Request { id, method, params } = request;
+        if let Some(why) = id.discouraged() {
+            // Only a lenient protocol reads such an id; a warning, not an error.
+            self.push(
+                index,
+                ProblemKind::DiscouragedId,
+                Some("/id"),
+                format!("`{method}` has the id {id}: {why}"),
+            );
+        }
         let spec = self
             .protocol
             .method(&method)
@@ -573,6 +582,7 @@ impl SessionChecker {
         self.problems.push(Problem {
             frame: index,
             kind,
+            severity: kind.severity(),
             pointer: pointer.map(str::to_owned),
             message,
             related,

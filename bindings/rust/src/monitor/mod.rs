@@ -25,4 +25,4 @@ mod problem;
 mod refusal;
 
 pub use checker::SessionChecker;
-pub use problem::{Problem, ProblemKind};
+pub use problem::{Problem, ProblemKind, Severity};

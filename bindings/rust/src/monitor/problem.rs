@@ -52,11 +52,41 @@ pub enum ProblemKind {
     VersionMismatch,
     /// The capture holds no frames at all.
     EmptyCapture,
+    /// A request id JSON-RPC 2.0 allows but discourages (`null`, a number
+    /// with a fraction), accepted by a lenient protocol: a warning.
+    DiscouragedId,
+}
+
+/// How bad a problem is: an error breaks the protocol (and fails
+/// `validate` and `drive`), a warning is allowed but worth a look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Allowed by the protocol, but discouraged.
+    Warning,
+    /// The protocol is broken.
+    Error,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl ProblemKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ProblemKind; 18] = [
+    pub const ALL: [ProblemKind; 19] = [
         ProblemKind::Framing,
         ProblemKind::Envelope,
         ProblemKind::UnknownMethod,
@@ -75,6 +105,7 @@ impl ProblemKind {
         ProblemKind::ResultForInvalidId,
         ProblemKind::VersionMismatch,
         ProblemKind::EmptyCapture,
+        ProblemKind::DiscouragedId,
     ];
 
     /// The snake_case name (`invalid_params`).
@@ -98,6 +129,7 @@ impl ProblemKind {
             ProblemKind::ResultForInvalidId => "result_for_invalid_id",
             ProblemKind::VersionMismatch => "version_mismatch",
             ProblemKind::EmptyCapture => "empty_capture",
+            ProblemKind::DiscouragedId => "discouraged_id",
         }
     }
 
@@ -106,6 +138,15 @@ impl ProblemKind {
         ProblemKind::ALL
             .into_iter()
             .find(|kind| kind.name() == name)
+    }
+
+    /// How bad a problem of this kind is: a warning for what JSON-RPC 2.0
+    /// allows but discourages, an error for everything else.
+    pub fn severity(self) -> Severity {
+        match self {
+            ProblemKind::DiscouragedId => Severity::Warning,
+            _ => Severity::Error,
+        }
     }
 
     /// Whether the server is to blame (an answer it sent or did not send),
@@ -141,6 +182,8 @@ pub struct Problem {
     pub frame: usize,
     /// What kind of problem.
     pub kind: ProblemKind,
+    /// An error or a warning (the kind's [`ProblemKind::severity`]).
+    pub severity: Severity,
     /// The JSON pointer within the message, when a member is to blame.
     pub pointer: Option<String>,
     /// What is wrong.
@@ -154,7 +197,11 @@ pub struct Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "frame {}: {}", self.frame, self.kind.name())?;
+        write!(f, "frame {}: ", self.frame)?;
+        if self.severity == Severity::Warning {
+            f.write_str("warning: ")?;
+        }
+        f.write_str(self.kind.name())?;
         if let Some(pointer) = &self.pointer {
             write!(
                 f,

@@ -49,6 +49,7 @@ import {
   encodeMessage,
   EnvelopeError,
   ErrorCode,
+  idWarning,
   type Id,
   type Message,
   type Request,
@@ -262,12 +263,19 @@ export class CapabilityError extends ClientError {
 export class ProtocolError extends ClientError {
   /** The framing or envelope error behind it, when there is one. */
   readonly reason: FramingError | EnvelopeError | undefined;
+  /**
+   * `"error"` when the protocol is broken; `"warning"` for what it allows
+   * but discourages (a server's request with a `null` or fractional id in a
+   * lenient protocol, answered as usual), as the Rust monitor's severity.
+   */
+  readonly severity: "error" | "warning";
 
   /** A protocol error, about `method` when it concerns a request. */
-  constructor(message: string, reason?: FramingError | EnvelopeError, method?: string) {
+  constructor(message: string, reason?: FramingError | EnvelopeError, method?: string, severity: "error" | "warning" = "error") {
     super(message, method);
     this.name = "ProtocolError";
     this.reason = reason;
+    this.severity = severity;
   }
 }
 
@@ -942,6 +950,13 @@ export class Client<
   /** Answers a request from the server (see the module's docs); never leaves it waiting. */
   private serverRequest(request: Request): void {
     const { id, method } = request;
+    const discouraged = idWarning(request);
+    if (discouraged !== undefined) {
+      const why = discouraged === "NullId" ? "a null id" : "a number id written with a fraction or an exponent";
+      this.report(
+        new ProtocolError(`the server's request "${method}" has the id ${String(id)}: ${why}, which JSON-RPC 2.0 discourages (answered as usual)`, undefined, method, "warning"),
+      );
+    }
     const answerError = (code: number, text: string, data?: JsonValue): void => {
       const error: { code: number; message: string; data?: JsonValue } = { code, message: text };
       if (data !== undefined) error.data = data;
