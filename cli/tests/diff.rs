@@ -4,16 +4,15 @@
 // A test fails loudly on a missing fixture: unwrap and panic are its assertions.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 fn wirekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(args)
-        .output()
-        .expect("wirekit runs")
+    support::wirekit(args, b"")
 }
 
 fn repo(path: &str) -> PathBuf {
@@ -83,10 +82,7 @@ fn a_breaking_working_copy_exits_one_with_json_lines() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let changes: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let changes: Vec<Value> = support::json_lines(&output);
     assert_eq!(changes.len(), 1);
     assert_eq!(changes[0]["impact"], "breaks-clients");
     assert_eq!(changes[0]["kind"], "method-removed");

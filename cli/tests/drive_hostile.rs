@@ -10,6 +10,8 @@
 // A test fails by panicking.
 #![allow(clippy::panic)]
 
+mod support;
+
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -95,10 +97,7 @@ fn drive(name: &str, protocol: &str, calls: &str, script: &str) -> Run {
     let elapsed = started.elapsed();
     let stdout = out_reader.join().expect("stdout reader");
     let stderr = err_reader.join().expect("stderr reader");
-    let lines = stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
-        .collect();
+    let lines = support::json_lines_of(&stdout);
     let _ = std::fs::remove_dir_all(&dir);
     Run {
         status,

@@ -1,13 +1,12 @@
 //! What a person sees when a command is misused: usage lines that agree
 //! with `--help`, and I/O errors that name their path.
 
+mod support;
+
 use std::process::{Command, Output};
 
 fn wirekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(args)
-        .output()
-        .expect("wirekit runs")
+    support::wirekit(args, b"")
 }
 
 fn usage_line(text: &[u8]) -> String {
