@@ -37,7 +37,20 @@ struct ProtocolTemplate {
     error_data: String,
     rules: Vec<String>,
     negotiation: String,
+    conformance: Conformance,
     files: Vec<String>,
+}
+
+/// How to run `wirekit conformance` against a server of the protocol, and
+/// what its battery does for this protocol (all from the manifest).
+struct Conformance {
+    spec: String,
+    sequence: String,
+    host: String,
+    root: String,
+    exit_grace_ms: u64,
+    strict: bool,
+    content_length: bool,
 }
 
 struct Lifecycle {
@@ -152,6 +165,27 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let negotiation = m.version_negotiation.as_ref().map_or(String::new(), |v| {
         serde_json::to_string_pretty(v).unwrap_or_default()
     });
+    let host = m.host.as_ref();
+    let conformance = Conformance {
+        spec: format!("{}@{}", p.name, p.version),
+        sequence: host.map_or(String::new(), |h| {
+            h.sequence
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        host: host.map_or(String::new(), |h| md_cell(&h.description)),
+        root: host
+            .and_then(|h| h.project_root.clone())
+            .map_or(String::new(), |r| format!("`{r}`")),
+        exit_grace_ms: host.map_or(wirekit::protocol::HostSpec::DEFAULT_EXIT_GRACE_MS, |h| {
+            h.exit_grace_ms
+                .unwrap_or(wirekit::protocol::HostSpec::DEFAULT_EXIT_GRACE_MS)
+        }),
+        strict: t.strict,
+        content_length: t.framing == wirekit::framing::Framing::ContentLength,
+    };
     let t = ProtocolTemplate {
         header: format!("<!-- {} -->", header("").trim()),
         title: p.title.clone(),
@@ -168,6 +202,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         error_data,
         rules,
         negotiation,
+        conformance,
         files: p.files.iter().map(|f| f.display.clone()).collect(),
     };
     Ok(vec![GeneratedFile {
