@@ -25,6 +25,9 @@ echo "== installing wirekit, the example analyzer and the test tools"
 "$py" -m pip install --quiet pytest mypy "maturin>=1.9.4,<2"
 # The differential tests' references (tests/test_differential.py).
 "$py" -m pip install --quiet hypothesis jsonschema-rs orjson rfc8785
+# The real gzkit guide server (tests/test_conformance_gzkit.py): py-gzkit on
+# CPython 3.13, in its own venv, once per checkout.
+bash "$repo/tests/peers/install-gzkit.sh"
 wheels="$repo/target/wheels/python"
 echo "== maturin build --release (the wheel; a few minutes when the Rust side changed)"
 rm -rf "$wheels"
