@@ -35,7 +35,7 @@ pub fn json_lines(output: &Output) -> Vec<Value> {
 /// Each line of `text`, read as JSON.
 pub fn json_lines_of(text: &str) -> Vec<Value> {
     text.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect()
 }
 
