@@ -1,5 +1,6 @@
 //! The `wirekit frames` and `wirekit validate` commands, run as a person runs them.
 
+#[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
 use support::{json_lines as lines, wirekit};

@@ -4,6 +4,7 @@
 // A test fails loudly on a missing fixture: unwrap and panic are its assertions.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+#[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -10,6 +10,7 @@
 // A test fails by panicking.
 #![allow(clippy::panic)]
 
+#[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
 use std::io::Read;

@@ -4,6 +4,7 @@
 
 use std::process::Output;
 
+#[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
 use support::{json_lines as printed, wirekit};

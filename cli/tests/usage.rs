@@ -1,6 +1,7 @@
 //! What a person sees when a command is misused: usage lines that agree
 //! with `--help`, and I/O errors that name their path.
 
+#[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
 use std::process::{Command, Output};

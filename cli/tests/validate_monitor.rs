@@ -2,6 +2,7 @@
 //! one test per kind of problem of the server's and per message that used
 //! to mislead.
 
+#[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
 use std::process::Output;

@@ -1,8 +1,5 @@
 //! Running the `wirekit` binary as a person does, shared by the CLI's test files.
 
-// Each test binary uses the part of this module it needs.
-#![allow(dead_code)]
-
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
