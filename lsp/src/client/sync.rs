@@ -46,8 +46,8 @@ pub enum SettleOutcome {
 pub struct Settlement {
     /// Settled or not.
     pub outcome: SettleOutcome,
-    /// Every publication since the earliest changed document's sync, and
-    /// each asked path's latest, oldest first.
+    /// Every publication since the earliest changed document's sync, then
+    /// the latest of each asked path and each changed document.
     pub publications: Vec<PublishDiagnostics>,
     /// A failure the server reported: the diagnostics cannot be called clean.
     pub failure: Option<String>,
@@ -220,7 +220,8 @@ impl Client {
                 add(&stored.publication);
             }
         }
-        for uri in &asked {
+        let changed_uris = changed.iter().map(|c| &c.uri);
+        for uri in asked.iter().chain(changed_uris) {
             if let Some(stored) = self.diagnostics.get(uri) {
                 add(&stored.publication);
             }
