@@ -199,3 +199,48 @@ describe("snake-eyes-analyzer 0.1.0, a third-party Gaze analyzer", () => {
 });
 
 
+
+describe("the LSP lifecycle carried by the TypeScript client (lsp@3.17) against pygls 2.1", () => {
+  it("initialized follows initialize unasked, an undeclared provider is refused unsent, close() sends shutdown then exit and pygls exits 0", async () => {
+    const lsp = loadProtocol(join(ROOT, "schemas", "lsp", "3.17"));
+    assert.equal(lsp.shutdown, "shutdown");
+    assert.equal(lsp.methods["initialize"]?.lifecycle?.followedBy, "initialized");
+    assert.equal(lsp.methods["shutdown"]?.lifecycle?.followedBy, "exit");
+    const problems: string[] = [];
+    const notifications: string[] = [];
+    const asked: JsonValue[] = [];
+    const client = spawnServer(PEER_PYTHON, [PYGLS_SERVER], lsp, {
+      defaultTimeoutMs: 20000,
+      onRequest: {
+        "workspace/configuration": (params) => {
+          asked.push(params ?? null);
+          return [null];
+        },
+      },
+      onProtocolError: (error) => problems.push(error.message),
+      onNotification: (n) => notifications.push(n.method),
+    }) as unknown as Client;
+    const generic = client as unknown as {
+      request(method: string, params?: JsonValue): Promise<JsonValue>;
+      notify(method: string, params?: JsonValue): void;
+    };
+    const init = (await generic.request("initialize", {
+      processId: null,
+      rootUri: "file:///peer",
+      capabilities: { window: { workDoneProgress: true }, workspace: { applyEdit: false, workspaceEdit: { resourceOperations: [] } } },
+    })) as { capabilities: Record<string, JsonValue> };
+    assert.ok(init.capabilities["hoverProvider"], "pygls declares hover");
+    // The client sent `initialized` itself: the session is ready, so a second one is refused locally.
+    assert.throws(() => generic.notify("initialized", {}), /initialized/);
+    generic.notify("textDocument/didOpen", { textDocument: { uri: DOC, languageId: "python", version: 1, text: "x = 1\n# TODO: more\n" } });
+    const hover = (await generic.request("textDocument/hover", { textDocument: { uri: DOC }, position: { line: 1, character: 3 } })) as { contents: { value: string } };
+    assert.match(hover.contents.value, /TODO: more \| peer config/);
+    assert.equal(asked.length, 1, "pygls asked workspace/configuration once, and got an answer");
+    // pygls declares no definitionProvider: the gate refuses the request without sending it.
+    await assert.rejects(generic.request("textDocument/definition", { textDocument: { uri: DOC }, position: { line: 0, character: 0 } }), (e: Error) => e.name === "CapabilityError");
+    const end = await client.close();
+    assert.equal(end.code, 0, `pygls exits 0 only after shutdown then exit: ${end.stderr}`);
+    assert.deepEqual(problems, []);
+    assert.ok(notifications.includes("textDocument/publishDiagnostics"), notifications.join(", "));
+  });
+});

@@ -273,8 +273,18 @@ async function replay(protocol: Descriptor, bytes: Uint8Array): Promise<Replay> 
 
 const sessions = join(repoRoot(), "tests", "sessions");
 
+/**
+ * Protocols whose captures this client replay cannot play: it sends a capture's client requests and hands
+ * everything else to the client as the server's. LSP captures also hold the client's notifications, the
+ * server's requests and the client's answers to them (and the client sends `initialized` and `exit`
+ * itself, `followed_by`), so they are judged by the Rust monitor (schemas/check.py, sessions.rs) and the
+ * serve-loop replay (session_replay.rs) instead; the LSP lifecycle of this client is tested against pygls
+ * in peers.test.ts.
+ */
+const NOT_CLIENT_REPLAYABLE = new Set(["lsp@3.17"]);
+
 describe("captured sessions replayed through the TypeScript client", () => {
-  for (const folder of readdirSync(sessions).sort()) {
+  for (const folder of readdirSync(sessions).sort().filter((f) => !NOT_CLIENT_REPLAYABLE.has(f))) {
     const protocol = DESCRIPTORS[folder];
     it(`${folder}: every capture's client side through the client; answers validate against the result and error schemas; the monitor's problems found`, async (t) => {
       assert.ok(protocol !== undefined, `a generated descriptor for ${folder}`);

@@ -130,6 +130,9 @@ fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
         if let Some(completion) = &l.completion {
             life.push(("completion".into(), json_string(completion)));
         }
+        if let Some(next) = &l.followed_by {
+            life.push(("followedBy".into(), json_string(next)));
+        }
         m.push(("lifecycle".into(), object(&life)));
     }
     object(&m)
@@ -173,13 +176,8 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
         ));
     }
     lines.push("},".into());
-    // The request that ends the session cleanly: answered, not streamed.
-    let shutdown = manifest.methods.iter().find(|(_, s)| {
-        s.kind == MethodKind::Request
-            && s.result_stream.is_none()
-            && s.lifecycle.as_ref().is_some_and(|l| l.ends_session)
-    });
-    if let Some((name, _)) = shutdown {
+    // The request that ends the session cleanly (the core decides).
+    if let Some(name) = manifest.shutdown_request() {
         lines.push(format!("shutdown: {},", json_string(name)));
     }
     if let Some(l) = &manifest.lifecycle {

@@ -7688,7 +7688,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "uninitialized"
         ],
-        "on_success": "initializing"
+        "on_success": "initializing",
+        "followed_by": "initialized"
       }
     },
     "initialized": {
@@ -7923,7 +7924,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
           "initializing",
           "ready"
         ],
-        "on_success": "shutting_down"
+        "on_success": "shutting_down",
+        "followed_by": "exit"
       }
     },
     "exit": {

@@ -262,6 +262,30 @@ impl MethodSpec {
     pub fn is_required(&self) -> bool {
         self.capability.is_none()
     }
+
+    /// The notification a client sends at once after this method succeeds.
+    pub fn followed_by(&self) -> Option<&str> {
+        self.lifecycle.as_ref()?.followed_by.as_deref()
+    }
+}
+
+impl Manifest {
+    /// The request a client sends to end the session cleanly: the one whose
+    /// success ends it (gzkit's `shutdown`), or the one followed by the
+    /// notification that ends it (LSP's `shutdown`, then `exit`).
+    pub fn shutdown_request(&self) -> Option<&str> {
+        let ends = |spec: &MethodSpec| spec.lifecycle.as_ref().is_some_and(|l| l.ends_session);
+        self.methods
+            .iter()
+            .filter(|(_, s)| s.kind == MethodKind::Request && s.result_stream.is_none())
+            .find(|(_, s)| {
+                ends(s)
+                    || s.followed_by()
+                        .and_then(|n| self.methods.get(n))
+                        .is_some_and(ends)
+            })
+            .map(|(name, _)| name.as_str())
+    }
 }
 
 /// A method's place in the lifecycle.
@@ -284,6 +308,11 @@ pub struct MethodLifecycle {
     /// This method's own answer to a violation, over the protocol's.
     #[serde(default)]
     pub violation: Option<ViolationSpec>,
+    /// The client notification a client sends at once after this method
+    /// succeeds (LSP: `initialize` is followed by `initialized`, `shutdown`
+    /// by `exit`); clients built on the manifest send it themselves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub followed_by: Option<String>,
 }
 
 /// The answer to a message sent in the wrong state.

@@ -73,6 +73,18 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 ));
             }
         }
+        if let Some(next) = method.followed_by() {
+            let is_client_notification = manifest.methods.get(next).is_some_and(|n| {
+                n.kind == crate::protocol::MethodKind::Notification
+                    && n.direction == crate::protocol::Direction::ClientToServer
+            });
+            if !is_client_notification {
+                return Err(fail(
+                    format!("{at}/lifecycle/followed_by"),
+                    format!("`{next}` must be a client-to-server notification"),
+                ));
+            }
+        }
         if method.capability.is_some() && manifest.capabilities.is_none() {
             return Err(fail(
                 format!("{at}/capability"),

@@ -19,7 +19,7 @@ export const descriptor: ProtocolDescriptor<
   maxFrameBytes: 16777216,
   capabilities: { method: "initialize", pointer: "/capabilities", style: "provider" },
   methods: {
-    initialize: { kind: "request", direction: "client-to-server", timeoutMs: 60000, params: "InitializeParams", result: "InitializeResult", lifecycle: { allowedIn: ["uninitialized"], onSuccess: "initializing" } },
+    initialize: { kind: "request", direction: "client-to-server", timeoutMs: 60000, params: "InitializeParams", result: "InitializeResult", lifecycle: { allowedIn: ["uninitialized"], onSuccess: "initializing", followedBy: "initialized" } },
     initialized: { kind: "notification", direction: "client-to-server", params: "InitializedParams", lifecycle: { allowedIn: ["initializing"], onSuccess: "ready" } },
     "textDocument/didOpen": { kind: "notification", direction: "client-to-server", params: "DidOpenTextDocumentParams", lifecycle: { allowedIn: ["ready"] } },
     "textDocument/didChange": { kind: "notification", direction: "client-to-server", params: "DidChangeTextDocumentParams", lifecycle: { allowedIn: ["ready"] } },
@@ -33,7 +33,7 @@ export const descriptor: ProtocolDescriptor<
     "textDocument/prepareCallHierarchy": { kind: "request", direction: "client-to-server", timeoutMs: 30000, capability: "callHierarchyProvider", params: "CallHierarchyPrepareParams", result: "PrepareCallHierarchyResult", lifecycle: { allowedIn: ["ready"] } },
     "callHierarchy/incomingCalls": { kind: "request", direction: "client-to-server", timeoutMs: 30000, capability: "callHierarchyProvider", params: "CallHierarchyIncomingCallsParams", result: "IncomingCallsResult", lifecycle: { allowedIn: ["ready"] } },
     "callHierarchy/outgoingCalls": { kind: "request", direction: "client-to-server", timeoutMs: 30000, capability: "callHierarchyProvider", params: "CallHierarchyOutgoingCallsParams", result: "OutgoingCallsResult", lifecycle: { allowedIn: ["ready"] } },
-    shutdown: { kind: "request", direction: "client-to-server", timeoutMs: 10000, paramsOptional: true, params: "NoParams", result: "ShutdownResult", lifecycle: { allowedIn: ["initializing", "ready"], onSuccess: "shutting_down" } },
+    shutdown: { kind: "request", direction: "client-to-server", timeoutMs: 10000, paramsOptional: true, params: "NoParams", result: "ShutdownResult", lifecycle: { allowedIn: ["initializing", "ready"], onSuccess: "shutting_down", followedBy: "exit" } },
     exit: { kind: "notification", direction: "client-to-server", paramsOptional: true, params: "NoParams", lifecycle: { allowedIn: ["*"], onSuccess: "exited", endsSession: true } },
     "$/cancelRequest": { kind: "notification", direction: "client-to-server", params: "CancelParams", lifecycle: { allowedIn: ["*"] } },
     "textDocument/publishDiagnostics": { kind: "notification", direction: "server-to-client", params: "PublishDiagnosticsParams", lifecycle: { allowedIn: ["*"] } },
@@ -47,6 +47,7 @@ export const descriptor: ProtocolDescriptor<
     "client/unregisterCapability": { kind: "request", direction: "server-to-client", params: "UnregistrationParams", result: "UnregisterCapabilityResult", lifecycle: { allowedIn: ["*"] } },
     "workspace/workspaceFolders": { kind: "request", direction: "server-to-client", paramsOptional: true, params: "NoParams", result: "WorkspaceFoldersResult", lifecycle: { allowedIn: ["*"] } },
   },
+  shutdown: "shutdown",
   lifecycle: { initial: "uninitialized", terminal: ["exited"] },
   errors: [
     { code: -32002, name: "SERVER_NOT_INITIALIZED" },

@@ -1098,7 +1098,28 @@ export class Client<
     if (!presumed) {
       this.rules.opened(method);
       this.moved(method);
+      this.follow(method);
     }
+  }
+
+  /**
+   * Sends, at once, the notification the manifest says follows `method`'s
+   * success (LSP: `initialized` after `initialize`, `exit` after
+   * `shutdown`), before the caller can send anything else. Its params are
+   * absent when optional, else an empty object. A notification the state
+   * or the session refuses is not sent, and is reported.
+   */
+  private follow(method: string): void {
+    const next = this.protocol.methods[method]?.lifecycle?.followedBy;
+    if (next === undefined) return;
+    const params: JsonValue | undefined = this.protocol.methods[next]?.paramsOptional === true ? undefined : {};
+    const refused = this.refusal(next, params) ?? this.failure;
+    if (refused !== undefined) {
+      this.report(new ProtocolError(`"${next}" should follow "${method}" but cannot be sent: ${refused.message}`));
+      return;
+    }
+    this.send(params === undefined ? { kind: "notification", method: next } : { kind: "notification", method: next, params });
+    this.moved(next);
   }
 
   /**

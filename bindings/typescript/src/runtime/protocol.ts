@@ -46,6 +46,8 @@ export interface MethodLifecycle {
   readonly onSuccess?: string;
   /** Whether the session is over once the method is answered. */
   readonly endsSession?: boolean;
+  /** The client notification sent at once after this method succeeds (LSP: `initialize` → `initialized`, `shutdown` → `exit`). */
+  readonly followedBy?: string;
   /** The server notification that ends what a successful answer started (`driver.invoke`: `driver.completed`): until it comes, a call the state refuses waits for it. */
   readonly completion?: string;
 }
@@ -271,10 +273,20 @@ export function protocolFromManifest<
       if (typeof l["on_success"] === "string") life.onSuccess = l["on_success"];
       if (l["ends_session"] === true) life.endsSession = true;
       if (typeof l["completion"] === "string") life.completion = l["completion"];
+      if (typeof l["followed_by"] === "string") life.followedBy = l["followed_by"];
       info.lifecycle = life;
-      if (life.endsSession === true && !stream && info.kind === "request") shutdown ??= name;
     }
     methods[name] = info;
+  }
+  // The request that ends the session cleanly, as the core's Manifest::shutdown_request decides:
+  // its success ends the session, or it is followed by the notification that does.
+  for (const [name, info] of Object.entries(methods)) {
+    if (info.kind !== "request" || info.stream === true) continue;
+    const next = info.lifecycle?.followedBy;
+    if (info.lifecycle?.endsSession === true || (next !== undefined && methods[next]?.lifecycle?.endsSession === true)) {
+      shutdown = name;
+      break;
+    }
   }
   const out: Mutable<ProtocolDescriptor<R, N, SN>> = {
     name: String(m["protocol"]),
