@@ -21,6 +21,7 @@ REFERENCE = {
     "content_length_decode": ("reference: memmem + copy + UTF-8 check", "lsp-server Message::read (parses the JSON too)"),
     "ndjson_encode": ("plain write_all + LF, same checks (bound, CR/LF, UTF-8)", None),
     "content_length_encode": ("plain write! header + body, same checks (bound, UTF-8)", None),
+    "serve_round_trip": (None, "lsp-server server, raw client (Message::read)"),
 }
 
 
@@ -47,6 +48,12 @@ def rate(row: dict) -> float:
     return row["elements"] / (row["median_ns"] / 1e9)
 
 
+def duration(ns: float) -> str:
+    if ns >= 1e6:
+        return f"{ns / 1e6:,.1f} ms"
+    return f"{ns / 1e3:,.1f} µs"
+
+
 def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
     groups = load(root)
@@ -69,7 +76,7 @@ def main() -> None:
         print(line)
         rows.sort(key=rate, reverse=True)
         for row in rows:
-            cells = [row["name"], f"{row['median_ns'] / 1e6:,.1f} ms", f"{rate(row):,.0f}"]
+            cells = [row["name"], duration(row["median_ns"]), f"{rate(row):,.0f}"]
             if reference in by_name:
                 cells.append(f"{rate(row) / rate(by_name[reference]):.2f}x")
             if peer in by_name:

@@ -1,7 +1,8 @@
 //! Framing throughput: wirekit's push decoders and encoders beside their
 //! peers and plain references, on the same 64 MiB of traffic in one run.
 //!
-//! `cargo bench -p wirekit-bench --bench framing`; `benches/rust/report.py`
+//! Times are the benchmark thread's CPU time ([`ThreadCpuTime`]): the machine
+//! is shared. `cargo bench -p wirekit-bench --bench framing`; `benches/rust/report.py`
 //! turns the results into the tables of BENCHMARKS.md.
 
 // criterion's macros generate undocumented items.
@@ -11,7 +12,6 @@ use std::io::{BufRead, BufReader, Write};
 use std::time::Duration;
 
 use bytes::BytesMut;
-use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
 };
@@ -21,7 +21,7 @@ use wirekit::framing::{
     ContentLengthDecoder, ContentLengthEncoder, FrameDecoder, FrameEncoder, FrameLimits,
     NdjsonDecoder, NdjsonEncoder,
 };
-use wirekit_bench::{bodies, content_length_stream, ndjson_stream, TRAFFIC_BYTES};
+use wirekit_bench::{bodies, content_length_stream, ndjson_stream, ThreadCpuTime, TRAFFIC_BYTES};
 
 /// Bytes a decoder is handed at a time, as a reader of a pipe would.
 const CHUNK: usize = 64 * 1024;
@@ -29,7 +29,11 @@ const CHUNK: usize = 64 * 1024;
 /// An output buffer is handed to the writer (here: dropped) past this size.
 const WRITE_BUFFER: usize = 64 * 1024;
 
-fn group<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> BenchmarkGroup<'a, WallTime> {
+fn group<'a>(
+    c: &'a mut Criterion<ThreadCpuTime>,
+    name: &str,
+    bytes: usize,
+) -> BenchmarkGroup<'a, ThreadCpuTime> {
     let mut group = c.benchmark_group(name);
     group
         .sampling_mode(SamplingMode::Flat)
@@ -66,24 +70,24 @@ fn decode_in_chunks<D: FrameDecoder>(mut decoder: D, wire: &[u8], owned: bool) -
     total
 }
 
-fn ndjson_decode(c: &mut Criterion, wire: &[u8], expected: usize) {
-    let limits = FrameLimits::ndjson_default();
-    let mut g = group(c, "ndjson_decode", wire.len());
+/// wirekit's three ways of decoding, the same for either framing: frames
+/// lent by `decode`, each made owned by `into_frame`, and the owned-and-queued
+/// `push` + `next_frame`.
+fn wirekit_decoders<D: FrameDecoder>(
+    g: &mut BenchmarkGroup<'_, ThreadCpuTime>,
+    new_decoder: impl Fn() -> D,
+    wire: &[u8],
+    expected: usize,
+) {
     g.bench_function("wirekit decode (lent frames)", |b| {
-        b.iter(|| {
-            let total = decode_in_chunks(NdjsonDecoder::new(limits), wire, false);
-            assert_eq!(total, expected);
-        })
+        b.iter(|| assert_eq!(decode_in_chunks(new_decoder(), wire, false), expected))
     });
     g.bench_function("wirekit decode + into_frame (owned)", |b| {
-        b.iter(|| {
-            let total = decode_in_chunks(NdjsonDecoder::new(limits), wire, true);
-            assert_eq!(total, expected);
-        })
+        b.iter(|| assert_eq!(decode_in_chunks(new_decoder(), wire, true), expected))
     });
     g.bench_function("wirekit push + next_frame (owned, queued)", |b| {
         b.iter(|| {
-            let mut decoder = NdjsonDecoder::new(limits);
+            let mut decoder = new_decoder();
             let mut total = 0;
             for chunk in wire.chunks(CHUNK) {
                 decoder.push(chunk);
@@ -97,6 +101,12 @@ fn ndjson_decode(c: &mut Criterion, wire: &[u8], expected: usize) {
             assert_eq!(total, expected);
         })
     });
+}
+
+fn ndjson_decode(c: &mut Criterion<ThreadCpuTime>, wire: &[u8], expected: usize) {
+    let limits = FrameLimits::ndjson_default();
+    let mut g = group(c, "ndjson_decode", wire.len());
+    wirekit_decoders(&mut g, || NdjsonDecoder::new(limits), wire, expected);
     g.bench_function("tokio-util LinesCodec (owned)", |b| {
         b.iter(|| {
             let mut codec = LinesCodec::new_with_max_length(limits.max_frame_bytes);
@@ -242,37 +252,10 @@ impl MemmemReference {
     }
 }
 
-fn content_length_decode(c: &mut Criterion, wire: &[u8], expected: usize) {
+fn content_length_decode(c: &mut Criterion<ThreadCpuTime>, wire: &[u8], expected: usize) {
     let limits = FrameLimits::content_length_default();
     let mut g = group(c, "content_length_decode", wire.len());
-    g.bench_function("wirekit decode (lent frames)", |b| {
-        b.iter(|| {
-            let total = decode_in_chunks(ContentLengthDecoder::new(limits), wire, false);
-            assert_eq!(total, expected);
-        })
-    });
-    g.bench_function("wirekit decode + into_frame (owned)", |b| {
-        b.iter(|| {
-            let total = decode_in_chunks(ContentLengthDecoder::new(limits), wire, true);
-            assert_eq!(total, expected);
-        })
-    });
-    g.bench_function("wirekit push + next_frame (owned, queued)", |b| {
-        b.iter(|| {
-            let mut decoder = ContentLengthDecoder::new(limits);
-            let mut total = 0;
-            for chunk in wire.chunks(CHUNK) {
-                decoder.push(chunk);
-                while let Some(item) = decoder.next_frame() {
-                    if let Ok(frame) = item {
-                        consume(&mut total, frame.body());
-                    }
-                }
-            }
-            decoder.finish();
-            assert_eq!(total, expected);
-        })
-    });
+    wirekit_decoders(&mut g, || ContentLengthDecoder::new(limits), wire, expected);
     g.bench_function("reference: memmem + copy + UTF-8 check", |b| {
         b.iter(|| {
             let mut reference = MemmemReference::new();
@@ -308,10 +291,13 @@ fn content_length_decode(c: &mut Criterion, wire: &[u8], expected: usize) {
     g.finish();
 }
 
-fn ndjson_encode(c: &mut Criterion, bodies: &[String], bytes: usize) {
-    let limits = FrameLimits::ndjson_default();
-    let encoder = NdjsonEncoder::new(limits);
-    let mut g = group(c, "ndjson_encode", bytes);
+/// wirekit's `encode_into` over every body, the output handed on (dropped)
+/// every [`WRITE_BUFFER`] bytes, as a writer would.
+fn wirekit_encoder<E: FrameEncoder>(
+    g: &mut BenchmarkGroup<'_, ThreadCpuTime>,
+    encoder: &E,
+    bodies: &[String],
+) {
     g.bench_function("wirekit encode_into", |b| {
         let mut out = Vec::with_capacity(2 * WRITE_BUFFER);
         b.iter(|| {
@@ -325,6 +311,13 @@ fn ndjson_encode(c: &mut Criterion, bodies: &[String], bytes: usize) {
             }
         })
     });
+}
+
+fn ndjson_encode(c: &mut Criterion<ThreadCpuTime>, bodies: &[String], bytes: usize) {
+    let limits = FrameLimits::ndjson_default();
+    let encoder = NdjsonEncoder::new(limits);
+    let mut g = group(c, "ndjson_encode", bytes);
+    wirekit_encoder(&mut g, &encoder, bodies);
     g.bench_function("plain write_all + LF", |b| {
         let mut out = Vec::with_capacity(2 * WRITE_BUFFER);
         b.iter(|| {
@@ -365,23 +358,11 @@ fn ndjson_encode(c: &mut Criterion, bodies: &[String], bytes: usize) {
     g.finish();
 }
 
-fn content_length_encode(c: &mut Criterion, bodies: &[String], bytes: usize) {
+fn content_length_encode(c: &mut Criterion<ThreadCpuTime>, bodies: &[String], bytes: usize) {
     let limits = FrameLimits::content_length_default();
     let encoder = ContentLengthEncoder::new(limits);
     let mut g = group(c, "content_length_encode", bytes);
-    g.bench_function("wirekit encode_into", |b| {
-        let mut out = Vec::with_capacity(2 * WRITE_BUFFER);
-        b.iter(|| {
-            for body in bodies {
-                if encoder.encode_into(body.as_bytes(), &mut out).is_ok()
-                    && out.len() >= WRITE_BUFFER
-                {
-                    black_box(&out);
-                    out.clear();
-                }
-            }
-        })
-    });
+    wirekit_encoder(&mut g, &encoder, bodies);
     g.bench_function("plain write! header + body", |b| {
         let mut out = Vec::with_capacity(2 * WRITE_BUFFER);
         b.iter(|| {
@@ -418,7 +399,7 @@ fn content_length_encode(c: &mut Criterion, bodies: &[String], bytes: usize) {
     g.finish();
 }
 
-fn framing(c: &mut Criterion) {
+fn framing(c: &mut Criterion<ThreadCpuTime>) {
     let bodies = bodies(TRAFFIC_BYTES);
     let expected: usize = bodies.iter().map(String::len).sum();
     let ndjson = ndjson_stream(&bodies);
@@ -429,5 +410,9 @@ fn framing(c: &mut Criterion) {
     content_length_encode(c, &bodies, content_length.len());
 }
 
-criterion_group!(benches, framing);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadCpuTime);
+    targets = framing
+}
 criterion_main!(benches);

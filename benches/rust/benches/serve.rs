@@ -3,12 +3,20 @@
 //! (gzkit authoring guide: `initialize`, then `analyze` requests one at a
 //! time, each answered with the spec's worked-example result).
 //!
+//! A second group, `serve_pipelined`, measures each server's own cost per
+//! request without the pipe round trip: the serve loop reads a whole batch of
+//! requests from memory and writes its answers to memory, beside lsp-server's
+//! message layer (`Message::read`, `Response::new_ok`, `Message::write`) doing
+//! the same exchange without any check; its times are the benchmark thread's
+//! CPU time (everything runs on it), the round trips' are wall time.
+//!
 //! `cargo bench -p wirekit-bench --bench serve`. The servers are this bench
 //! binary itself, started again with `WIREKIT_BENCH_SERVER` set.
 
 // criterion's macros generate undocumented items.
 #![allow(missing_docs)]
 
+use std::hint::black_box;
 use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,6 +26,7 @@ use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::host::Host;
 use wirekit::serve::{Handler, ServeOptions, Server};
+use wirekit_bench::ThreadCpuTime;
 
 const ROLE: &str = "WIREKIT_BENCH_SERVER";
 const PROTOCOL: &str = "gzkit-authoring-guide";
@@ -203,6 +212,78 @@ fn round_trips(c: &mut Criterion) {
     g.finish();
 }
 
+/// Requests in one pipelined batch.
+const BATCH: usize = 2_000;
+
+/// `initialize`, then [`BATCH`] `analyze` requests, as `Content-Length`
+/// frames (the guide's framing).
+fn pipelined_input() -> Vec<u8> {
+    let mut wire = Vec::new();
+    let mut frame = |id: usize, method: &str, params: &Value| {
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        wire.extend_from_slice(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    };
+    frame(0, "initialize", &json!({"clientVersion": "1.0"}));
+    let params = analyze_params();
+    for id in 1..=BATCH {
+        frame(id, "analyze", &params);
+    }
+    wire
+}
+
+fn pipelined(c: &mut Criterion<ThreadCpuTime>) {
+    let Ok(protocol) = wirekit_protocols::protocol(PROTOCOL) else {
+        eprintln!("no {PROTOCOL} protocol; serve_pipelined skipped");
+        return;
+    };
+    let input = pipelined_input();
+    let mut g = c.benchmark_group("serve_pipelined");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function(
+        "wirekit serve loop (checks envelope, lifecycle, params, result)",
+        |b| {
+            let mut output = Vec::with_capacity(4 * input.len());
+            b.iter(|| {
+                output.clear();
+                let mut server = Server::new(protocol.clone(), ServeOptions::default());
+                let served = server.serve(&mut Guide, &input[..], &mut output);
+                assert!(served.is_ok());
+                black_box(output.len())
+            })
+        },
+    );
+    g.bench_function(
+        "lsp-server Message::read + Response + write (no checks)",
+        |b| {
+            let mut output = Vec::with_capacity(4 * input.len());
+            b.iter(|| {
+                output.clear();
+                let mut reader = &input[..];
+                while let Ok(Some(message)) = lsp_server::Message::read(&mut reader) {
+                    let lsp_server::Message::Request(request) = message else {
+                        continue;
+                    };
+                    let result = match request.method.as_str() {
+                        "initialize" => initialize_result(),
+                        "analyze" => analyze_result(),
+                        _ => json!({}),
+                    };
+                    let answer: lsp_server::Message =
+                        lsp_server::Response::new_ok(request.id, result).into();
+                    assert!(answer.write(&mut output).is_ok());
+                }
+                black_box(output.len())
+            })
+        },
+    );
+    g.finish();
+}
+
 fn main() {
     match std::env::var(ROLE).as_deref() {
         Ok("wirekit") => return wirekit_server(),
@@ -211,5 +292,10 @@ fn main() {
     }
     let mut criterion = Criterion::default().configure_from_args();
     round_trips(&mut criterion);
+    criterion.final_summary();
+    let mut criterion = Criterion::default()
+        .with_measurement(ThreadCpuTime)
+        .configure_from_args();
+    pipelined(&mut criterion);
     criterion.final_summary();
 }

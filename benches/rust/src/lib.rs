@@ -7,6 +7,13 @@
 //! one Gaze `analyze` result of about 50 KB. 64 MiB holds about 198,000
 //! requests and 660 results. A few strings carry non-ASCII text, as real
 //! file names and descriptions do.
+//!
+//! Also the measurement the in-process benchmarks use, the benchmark
+//! thread's CPU time ([`ThreadCpuTime`]): the machine is shared.
+
+mod cpu_time;
+
+pub use cpu_time::ThreadCpuTime;
 
 /// The size of the benchmark traffic, in body bytes plus framing.
 pub const TRAFFIC_BYTES: usize = 64 * 1024 * 1024;
