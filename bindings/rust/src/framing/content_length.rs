@@ -274,43 +274,16 @@ impl FrameEncoder for ContentLengthEncoder {
     /// (`BodyNotUtf8`), and a header over the header bound (`HeaderTooLong`,
     /// only possible with a bound under 40 bytes); an empty body is fine
     /// (`Content-Length: 0`).
+    #[inline]
     fn encode_into(&self, body: &[u8], out: &mut Vec<u8>) -> Result<(), FramingError> {
-        if body.len() > self.limits.max_frame_bytes {
-            let detail = format!(
-                "body of {} bytes exceeds the frame bound of {} bytes",
-                body.len(),
-                self.limits.max_frame_bytes
-            );
-            return Err(FramingError::encode(
-                FaultKind::FrameTooLong,
-                Framing::ContentLength,
-                detail,
-            ));
-        }
-        if let Err(error) = std::str::from_utf8(body) {
-            let detail = format!(
-                "body is not valid UTF-8 (first invalid byte at body byte {})",
-                error.valid_up_to()
-            );
-            return Err(FramingError::encode(
-                FaultKind::BodyNotUtf8,
-                Framing::ContentLength,
-                detail,
-            ));
-        }
         let mut digits = [0u8; 20];
         let digits = decimal(body.len(), &mut digits);
         let header_len = HEADER_PREFIX.len() + digits.len() + HEADER_END.len();
-        if header_len > self.limits.max_header_bytes {
-            let detail = format!(
-                "header section of {header_len} bytes exceeds the header bound of {} bytes",
-                self.limits.max_header_bytes
-            );
-            return Err(FramingError::encode(
-                FaultKind::HeaderTooLong,
-                Framing::ContentLength,
-                detail,
-            ));
+        if body.len() > self.limits.max_frame_bytes
+            || std::str::from_utf8(body).is_err()
+            || header_len > self.limits.max_header_bytes
+        {
+            return Err(self.refusal(body, header_len));
         }
         out.reserve(header_len + body.len());
         out.extend_from_slice(HEADER_PREFIX);
@@ -318,6 +291,35 @@ impl FrameEncoder for ContentLengthEncoder {
         out.extend_from_slice(HEADER_END);
         out.extend_from_slice(body);
         Ok(())
+    }
+}
+
+impl ContentLengthEncoder {
+    /// Why `body` (whose header section is `header_len` bytes) is refused:
+    /// the checks again, in order, with details.
+    #[cold]
+    fn refusal(&self, body: &[u8], header_len: usize) -> FramingError {
+        let refuse = |kind, detail| FramingError::encode(kind, Framing::ContentLength, detail);
+        if body.len() > self.limits.max_frame_bytes {
+            let detail = format!(
+                "body of {} bytes exceeds the frame bound of {} bytes",
+                body.len(),
+                self.limits.max_frame_bytes
+            );
+            return refuse(FaultKind::FrameTooLong, detail);
+        }
+        if let Err(error) = std::str::from_utf8(body) {
+            let detail = format!(
+                "body is not valid UTF-8 (first invalid byte at body byte {})",
+                error.valid_up_to()
+            );
+            return refuse(FaultKind::BodyNotUtf8, detail);
+        }
+        let detail = format!(
+            "header section of {header_len} bytes exceeds the header bound of {} bytes",
+            self.limits.max_header_bytes
+        );
+        refuse(FaultKind::HeaderTooLong, detail)
     }
 }
 

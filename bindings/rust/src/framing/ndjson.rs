@@ -296,8 +296,27 @@ impl FrameEncoder for NdjsonEncoder {
     /// Refuses, in this order: a body over the frame bound (`FrameTooLong`),
     /// an empty body (`EmptyFrame`), a raw LF or CR (`EmbeddedNewline`), a
     /// body that is not UTF-8 (`BodyNotUtf8`).
+    #[inline]
     fn encode_into(&self, body: &[u8], out: &mut Vec<u8>) -> Result<(), FramingError> {
-        let refuse = |kind, detail| Err(FramingError::encode(kind, Framing::Ndjson, detail));
+        if body.len() > self.limits.max_frame_bytes
+            || body.is_empty()
+            || memchr::memchr2(b'\n', b'\r', body).is_some()
+            || std::str::from_utf8(body).is_err()
+        {
+            return Err(self.refusal(body));
+        }
+        out.reserve(body.len() + 1);
+        out.extend_from_slice(body);
+        out.push(b'\n');
+        Ok(())
+    }
+}
+
+impl NdjsonEncoder {
+    /// Why `body` is refused (the checks again, in order, with details).
+    #[cold]
+    fn refusal(&self, body: &[u8]) -> FramingError {
+        let refuse = |kind, detail| FramingError::encode(kind, Framing::Ndjson, detail);
         if body.len() > self.limits.max_frame_bytes {
             let detail = format!(
                 "body of {} bytes exceeds the frame bound of {} bytes",
@@ -320,17 +339,12 @@ impl FrameEncoder for NdjsonEncoder {
                 format!("body contains a raw {name} at byte {at}; an NDJSON frame is one line");
             return refuse(FaultKind::EmbeddedNewline, detail);
         }
-        if let Err(error) = std::str::from_utf8(body) {
-            let detail = format!(
-                "body is not valid UTF-8 (first invalid byte at body byte {})",
-                error.valid_up_to()
-            );
-            return refuse(FaultKind::BodyNotUtf8, detail);
-        }
-        out.reserve(body.len() + 1);
-        out.extend_from_slice(body);
-        out.push(b'\n');
-        Ok(())
+        let valid_up_to = std::str::from_utf8(body)
+            .err()
+            .map_or(0, |e| e.valid_up_to());
+        let detail =
+            format!("body is not valid UTF-8 (first invalid byte at body byte {valid_up_to})");
+        refuse(FaultKind::BodyNotUtf8, detail)
     }
 }
 
