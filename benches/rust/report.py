@@ -22,6 +22,7 @@ REFERENCE = {
     "ndjson_encode": ("plain write_all + LF, same checks (bound, CR/LF, UTF-8)", None),
     "content_length_encode": ("plain write! header + body, same checks (bound, UTF-8)", None),
     "serve_round_trip": (None, "lsp-server server, raw client (Message::read)"),
+    "serve_pipelined": (None, "lsp-server Message::read + Response + write (no checks)"),
 }
 
 
