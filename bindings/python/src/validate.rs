@@ -180,6 +180,45 @@ impl PyProtocol {
         self.inner.manifest().transport.max_frame_bytes
     }
 
+    /// How the handler of each method the client sends is called, in the
+    /// manifest's order: `(name, "request" | "stream" | "notification")`
+    /// (the core's model; a service registers handlers by it).
+    fn served_methods(&self) -> Vec<(String, &'static str)> {
+        self.inner
+            .manifest()
+            .served_methods()
+            .map(|(name, served)| (name.to_owned(), served.name()))
+            .collect()
+    }
+
+    /// The capability declaration of a server that handles the methods for
+    /// which `handles(name)` is true (`None` when the protocol declares no
+    /// capabilities), as the core derives it for the protocol's style.
+    fn capabilities_for<'py>(
+        &self,
+        py: Python<'py>,
+        handles: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let manifest = self.inner.manifest();
+        let mut handled = std::collections::HashSet::new();
+        for name in manifest.methods.keys() {
+            if handles.call1((name.as_str(),))?.is_truthy()? {
+                handled.insert(name.as_str());
+            }
+        }
+        match manifest.capabilities_for(&|name: &str| handled.contains(name)) {
+            Some(declaration) => to_python(py, &declaration),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The version a server of this protocol declares (version
+    /// negotiation's, else the protocol's own).
+    #[getter]
+    fn server_version(&self) -> &str {
+        self.inner.manifest().server_version()
+    }
+
     /// Every method and notification name, in declaration order.
     #[getter]
     fn methods(&self) -> Vec<String> {

@@ -183,3 +183,48 @@ def test_conversion_refuses_too_deep_nesting() -> None:
         deep = [deep]
     with pytest.raises(ValueError, match="deeper"):
         wirekit._native.dumps(deep)
+
+
+def test_a_service_registers_by_the_cores_model_of_each_method() -> None:
+    """How each client method is served comes from the core (one model), not
+    from the manifest's keys read again in Python."""
+    gaze = Protocol("gaze-analyzer@1.1.0")
+    served = dict(gaze.served_methods())
+    assert served["analyze/stream"] == "stream"
+    assert served["analyze"] == "request"
+    assert "$/progress" not in served  # the server sends it
+    service = Service(gaze)
+    service.register("analyze/stream", lambda params: iter([]))
+    assert "analyze/stream" in service._stream_handlers()
+    with pytest.raises(ValueError, match="has no notification `analyze`"):
+        service.notification("analyze")(lambda params: None)
+
+
+def test_capabilities_come_from_the_core_for_every_style() -> None:
+    """boolean-object (Gaze), string-array (gzkit) and provider (LSP) declarations."""
+    handled = {"analyze/stream", "test_mapping"}
+    assert Protocol("gaze-analyzer@1.1.0").capabilities_for(lambda name: name in handled) == {
+        "streaming": True, "discover": False, "test_mapping": True, "classify_signals": False, "doc_coverage": False,
+    }
+    assert Protocol("gzkit-authoring-guide").capabilities_for(lambda name: name == "analyze") == ["analyze"]
+    assert Protocol("gzkit-authoring-guide").server_version == "1.0"
+    request = {"kind": "request", "direction": "client-to-server", "params_optional": True}
+    manifest = {
+        "protocol": "lsp-providers", "version": "3.17",
+        "transport": {"framing": "content-length", "envelope": "jsonrpc-2.0", "max_frame_bytes": 1048576},
+        "schemas": ["s.json"],
+        "capabilities": {"method": "initialize", "pointer": "/capabilities", "style": "provider"},
+        "methods": {
+            "initialize": request,
+            "textDocument/hover": {**request, "capability": "hoverProvider"},
+            "textDocument/rename": {**request, "capability": "renameProvider"},
+            "textDocument/prepareRename": {**request, "capability": "renameProvider/prepareProvider"},
+            "textDocument/definition": {**request, "capability": "definitionProvider"},
+        },
+    }
+    lsp = Protocol.from_manifest(manifest, {"s.json": {"$schema": "https://json-schema.org/draft/2020-12/schema"}})
+    service = Service(lsp)
+    for method in ("textDocument/hover", "textDocument/rename", "textDocument/prepareRename"):
+        service.register(method, lambda params: None)
+    assert service.capabilities() == {"hoverProvider": True, "renameProvider": {"prepareProvider": True}}
+    assert lsp.capabilities_for(lambda name: False) == {}

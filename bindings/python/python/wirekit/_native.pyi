@@ -204,6 +204,13 @@ class Protocol:
     def max_frame_bytes(self) -> int: ...
     @property
     def methods(self) -> list[str]: ...
+    def served_methods(self) -> list[tuple[str, Literal["request", "stream", "notification"]]]:
+        """How the handler of each method the client sends is called, in the manifest's order."""
+    def capabilities_for(self, handles: Callable[[str], bool]) -> Any:
+        """The capability declaration of a server handling the methods `handles` accepts (None: the protocol has none)."""
+    @property
+    def server_version(self) -> str:
+        """The version a server declares: version negotiation's, else the protocol's own."""
     @property
     def manifest(self) -> Any: ...
     def validate(self, method: str, part: _Part, value: Any) -> list[ValidationIssue]: ...

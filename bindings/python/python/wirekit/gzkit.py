@@ -35,8 +35,7 @@ class AuthoringGuide(Service):
         schemas: Union[str, "os.PathLike[str]", None] = None,
     ) -> None:
         super().__init__(protocol, result_check=result_check, schemas=schemas)
-        negotiation = self.protocol.manifest.get("version_negotiation") or {}
-        self.server_version: str = negotiation.get("server_version", self.protocol.version)
+        self.server_version: str = self.protocol.server_version
 
     def analyze(self, handler: AnalyzeHandler) -> AnalyzeHandler:
         """Authoring hints for one file."""

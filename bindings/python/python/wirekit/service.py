@@ -51,18 +51,18 @@ class Service:
         self._requests: dict[str, Handler] = {}
         self._streams: dict[str, StreamHandler] = {}
         self._notifications: dict[str, Handler] = {}
-        manifest = self.protocol.manifest
-        self._methods: dict[str, Any] = dict(manifest["methods"])
-        self._capabilities: Any = manifest.get("capabilities")
+        # How each client method is served, from the core's model.
+        self._served: dict[str, str] = dict(self.protocol.served_methods())
 
-    def _spec(self, name: str, kind: str) -> Any:
-        spec = self._methods.get(name)
-        if spec is None or spec["kind"] != kind or spec["direction"] != "client-to-server":
+    def _spec(self, name: str, kind: str) -> str:
+        served = self._served.get(name)
+        is_kind = served in ("request", "stream") if kind == "request" else served == kind
+        if served is None or not is_kind:
             raise ValueError(
                 f"{self.protocol.id} has no {kind} `{name}` sent by the client; "
-                f"it has: {', '.join(self._methods)}"
+                f"it has: {', '.join(self.protocol.methods)}"
             )
-        return spec
+        return served
 
     def method(self, name: str) -> Callable[[F], F]:
         """Registers the handler of the request `name` (a decorator)."""
@@ -75,8 +75,7 @@ class Service:
 
     def register(self, name: str, handler: Callable[..., Any]) -> None:
         """Registers the handler of the request `name`."""
-        spec = self._spec(name, "request")
-        if spec.get("result_stream") is not None:
+        if self._spec(name, "request") == "stream":
             self._streams[name] = handler
         else:
             self._requests[name] = handler
@@ -102,44 +101,7 @@ class Service:
         and of the ungated working methods that have a handler; for a
         provider one (LSP), each handled method's provider path set to true
         (an options object where a deeper path needs one)."""
-        spec = self._capabilities
-        if spec is None:
-            return None
-        if spec["style"] == "provider":
-            providers: dict[str, Any] = {}
-            for name, method in self._methods.items():
-                capability = method.get("capability")
-                if capability is None or not self.handles(name):
-                    continue
-                path = [part.replace("~1", "/").replace("~0", "~") for part in capability.split("/")]
-                at = providers
-                for part in path[:-1]:
-                    inner = at.get(part)
-                    if not isinstance(inner, dict):
-                        inner = {}
-                        at[part] = inner
-                    at = inner
-                if not isinstance(at.get(path[-1]), dict):
-                    at[path[-1]] = True
-            return providers
-        if spec["style"] == "boolean-object":
-            flags: dict[str, bool] = {}
-            for name, method in self._methods.items():
-                capability = method.get("capability")
-                if capability is not None:
-                    flags[capability] = flags.get(capability, False) or self.handles(name)
-            return flags
-        names: list[str] = []
-        for name, method in self._methods.items():
-            lifecycle = method.get("lifecycle") or {}
-            if name == spec["method"] or lifecycle.get("ends_session"):
-                continue
-            if method["kind"] != "request" or not self.handles(name):
-                continue
-            declared = method.get("capability") or name
-            if declared not in names:
-                names.append(declared)
-        return names
+        return self.protocol.capabilities_for(self.handles)
 
     def _handlers(self) -> dict[str, Handler]:
         """The request handlers to serve with (subclasses add built-in ones)."""

@@ -11,6 +11,7 @@ mod capabilities;
 mod error;
 mod manifest;
 mod registry;
+mod serving;
 
 pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use capabilities::{CapabilitiesSpec, CapabilityStyle};
@@ -21,3 +22,4 @@ pub use manifest::{
     VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
+pub use serving::Served;
