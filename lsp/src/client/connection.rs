@@ -5,7 +5,7 @@
 //! optionally every byte of both directions recorded in order.
 
 use std::collections::VecDeque;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,7 @@ use wirekit::envelope::{self, EnvelopeOptions, Message};
 use wirekit::framing::{
     Frame, FrameLimits, FrameReader, FrameWriter, Framing, FramingError, ReadError, TeeReader,
 };
+use wirekit::host::{keep_stderr_tail, record, Recorder, TeeWriter};
 
 /// Bytes of the server's stderr kept for reports.
 const STDERR_KEPT: usize = 16 * 1024;
@@ -29,44 +30,13 @@ pub(crate) enum Incoming {
     Closed(Option<io::Error>, Vec<u8>),
 }
 
-type Recording = Arc<Mutex<Option<Box<dyn Write + Send>>>>;
-
-fn record(recording: &Recording, bytes: &[u8]) {
-    if bytes.is_empty() {
-        return;
-    }
-    if let Ok(mut sink) = recording.lock() {
-        if let Some(sink) = sink.as_mut() {
-            let _ = sink.write_all(bytes).and_then(|()| sink.flush());
-        }
-    }
-}
-
-/// The server's stdin, recording what went into the pipe.
-struct Tee {
-    inner: ChildStdin,
-    recording: Recording,
-}
-
-impl Write for Tee {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let written = self.inner.write(buf)?;
-        record(&self.recording, &buf[..written]);
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 /// A running server and its pipes.
 pub(crate) struct Connection {
     child: Child,
-    writer: Option<FrameWriter<Tee>>,
+    writer: Option<FrameWriter<TeeWriter<ChildStdin>>>,
     incoming: Receiver<Incoming>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
-    recording: Recording,
+    recording: Recorder,
     closed: bool,
 }
 
@@ -117,11 +87,11 @@ impl Connection {
         });
         let stderr_kept = Arc::new(Mutex::new(VecDeque::new()));
         let sink = Arc::clone(&stderr_kept);
-        thread::spawn(move || keep_tail(stderr, &sink));
-        let recording: Recording = Arc::new(Mutex::new(recording));
-        let tee = Tee {
+        thread::spawn(move || keep_stderr_tail(stderr, &sink, STDERR_KEPT));
+        let recording: Recorder = Arc::new(Mutex::new(recording));
+        let tee = TeeWriter {
             inner: stdin,
-            recording: Arc::clone(&recording),
+            recorder: Arc::clone(&recording),
         };
         Ok(Connection {
             child,
@@ -222,20 +192,6 @@ impl Drop for Connection {
     fn drop(&mut self) {
         if self.try_wait().is_none() {
             self.kill();
-        }
-    }
-}
-
-fn keep_tail(mut stderr: impl Read, kept: &Mutex<VecDeque<u8>>) {
-    let mut chunk = [0u8; 4096];
-    while let Ok(read) = stderr.read(&mut chunk) {
-        if read == 0 {
-            return;
-        }
-        if let Ok(mut tail) = kept.lock() {
-            tail.extend(&chunk[..read]);
-            let excess = tail.len().saturating_sub(STDERR_KEPT);
-            tail.drain(..excess);
         }
     }
 }

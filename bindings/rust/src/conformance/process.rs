@@ -12,6 +12,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::framing::{decoder_for, Frame, FrameDecoder, FramingError};
+use crate::host::keep_stderr_tail;
 use crate::protocol::Transport;
 
 /// The bytes of the server's stderr kept for the report (the last ones).
@@ -57,7 +58,7 @@ impl ServerProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()?;
-        let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) =
+        let (Some(mut stdin), Some(mut stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = child.kill();
@@ -98,19 +99,7 @@ impl ServerProcess {
         });
         let kept = Arc::new(Mutex::new(VecDeque::new()));
         let sink = Arc::clone(&kept);
-        thread::spawn(move || {
-            let mut buffer = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut buffer) {
-                if n == 0 {
-                    return;
-                }
-                if let Ok(mut tail) = sink.lock() {
-                    tail.extend(&buffer[..n]);
-                    let excess = tail.len().saturating_sub(STDERR_KEPT);
-                    tail.drain(..excess);
-                }
-            }
-        });
+        thread::spawn(move || keep_stderr_tail(stderr, &sink, STDERR_KEPT));
         Ok(ServerProcess {
             child,
             stdin: Some(writes),

@@ -12,7 +12,7 @@
 //! is waited for, within its timeout, before the next call is sent.
 
 use std::collections::VecDeque;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{HostError, HostErrorKind};
-use super::record::{record, Recorder, TeeWriter};
+use super::record::{keep_stderr_tail, record, Recorder, TeeWriter};
 use super::requests::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
 use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request, Response};
 use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError, TeeReader};
@@ -131,7 +131,7 @@ impl Host {
         });
         let kept = Arc::new(Mutex::new(VecDeque::new()));
         let sink = Arc::clone(&kept);
-        thread::spawn(move || keep_tail(stderr, &sink));
+        thread::spawn(move || keep_stderr_tail(stderr, &sink, STDERR_KEPT));
         let recorder: Recorder = Arc::new(Mutex::new(None));
         let stdin = TeeWriter {
             inner: stdin,
@@ -680,18 +680,4 @@ fn command_line(command: &Command) -> String {
         .map(|part| part.to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn keep_tail(mut stderr: impl Read, kept: &Mutex<VecDeque<u8>>) {
-    let mut chunk = [0u8; 4096];
-    while let Ok(read) = stderr.read(&mut chunk) {
-        if read == 0 {
-            return;
-        }
-        if let Ok(mut tail) = kept.lock() {
-            tail.extend(&chunk[..read]);
-            let excess = tail.len().saturating_sub(STDERR_KEPT);
-            tail.drain(..excess);
-        }
-    }
 }

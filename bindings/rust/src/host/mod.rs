@@ -17,4 +17,5 @@ pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
 pub use data::{DataPlaneOffer, DataSink};
 pub use error::{HostError, HostErrorKind};
 pub use follow::Notifications;
+pub use record::{keep_stderr_tail, record, Recorder, TeeWriter};
 pub use requests::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};

@@ -14,16 +14,17 @@
 //!
 //! [`FrameReader::consumed`]: crate::framing::FrameReader::consumed
 
-use std::io::{self, Write};
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
 use std::sync::{Arc, Mutex};
 
 /// Where a session is recorded, once the caller asks for it; shared by the
 /// host and the tee on the server's stdin.
-pub(super) type Recorder = Arc<Mutex<Option<Box<dyn Write + Send>>>>;
+pub type Recorder = Arc<Mutex<Option<Box<dyn Write + Send>>>>;
 
 /// Appends `bytes` to the recording, if there is one. A failing recording
 /// never fails the session: it is a side output.
-pub(super) fn record(recorder: &Recorder, bytes: &[u8]) {
+pub fn record(recorder: &Recorder, bytes: &[u8]) {
     if bytes.is_empty() {
         return;
     }
@@ -35,9 +36,11 @@ pub(super) fn record(recorder: &Recorder, bytes: &[u8]) {
 }
 
 /// The server's stdin, recording every byte that went into the pipe.
-pub(super) struct TeeWriter<W> {
-    pub(super) inner: W,
-    pub(super) recorder: Recorder,
+pub struct TeeWriter<W> {
+    /// The pipe (or any writer) the bytes go to.
+    pub inner: W,
+    /// Where the bytes that went in are recorded.
+    pub recorder: Recorder,
 }
 
 impl<W: Write> Write for TeeWriter<W> {
@@ -49,6 +52,23 @@ impl<W: Write> Write for TeeWriter<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+/// Reads a server's stderr until it ends, keeping only its last `limit`
+/// bytes in `kept` (a chatty server cannot grow the host's memory). Run on
+/// a thread of its own by every host of a server process.
+pub fn keep_stderr_tail(mut stderr: impl Read, kept: &Mutex<VecDeque<u8>>, limit: usize) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(read) = stderr.read(&mut chunk) {
+        if read == 0 {
+            return;
+        }
+        if let Ok(mut tail) = kept.lock() {
+            tail.extend(&chunk[..read]);
+            let excess = tail.len().saturating_sub(limit);
+            tail.drain(..excess);
+        }
     }
 }
 
