@@ -230,6 +230,20 @@ def test_paths_agree_with_jsonschema_rs(schema: Any, instances: list[Any]) -> No
     check_pair(schema, instances)
 
 
+def test_overlapping_recursive_alternatives_are_reported_in_bounded_time() -> None:
+    """The long run's find: with `R = {"anyOf": [A, A, A]}` and `A` an array of
+    `R`, the full error report of nested arrays ending in `null` holds 3^depth
+    errors (12 deep took 2.8 s and 1.9 GB, 14 deep 35 s and 17 GB). The core
+    now reports such a schema along one path: the deepest place that fails."""
+    branch = {"type": "array", "items": {"$ref": "#/$defs/R"}}
+    schema = {"anyOf": [branch, branch, branch]}
+    deep = nested(40, None)
+    check_pair(schema, [deep, nested(40, []), nested(14, None)])
+    issues = protocol_for(schema, extra_defs={"L": LEAF_DEF}).validate("m", "result", deep)
+    assert [(issue.instance_path, issue.keyword) for issue in issues] == [("/0" * 40, "anyOf")]
+    assert issues[0].message == "the value matches none of the 3 alternatives of `anyOf`"
+
+
 NUMBER_LITERALS = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
     st.sampled_from(["-0", "0", "-0.0", "1e20", "1E+2", "18446744073709551615", "18446744073709551616",

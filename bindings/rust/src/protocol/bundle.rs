@@ -327,7 +327,8 @@ impl Resolver<'_> {
     }
 }
 
-fn escape_pointer(segment: &str) -> String {
+/// One JSON-pointer segment, escaped (`~` as `~0`, `/` as `~1`).
+pub(crate) fn escape_pointer(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
 

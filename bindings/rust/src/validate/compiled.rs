@@ -2,12 +2,15 @@
 //! result and stream item, and the protocol's semantic rules, built once.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use jsonschema::error::ValidationErrorKind;
-use jsonschema::Validator;
 use serde_json::{json, Map, Value};
 
+use super::descent::{Descent, DescentCache};
 use super::issue::{IssueKind, Part, ValidationIssue};
+use super::overlap::Overlaps;
+use super::pointer::ref_pointer;
+use super::report::SchemaCheck;
 use super::rules::MessageRule;
 use crate::envelope::ErrorObject;
 use crate::protocol::{
@@ -17,9 +20,9 @@ use crate::protocol::{
 
 #[derive(Debug)]
 struct CompiledMethod {
-    params: Option<Validator>,
-    result: Option<Validator>,
-    item: Option<Validator>,
+    params: Option<SchemaCheck>,
+    result: Option<SchemaCheck>,
+    item: Option<SchemaCheck>,
 }
 
 /// A protocol version ready to validate messages.
@@ -27,8 +30,8 @@ struct CompiledMethod {
 pub struct Protocol {
     source: ProtocolSource,
     methods: HashMap<String, CompiledMethod>,
-    error_data: Option<Validator>,
-    error_object: Option<Validator>,
+    error_data: Option<SchemaCheck>,
+    error_object: Option<SchemaCheck>,
     rules: Vec<MessageRule>,
 }
 
@@ -41,9 +44,15 @@ impl Protocol {
             .get("$defs")
             .cloned()
             .unwrap_or_else(|| json!({}));
+        // Which schemas get the bounded report (overlap.rs), found once.
+        let document = Arc::new(
+            json!({"$schema": crate::protocol::bundle::DRAFT_2020_12, "$defs": defs.clone()}),
+        );
+        let overlaps = Overlaps::of(&document);
+        let descents = DescentCache::default();
         let build = |reference: &Option<SchemaRef>,
                      pointer: String|
-         -> Result<Option<Validator>, ProtocolError> {
+         -> Result<Option<SchemaCheck>, ProtocolError> {
             let Some(reference) = reference else {
                 return Ok(None);
             };
@@ -63,11 +72,16 @@ impl Protocol {
                 json!(crate::protocol::bundle::DRAFT_2020_12),
             );
             root.insert("$defs".into(), defs.clone());
+            let entry = ref_pointer(&local).filter(|entry| overlaps.reach(entry));
             root.insert("$ref".into(), Value::String(local));
             jsonschema::options()
                 .with_draft(jsonschema::Draft::Draft202012)
                 .build(&Value::Object(root))
-                .map(Some)
+                .map(|validator| {
+                    let bounded =
+                        entry.map(|entry| Descent::new(document.clone(), entry, &descents));
+                    Some(SchemaCheck::new(validator, bounded))
+                })
                 .map_err(|error| {
                     ProtocolError::new(
                         ProtocolErrorKind::BadSchema,
@@ -175,7 +189,7 @@ impl Protocol {
         let mut issues = Vec::new();
         if let Some(validator) = &self.error_data {
             let data = error.data.as_ref().unwrap_or(&Value::Null);
-            collect_schema_issues(validator, data, &mut issues);
+            validator.collect(data, &mut issues);
             for issue in &mut issues {
                 issue.instance_path.insert_str(0, "/data");
             }
@@ -188,7 +202,7 @@ impl Protocol {
                 object.insert("data".into(), data.clone());
             }
             let first = issues.len();
-            collect_schema_issues(validator, &Value::Object(object), &mut issues);
+            validator.collect(&Value::Object(object), &mut issues);
             // The same fault seen by both schemas is reported once.
             let (earlier, added) = issues.split_at(first);
             let fresh: Vec<ValidationIssue> = added
@@ -241,7 +255,7 @@ impl Protocol {
         };
         let mut issues = Vec::new();
         if let Some(validator) = validator {
-            collect_schema_issues(validator, value, &mut issues);
+            validator.collect(value, &mut issues);
         }
         if issues.is_empty() {
             for rule in self
@@ -254,73 +268,4 @@ impl Protocol {
         }
         issues
     }
-}
-
-fn collect_schema_issues(validator: &Validator, value: &Value, issues: &mut Vec<ValidationIssue>) {
-    if validator.is_valid(value) {
-        return;
-    }
-    let first = issues.len();
-    for error in validator.iter_errors(value) {
-        let base = error.instance_path().as_str().to_owned();
-        let schema_path = error.schema_path().as_str().to_owned();
-        let mut keyword = error.kind().keyword().to_owned();
-        let message = error.to_string();
-        let members: Vec<String> = match error.kind() {
-            ValidationErrorKind::Required { property } => {
-                if schema_path.ends_with("/dependentRequired")
-                    || schema_path.contains("/dependentRequired/")
-                {
-                    keyword = "dependentRequired".to_owned();
-                }
-                vec![property
-                    .as_str()
-                    .map_or_else(|| property.to_string(), str::to_owned)]
-            }
-            ValidationErrorKind::AdditionalProperties { unexpected }
-            | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected.clone(),
-            // `additionalProperties: false` beside no `properties` is compiled
-            // to a false schema reported at the object: every member is unexpected.
-            ValidationErrorKind::FalseSchema if schema_path.ends_with("/additionalProperties") => {
-                keyword = "additionalProperties".to_owned();
-                value
-                    .pointer(&base)
-                    .and_then(Value::as_object)
-                    .map(|object| object.keys().cloned().collect())
-                    .unwrap_or_default()
-            }
-            _ => Vec::new(),
-        };
-        if members.is_empty() {
-            issues.push(ValidationIssue {
-                kind: IssueKind::Schema(keyword),
-                instance_path: base,
-                schema_path,
-                message,
-            });
-            continue;
-        }
-        for member in members {
-            let escaped = member.replace('~', "~0").replace('/', "~1");
-            let message = match keyword.as_str() {
-                "required" => format!("required member `{member}` is missing"),
-                "dependentRequired" => {
-                    format!("member `{member}` is required by another member that is present")
-                }
-                _ => format!("member `{member}` is not allowed here"),
-            };
-            issues.push(ValidationIssue {
-                kind: IssueKind::Schema(keyword.clone()),
-                instance_path: format!("{base}/{escaped}"),
-                schema_path: schema_path.clone(),
-                message,
-            });
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    let mut index = 0;
-    issues.retain(|issue| {
-        index += 1;
-        index <= first || seen.insert((issue.instance_path.clone(), issue.keyword().to_owned()))
-    });
 }

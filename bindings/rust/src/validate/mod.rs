@@ -15,7 +15,11 @@ mod answer;
 mod answers_check;
 mod compiled;
 mod consistency;
+mod descent;
 mod issue;
+mod overlap;
+mod pointer;
+mod report;
 mod rules;
 
 pub use compiled::Protocol;
