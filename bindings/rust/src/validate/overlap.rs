@@ -63,9 +63,10 @@ impl Label {
     }
 }
 
-/// A product square larger than this is not explored: the component is
-/// treated as overlapping (the bounded report is always correct).
-const MAX_SQUARE_STATES: usize = 1 << 20;
+/// A component's square with more edges than this is not explored: the
+/// component is treated as overlapping (the bounded report is always
+/// correct, only less detailed).
+const MAX_SQUARE_EDGES: usize = 1 << 20;
 
 /// The subschemas of the bundled document `root` from which a full error
 /// report can grow exponentially, and every subschema that reaches one.
@@ -390,55 +391,53 @@ fn strongly_connected(graph: &Folded) -> Vec<Vec<usize>> {
 /// labels that name the same places.
 fn ambiguous(component: &[usize], graph: &Folded) -> bool {
     let members: HashSet<usize> = component.iter().copied().collect();
-    let members = &members;
-    let inside = |node: usize| {
-        graph[node]
-            .iter()
-            .filter(move |(_, to, _)| members.contains(to))
-            .collect::<Vec<_>>()
-    };
-    if component
+    // Each member's edges that stay in the component.
+    let inside: HashMap<usize, Vec<&(Label, usize, u8)>> = component
         .iter()
-        .any(|&node| inside(node).iter().any(|(_, _, count)| *count > 1))
-    {
-        return true;
-    }
-    if component.len().saturating_mul(component.len()) > MAX_SQUARE_STATES {
+        .map(|&node| {
+            (
+                node,
+                graph[node]
+                    .iter()
+                    .filter(|(_, to, _)| members.contains(to))
+                    .collect(),
+            )
+        })
+        .collect();
+    if inside.values().flatten().any(|(_, _, count)| *count > 1) {
         return true;
     }
     // The square: a state is a pair of members, an edge a pair of edges with
     // overlapping labels. An ambiguity is an off-diagonal pair reachable
     // from the diagonal that reaches the diagonal again (within one
-    // component every diagonal pair reaches every other).
-    let successors = |(a, b): (usize, usize)| {
-        let mut next = Vec::new();
-        for (la, ta, _) in inside(a) {
-            for (lb, tb, _) in inside(b) {
-                if la.overlaps(lb) {
-                    next.push((*ta, *tb));
+    // component every diagonal pair reaches every other). A square too big
+    // to explore counts as ambiguous.
+    let diagonal = || component.iter().map(|&n| (n, n));
+    let mut reached: HashSet<(usize, usize)> = diagonal().collect();
+    let mut queue: VecDeque<(usize, usize)> = diagonal().collect();
+    let mut reverse: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
+    let mut explored = 0usize;
+    while let Some((a, b)) = queue.pop_front() {
+        for (la, ta, _) in &inside[&a] {
+            for (lb, tb, _) in &inside[&b] {
+                if !la.overlaps(lb) {
+                    continue;
                 }
-            }
-        }
-        next
-    };
-    let mut reached: HashSet<(usize, usize)> = component.iter().map(|&n| (n, n)).collect();
-    let mut queue: VecDeque<(usize, usize)> = reached.iter().copied().collect();
-    let mut edges: Vec<((usize, usize), (usize, usize))> = Vec::new();
-    while let Some(pair) = queue.pop_front() {
-        for next in successors(pair) {
-            edges.push((pair, next));
-            if reached.insert(next) {
-                queue.push_back(next);
+                explored += 1;
+                if explored > MAX_SQUARE_EDGES {
+                    return true;
+                }
+                let next = (*ta, *tb);
+                reverse.entry(next).or_default().push((a, b));
+                if reached.insert(next) {
+                    queue.push_back(next);
+                }
             }
         }
     }
     // Back from the diagonal over the reversed edges of the reached part.
-    let mut reverse: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
-    for (from, to) in edges {
-        reverse.entry(to).or_default().push(from);
-    }
-    let mut back: HashSet<(usize, usize)> = component.iter().map(|&n| (n, n)).collect();
-    let mut queue: VecDeque<(usize, usize)> = back.iter().copied().collect();
+    let mut back: HashSet<(usize, usize)> = diagonal().collect();
+    let mut queue: VecDeque<(usize, usize)> = diagonal().collect();
     while let Some(pair) = queue.pop_front() {
         for &from in reverse.get(&pair).into_iter().flatten() {
             if back.insert(from) {
