@@ -3,6 +3,7 @@
 
 pub mod dataplane;
 pub mod manifest;
+pub mod report;
 pub mod session;
 
 use wirekit::framing::{decoder_for, encoder_for, FaultKind, FrameDecoder, FrameLimits, Framing};

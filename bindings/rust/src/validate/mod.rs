@@ -1,6 +1,12 @@
 //! Validation of messages by method: params, results, streamed items and
 //! error data checked against a protocol's schemas, then its semantic rules.
 //!
+//! The verdict is always the `jsonschema` crate's, and so are the issues,
+//! except for a schema whose alternatives overlap recursively, where the
+//! crate's error list could grow exponentially with the instance's depth:
+//! such schemas are found when the protocol compiles (`overlap.rs`) and
+//! reported along one path to the deepest failing place (`descent.rs`).
+//!
 //! ```
 //! use wirekit::validate::{Part, Protocol};
 //! use serde_json::json;
