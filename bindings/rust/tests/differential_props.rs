@@ -204,6 +204,10 @@ fn arb_schema() -> impl Strategy<Value = Value> {
             .prop_map(|(k, v)| json!({ k: v })),
         Just(json!({"enum": ["a", 1, null]})),
         Just(json!({"const": 1})),
+        // Back to the root: recursive schemas, overlapping alternatives among
+        // them (the bounded report of validate/descent.rs).
+        Just(json!({"$ref": "#/$defs/R"})),
+        Just(json!({"type": "array", "items": {"$ref": "#/$defs/R"}})),
     ];
     leaf.prop_recursive(3, 16, 3, |inner| {
         prop_oneof![
@@ -261,7 +265,7 @@ proptest! {
         };
         let reference = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
-            .build(&schema)
+            .build(&json!({"$defs": {"R": schema}, "$ref": "#/$defs/R"}))
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         for text in texts {
             // A text serde_json refuses (a number out of f64's range such as `1E+400`) is no
@@ -272,6 +276,15 @@ proptest! {
             let expected = reference.is_valid(&instance);
             let issues = protocol.validate("m", Part::Result, Some(&instance));
             prop_assert_eq!(issues.is_empty(), expected, "schema {} instance {} issues {:?}", schema, text, issues);
+            // Every issue names a place of the instance: itself, or for a
+            // missing member the object that lacks it.
+            for issue in &issues {
+                let parent = issue.instance_path.rsplit_once('/').map_or("", |(parent, _)| parent);
+                prop_assert!(
+                    instance.pointer(&issue.instance_path).is_some() || instance.pointer(parent).is_some(),
+                    "schema {} instance {} issue {:?}", schema, text, issue
+                );
+            }
         }
     }
 }
