@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-readme test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench miri fuzz-build fuzz-long
+.PHONY: demo test test-rust test-readme test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench miri asan-python fuzz-build fuzz-long
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
@@ -105,6 +105,11 @@ bench:
 ## (`rustup component add --toolchain nightly miri rust-src`). About 12 minutes cold, 30 s warm.
 miri:
 	cd bindings/python && $(CARGO) +nightly miri test --lib -- fast::escape
+
+## The Python binding's test suite against a native module built with AddressSanitizer (nightly;
+## the binding's FFI paths, which Miri cannot run). About 6 minutes cold, then the suite.
+asan-python:
+	bash tests/asan/python.sh
 
 fuzz-build:
 	cd fuzz && $(CARGO) check

@@ -27,8 +27,10 @@ mod validate;
 
 use pyo3::prelude::*;
 
-// Miri cannot call mimalloc's C code; under Miri the system allocator stands in.
-#[cfg(not(miri))]
+// Miri cannot call mimalloc's C code, and AddressSanitizer cannot see into
+// its arenas: under Miri, and in the sanitizer build (`make asan-python`, which
+// sets `--cfg wirekit_system_alloc`), the system allocator stands in.
+#[cfg(not(any(miri, wirekit_system_alloc)))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -13,6 +13,7 @@ import { after, describe, it } from "node:test";
 
 import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
 import { loadProtocol } from "../src/runtime/folder.js";
+import { Overlaps } from "../src/runtime/overlap.js";
 import { ManifestError, type ProtocolDescriptor } from "../src/runtime/protocol.js";
 import { numberText, parseJson, stringifyJson } from "../src/runtime/json.js";
 import { validate, type SchemaValidator } from "../src/runtime/validation.js";
@@ -168,5 +169,42 @@ describe("a broken protocol folder is refused with the file and pointer at fault
     });
     assert.deepEqual([error.file, error.pointer], ["protocol.json", "/methods/complexity/result/$ref"]);
     assert.match(error.detail, /NoSuchType/);
+  });
+
+  it("a message schema whose alternatives overlap recursively: the alternatives' file and pointer", () => {
+    const error = refusal(({ manifest, write }) => {
+      write(
+        "deep.json",
+        JSON.stringify({
+          $defs: {
+            R: { anyOf: [{ type: "array", items: { $ref: "#/$defs/R" } }, { type: "array", items: { $ref: "#/$defs/R" } }] },
+          },
+        }),
+      );
+      (manifest["schemas"] as string[]).push("deep.json");
+      methods(manifest)["analyze"]!["result"] = { $ref: "deep.json#/$defs/R" };
+    });
+    // The outermost subschema of the exploding component: the first alternative's recursion.
+    assert.deepEqual([error.file, error.pointer], ["deep.json", "/$defs/R/anyOf/0/items"]);
+    assert.match(error.detail, /overlap and recurse into the same place/);
+    assert.match(error.detail, /\/methods\/analyze\/result\/\$ref/);
+  });
+});
+
+describe("schemas whose alternatives overlap recursively (tests/vectors/schemas/overlap.json)", () => {
+  const vectors = JSON.parse(readFileSync(join(repoRoot(), "tests", "vectors", "schemas", "overlap.json"), "utf8")) as {
+    cases: { name: string; defs: Obj; overlaps: boolean }[];
+  };
+  for (const vector of vectors.cases) {
+    it(vector.name, () => {
+      const files = new Map([["v.json", { $defs: vector.defs }]]);
+      const found = Overlaps.of(files, (ref, from) => (ref === "" ? from : undefined)).reach("v.json", "/$defs/R");
+      assert.equal(found !== undefined, vector.overlaps);
+      if (found !== undefined) assert.match(found, /^v\.json#\/\$defs\//);
+    });
+  }
+  it("no protocol in schemas/ has one (every folder loads)", () => {
+    for (const [path] of GENERATED) loadProtocol(join(repoRoot(), "schemas", path));
+    loadProtocol(join(repoRoot(), "schemas", "lsp", "3.17"));
   });
 });

@@ -453,69 +453,20 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn flagged(defs: Value) -> bool {
-        Overlaps::of(&json!({ "$defs": defs })).reach("/$defs/R")
-    }
-
+    /// The shared vectors (`tests/vectors/schemas/overlap.json`), which the
+    /// TypeScript runtime's port of this rule runs too.
     #[test]
-    fn overlapping_alternatives_that_recurse_are_found() {
-        let array_of_r = json!({"type": "array", "items": {"$ref": "#/$defs/R"}});
-        // The long differential run's case: three inline copies of one branch.
-        assert!(flagged(
-            json!({"R": {"anyOf": [array_of_r, array_of_r, array_of_r]}})
-        ));
-        // One definition named twice: two in-place paths to one place.
-        assert!(flagged(json!({
-            "R": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/A"}]},
-            "A": array_of_r,
-        })));
-        // allOf collects every branch's errors too.
-        assert!(flagged(
-            json!({"R": {"allOf": [array_of_r, {"items": {"$ref": "#/$defs/R"}}]}})
-        ));
-        // Two walks that part (in place, then a child) and meet again.
-        assert!(flagged(json!({
-            "R": {"allOf": [{"$ref": "#/$defs/T"}], "items": {"$ref": "#/$defs/R"}},
-            "T": {"items": {"$ref": "#/$defs/R"}},
-        })));
-        // A member named by a property and a pattern at once.
-        assert!(flagged(json!({"R": {
-            "properties": {"a": {"$ref": "#/$defs/R"}},
-            "patternProperties": {"^a": {"$ref": "#/$defs/R"}},
-        }})));
-        // An in-place loop that never reaches a child.
-        assert!(flagged(
-            json!({"R": {"$ref": "#/$defs/S"}, "S": {"anyOf": [{"$ref": "#/$defs/R"}]}})
-        ));
-    }
-
-    #[test]
-    fn linear_recursion_is_not_flagged() {
-        assert!(!flagged(
-            json!({"R": {"type": "array", "items": {"$ref": "#/$defs/R"}}})
-        ));
-        // Different kinds of place (an item, a member) never meet.
-        assert!(!flagged(json!({"R": {"anyOf": [
-            {"type": "array", "items": {"$ref": "#/$defs/R"}},
-            {"type": "object", "additionalProperties": {"$ref": "#/$defs/R"}},
-            {"type": "string"},
-        ]}})));
-        // Different members are different places.
-        assert!(!flagged(json!({"R": {"properties": {
-            "a": {"$ref": "#/$defs/R"}, "b": {"$ref": "#/$defs/R"},
-        }}})));
-        // Overlapping alternatives that do not recurse are a constant factor.
-        assert!(!flagged(
-            json!({"R": {"anyOf": [{"type": "integer"}, {"minimum": 0}]}})
-        ));
-        // A schema that only reaches a flagged one is flagged; one beside it is not.
-        let overlaps = Overlaps::of(&json!({"$defs": {
-            "R": {"anyOf": [{"items": {"$ref": "#/$defs/R"}}, {"items": {"$ref": "#/$defs/R"}}]},
-            "Uses": {"properties": {"r": {"$ref": "#/$defs/R"}}},
-            "Other": {"type": "array", "items": {"$ref": "#/$defs/Other"}},
-        }}));
-        assert!(overlaps.reach("/$defs/Uses"));
-        assert!(!overlaps.reach("/$defs/Other"));
+    fn shared_vectors() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/vectors/schemas/overlap.json");
+        let text = std::fs::read_to_string(&path).expect("the vectors are readable");
+        let vectors: Value = serde_json::from_str(&text).expect("the vectors are JSON");
+        let cases = vectors["cases"].as_array().expect("cases");
+        for case in cases {
+            let overlaps = Overlaps::of(&json!({ "$defs": case["defs"] })).reach("/$defs/R");
+            assert_eq!(Value::Bool(overlaps), case["overlaps"], "{}", case["name"]);
+        }
+        assert!(cases.len() >= 15);
     }
 
     /// No schema this repository ships takes the bounded report: their

@@ -27,6 +27,7 @@ import { pathToFileURL } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 
 import { JsonSyntaxError, parseJson } from "./json.js";
+import { Overlaps } from "./overlap.js";
 import {
   checkConsistency,
   escapeToken,
@@ -136,6 +137,17 @@ export function loadProtocol<
   for (const [name, schema] of files) {
     ajv.addSchema({ ...(rewriteRefs(schema, ids) as Obj), $id: base(name) });
   }
+  // Schemas whose alternatives overlap recursively (overlap.ts): ajv's time on them grows
+  // exponentially with the depth of the peer's value, so a message using one is refused.
+  const fileById = new Map([...files].flatMap(([name, schema]) => (typeof schema["$id"] === "string" ? [[schema["$id"], name] as const] : [])));
+  const overlaps = Overlaps.of(files, (ref, from) => {
+    if (ref === "") return from;
+    if (files.has(ref)) return ref;
+    const byId = fileById.get(ref) ?? fileById.get(ref.replace(/#$/, ""));
+    if (byId !== undefined) return byId;
+    const last = ref.slice(ref.lastIndexOf("/") + 1);
+    return !ref.includes("://") && files.has(last) ? last : undefined;
+  });
   const validators: Record<string, SchemaValidator> = {};
   const compile = (schema: unknown, pointer: string): void => {
     const type = schemaTypeOf(schema);
@@ -143,6 +155,21 @@ export function loadProtocol<
     if (type === undefined || typeof ref !== "string" || validators[type] !== undefined) return;
     const [file = "", fragment = ""] = ref.split("#", 2);
     if (!files.has(file)) throw new ManifestError(MANIFEST_FILE, pointer, `\`${ref}\` names a file that is not one of the protocol's schemas`);
+    let entry = fragment;
+    try {
+      entry = decodeURIComponent(fragment);
+    } catch {
+      // ajv refuses the reference below.
+    }
+    const exploding = overlaps.reach(file, entry);
+    if (exploding !== undefined) {
+      const [at = "", inner = ""] = exploding.split("#", 2);
+      throw new ManifestError(
+        at,
+        inner,
+        `alternatives here overlap and recurse into the same place, so validating a peer's value against \`${ref}\` (${pointer}) takes time exponential in its depth; the wirekit core reports such a schema along one bounded path, this runtime (ajv) cannot: make at most one alternative recurse into each place`,
+      );
+    }
     try {
       validators[type] = ajv.compile({ $ref: `${base(file)}#${fragment}` }) as SchemaValidator;
     } catch (error) {
