@@ -262,7 +262,14 @@ fn build_in_place(protocol: &RustProtocol, method: &str, part: Part) -> Option<I
         .get("$defs")
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let quick = Check::compile(&defs, &local);
+    // The quick check tries every alternative at every level: on a schema whose
+    // alternatives overlap recursively that is exponential, so the full validator
+    // (which memoizes) decides alone.
+    let quick = if protocol.overlaps_recursively(method, part) {
+        None
+    } else {
+        Check::compile(&defs, &local)
+    };
     let full = validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))?;
     Some(InPlace {
         quick,

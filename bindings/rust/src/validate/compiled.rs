@@ -220,6 +220,23 @@ impl Protocol {
         issues
     }
 
+    /// Whether the schema of one part of `method` has alternatives that
+    /// overlap and recurse into the same place (`overlap.rs`), so that any
+    /// check trying every alternative at every level takes time exponential
+    /// in the depth of the value. The core reports such a part along one
+    /// bounded path; a binding's own fast path must leave it to the core.
+    pub fn overlaps_recursively(&self, method: &str, part: Part) -> bool {
+        let check = match part {
+            Part::ErrorData => self.error_data.as_ref(),
+            _ => self.methods.get(method).and_then(|compiled| match part {
+                Part::Params => compiled.params.as_ref(),
+                Part::Result => compiled.result.as_ref(),
+                _ => compiled.item.as_ref(),
+            }),
+        };
+        check.is_some_and(SchemaCheck::is_bounded)
+    }
+
     /// Checks one part of a message of `method`. `None` means the part is
     /// absent (or JSON null, for params). Returns every issue; empty when valid.
     /// An unknown method gives no issue: the caller answers -32601 first.

@@ -30,7 +30,6 @@ impl SchemaCheck {
     }
 
     /// Whether the report of this schema takes the bounded descent.
-    #[cfg(test)]
     pub(super) fn is_bounded(&self) -> bool {
         self.bounded.is_some()
     }
