@@ -13,12 +13,12 @@
 #[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
-use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
+use support::hostile;
 
 /// What one run of `drive` left.
 struct Run {
@@ -38,81 +38,33 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The peak resident size so far (`VmHWM`), in KiB; 0 once it is gone.
-fn peak_rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("VmHWM:"))
-                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 /// Runs `drive` with `calls` (NDJSON lines) against a Python server
-/// `script`, killing it after 60 s (a hang fails the test, it does not
-/// stall the suite).
+/// `script` (see `support::hostile::watch`).
 fn drive(name: &str, protocol: &str, calls: &str, script: &str) -> Run {
     let dir = scratch(name);
     let requests = dir.join("calls.ndjson");
     std::fs::write(&requests, calls).expect("calls");
-    let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(["drive", "--protocol", protocol, "--timeout-ms", "3000"])
-        .arg("--requests")
-        .arg(&requests)
-        .args(["--", "python3", "-c", script])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("drive starts");
-    let pid = child.id();
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut peak = 0;
-    let status = loop {
-        peak = peak.max(peak_rss_kib(pid));
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("wirekit drive hung against the {name} server");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let elapsed = started.elapsed();
-    let stdout = out_reader.join().expect("stdout reader");
-    let stderr = err_reader.join().expect("stderr reader");
-    let lines = support::json_lines_of(&stdout);
+    let run = hostile::watch(
+        name,
+        Command::new(env!("CARGO_BIN_EXE_wirekit"))
+            .args(["drive", "--protocol", protocol, "--timeout-ms", "3000"])
+            .arg("--requests")
+            .arg(&requests)
+            .args(["--", "python3", "-c", script]),
+    );
     let _ = std::fs::remove_dir_all(&dir);
     Run {
-        status,
-        lines,
-        stderr,
-        elapsed,
-        peak_rss_kib: peak,
+        status: run.status,
+        lines: support::json_lines_of(&run.stdout),
+        stderr: run.stderr,
+        elapsed: run.elapsed,
+        peak_rss_kib: run.peak_rss_kib,
     }
 }
 
 const GAZE: &str = "gaze-analyzer@1.0.0";
 const INITIALIZE: &str = "{\"method\":\"initialize\",\"params\":{\"root_path\":\"/p\"}}\n";
 const TWO_CALLS: &str = "{\"method\":\"initialize\",\"params\":{\"root_path\":\"/p\"}}\n{\"method\":\"complexity\",\"params\":{\"root_path\":\"/p\",\"patterns\":[\"./...\"]}}\n";
-const INIT_RESULT: &str = r#"{"capabilities": {"discover": False, "test_mapping": False, "classify_signals": False}, "analyzer_name": "a", "analyzer_version": "1", "protocol_version": "1.0.0", "language": "python"}"#;
 
 /// The run ended promptly, failed, kept its memory within the frame bound
 /// plus slack, and said why: the error line of `method`, of `kind`.
@@ -149,16 +101,13 @@ fn assert_precise_failure(run: &Run, method: &str, kinds: &[&str]) -> Value {
 
 #[test]
 fn garbage_on_stdout() {
-    let script = "import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdout.write('garbage \\x00 not json\\n' * 1000)\n";
-    let run = drive("garbage", GAZE, INITIALIZE, script);
+    let run = drive("garbage", GAZE, INITIALIZE, hostile::GARBAGE);
     assert_precise_failure(&run, "initialize", &["envelope"]);
 }
 
 #[test]
 fn one_endless_line() {
-    let script =
-        "import sys\nsys.stdin.readline()\nchunk = 'x' * 65536\nwhile True:\n    sys.stdout.write(chunk)\n";
-    let run = drive("endless", GAZE, TWO_CALLS, script);
+    let run = drive("endless", GAZE, TWO_CALLS, hostile::ENDLESS_LINE);
     assert_precise_failure(&run, "initialize", &["framing"]);
     // A framing fault ends the stream: the second call is not attempted.
     assert!(
@@ -170,7 +119,7 @@ fn one_endless_line() {
 
 #[test]
 fn a_content_length_of_2_gib() {
-    let script = "import sys, time\nsys.stdin.buffer.read(1)\nsys.stdout.write('Content-Length: 2147483648\\r\\n\\r\\n' + 'x' * 1000)\nsys.stdout.flush()\ntime.sleep(60)\n";
+    let script = hostile::CONTENT_LENGTH_2_GIB;
     let calls = "{\"method\":\"initialize\",\"params\":{\"clientVersion\":\"1.0\"}}\n";
     let run = drive("2gib", "gzkit-authoring-guide", calls, script);
     let line = assert_precise_failure(&run, "initialize", &["framing"]);
@@ -180,19 +129,13 @@ fn a_content_length_of_2_gib() {
 
 #[test]
 fn an_answer_to_an_id_never_sent() {
-    let script = format!(
-        "import sys, json\nsys.stdin.readline()\nprint(json.dumps({{'jsonrpc': '2.0', 'id': 999, 'result': {INIT_RESULT}}}), flush=True)\nsys.stdin.read()\n"
-    );
-    let run = drive("unsent-id", GAZE, INITIALIZE, &script);
+    let run = drive("unsent-id", GAZE, INITIALIZE, &hostile::unsent_id());
     assert_precise_failure(&run, "initialize", &["envelope"]);
 }
 
 #[test]
 fn two_answers_to_one_request() {
-    let script = format!(
-        "import sys, json\nfor line in sys.stdin:\n    rid = json.loads(line)['id']\n    for _ in range(2):\n        print(json.dumps({{'jsonrpc': '2.0', 'id': rid, 'result': {INIT_RESULT}}}), flush=True)\n"
-    );
-    let run = drive("twice", GAZE, TWO_CALLS, &script);
+    let run = drive("twice", GAZE, TWO_CALLS, &hostile::twice());
     assert!(
         run.lines
             .iter()
@@ -205,12 +148,7 @@ fn two_answers_to_one_request() {
 
 #[test]
 fn a_server_that_sleeps_forever() {
-    let run = drive(
-        "sleeper",
-        GAZE,
-        TWO_CALLS,
-        "import time\ntime.sleep(3600)\n",
-    );
+    let run = drive("sleeper", GAZE, TWO_CALLS, hostile::SLEEPER);
     assert_precise_failure(&run, "initialize", &["timeout"]);
     assert!(
         !run.lines.iter().any(|line| line["method"] == "complexity"),
@@ -221,15 +159,13 @@ fn a_server_that_sleeps_forever() {
 
 #[test]
 fn a_server_that_closes_stdout_but_keeps_running() {
-    let script = "import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(3600)\n";
-    let run = drive("closed-stdout", GAZE, INITIALIZE, script);
+    let run = drive("closed-stdout", GAZE, INITIALIZE, hostile::CLOSED_STDOUT);
     assert_precise_failure(&run, "initialize", &["exited"]);
 }
 
 #[test]
 fn a_server_that_dies_mid_frame() {
-    let script = "import sys\nsys.stdin.readline()\nsys.stdout.write('{\"jsonrpc\": \"2.0\", \"id\": 1, \"res')\nsys.stdout.flush()\nsys.stderr.write('dying now\\n')\nsys.exit(1)\n";
-    let run = drive("mid-frame", GAZE, INITIALIZE, script);
+    let run = drive("mid-frame", GAZE, INITIALIZE, hostile::DIES_MID_FRAME);
     assert_precise_failure(&run, "initialize", &["exited", "framing", "envelope"]);
     assert!(run.stderr.contains("exited with"), "{}", run.stderr);
 }

@@ -1,5 +1,7 @@
 //! Running the `wirekit` binary as a person does, shared by the CLI's test files.
 
+pub mod hostile;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 

@@ -82,8 +82,19 @@ pub struct Check {
     /// What the monitor found at the server's frames during the check
     /// (`kind at pointer: sentence`); each also fails the check.
     pub monitor: Vec<String>,
-    /// The frames the check exchanged, in order.
+    /// The frames the check exchanged, in order (the first [`Check::FRAMES_KEPT`]).
     pub frames: Vec<Exchanged>,
+    /// Frames exchanged beyond the first [`Check::FRAMES_KEPT`]: counted, not kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub frames_not_kept: usize,
+    /// Findings beyond what the message and `monitor` keep: counted, then
+    /// named in the message when the check settles.
+    #[serde(skip)]
+    findings_not_kept: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Check {
@@ -97,6 +108,33 @@ impl Check {
             session: 0,
             monitor: Vec::new(),
             frames: Vec::new(),
+            frames_not_kept: 0,
+            findings_not_kept: 0,
+        }
+    }
+
+    /// How many frames (and monitor findings) a check keeps: a server that
+    /// floods its output cannot grow the report without bound.
+    pub const FRAMES_KEPT: usize = 64;
+
+    /// How long a check's message grows before further findings are only
+    /// counted.
+    pub const MESSAGE_KEPT: usize = 4096;
+
+    /// Keeps `frame` among the check's frames, or counts it past the bound.
+    pub(crate) fn keep(&mut self, frame: Exchanged) {
+        if self.frames.len() < Self::FRAMES_KEPT {
+            self.frames.push(frame);
+        } else {
+            self.frames_not_kept += 1;
+        }
+    }
+
+    /// Keeps the frames of `other` (as [`Check::keep`]).
+    pub(crate) fn keep_frames_of(&mut self, other: Check) {
+        self.frames_not_kept += other.frames_not_kept;
+        for frame in other.frames {
+            self.keep(frame);
         }
     }
 
@@ -107,8 +145,13 @@ impl Check {
         if self.pointer.is_none() {
             self.pointer = pointer.map(str::to_owned);
         }
-        if !self.monitor.contains(&finding) {
+        if self.monitor.contains(&finding) {
+            return;
+        }
+        if self.monitor.len() < Self::FRAMES_KEPT {
             self.monitor.push(finding);
+        } else {
+            self.findings_not_kept += 1;
         }
     }
 
@@ -117,6 +160,13 @@ impl Check {
     pub(crate) fn settle(&mut self) {
         if self.outcome == Outcome::Fail && self.message.is_empty() {
             self.message = format!("the monitor found {}", self.monitor.join("; "));
+        }
+        if self.findings_not_kept > 0 {
+            self.message.push_str(&format!(
+                "; and {} more finding(s), not kept",
+                self.findings_not_kept
+            ));
+            self.findings_not_kept = 0;
         }
     }
 
@@ -138,14 +188,21 @@ impl Check {
     }
 
     /// Takes in what `other` found (its frames, its findings).
-    pub(crate) fn absorb(&mut self, other: Check) {
-        self.frames.extend(other.frames);
-        for finding in other.monitor {
+    pub(crate) fn absorb(&mut self, mut other: Check) {
+        let monitor = std::mem::take(&mut other.monitor);
+        let (outcome, pointer, message) = (
+            other.outcome,
+            other.pointer.take(),
+            std::mem::take(&mut other.message),
+        );
+        self.findings_not_kept += other.findings_not_kept;
+        self.keep_frames_of(other);
+        for finding in monitor {
             self.monitor_found(None, finding);
         }
-        match other.outcome {
+        match outcome {
             Outcome::Pass => {}
-            outcome => self.worsen(outcome, other.pointer.as_deref(), other.message),
+            outcome => self.worsen(outcome, pointer.as_deref(), message),
         }
     }
 
@@ -177,6 +234,8 @@ impl Check {
         }
         if self.message.is_empty() {
             self.message = message;
+        } else if self.message.len() >= Self::MESSAGE_KEPT {
+            self.findings_not_kept += 1;
         } else if !self.message.contains(&message) {
             self.message.push_str("; ");
             self.message.push_str(&message);

@@ -30,6 +30,20 @@ pub(crate) enum Answer {
     Invalid,
 }
 
+/// Lines of noise a session keeps for the report (the rest are counted).
+const NOISE_KEPT: usize = 16;
+
+/// A session whose server writes more lines than this that are not frames
+/// of the protocol is ended: the server floods its output, and reading on
+/// would only grow the report.
+pub(crate) const NOISE_BOUND: usize = 1024;
+
+/// Notifications a session keeps (a flood of them cannot grow it).
+const NOTIFICATIONS_KEPT: usize = 1024;
+
+/// Notifications a wait for one notification reads before it gives up.
+pub(crate) const NOTIFICATIONS_BOUND: usize = 100_000;
+
 /// A session with one server process.
 pub(crate) struct Conversation {
     protocol: Arc<Protocol>,
@@ -42,9 +56,12 @@ pub(crate) struct Conversation {
     next_id: i64,
     /// The session's number (1 for the first process of the run).
     pub(crate) index: usize,
-    /// Lines the server wrote to stdout that are not frames of the protocol.
+    /// Lines the server wrote to stdout that are not frames of the protocol
+    /// (the first [`NOISE_KEPT`]).
     pub(crate) noise: Vec<String>,
-    /// Notifications the server sent, in order.
+    /// How many such lines there were.
+    pub(crate) noise_count: usize,
+    /// Notifications the server sent, in order (the first [`NOTIFICATIONS_KEPT`]).
     pub(crate) notifications: Vec<Notification>,
 }
 
@@ -66,6 +83,7 @@ impl Conversation {
             next_id: 1,
             index,
             noise: Vec::new(),
+            noise_count: 0,
             notifications: Vec::new(),
         }
     }
@@ -129,13 +147,11 @@ impl Conversation {
         while let Some(item) = decoder.next_frame() {
             match item {
                 Ok(frame) => {
-                    check
-                        .frames
-                        .push(Exchanged::new(Sender::Client, frame.body().as_bytes()));
+                    check.keep(Exchanged::new(Sender::Client, frame.body().as_bytes()));
                     self.checker.on_frame(Ok(frame));
                 }
                 Err(fault) => {
-                    check.frames.push(Exchanged::new(Sender::Client, &bytes));
+                    check.keep(Exchanged::new(Sender::Client, &bytes));
                     self.checker.on_frame(Err(fault));
                 }
             }
@@ -164,6 +180,11 @@ impl Conversation {
     pub(crate) fn await_response(&mut self, timeout: Duration, check: &mut Check) -> Answer {
         let deadline = Instant::now() + timeout;
         loop {
+            // Checked before each output too: a server that keeps writing
+            // (notifications, noise) does not hold the wait past its deadline.
+            if Instant::now() >= deadline {
+                return Answer::Timeout;
+            }
             let Some(output) = self.process.next_output(deadline) else {
                 return Answer::Timeout;
             };
@@ -177,22 +198,20 @@ impl Conversation {
                 }
                 Output::Fault(fault) => {
                     let line = format!("{}: {}", fault.kind().name(), fault.detail());
-                    check
-                        .frames
-                        .push(Exchanged::new(Sender::Server, line.as_bytes()));
+                    check.keep(Exchanged::new(Sender::Server, line.as_bytes()));
                     check.fail(
                         None,
                         format!("the server wrote bytes to stdout that are not a frame ({line})"),
                     );
-                    self.noise.push(line);
+                    if self.note_noise(line) {
+                        return Answer::Closed(flooded());
+                    }
                     if fault.ends_stream() {
                         return Answer::Closed("wrote what cannot be framed".to_owned());
                     }
                 }
                 Output::Frame(frame) => {
-                    check
-                        .frames
-                        .push(Exchanged::new(Sender::Server, frame.body().as_bytes()));
+                    check.keep(Exchanged::new(Sender::Server, frame.body().as_bytes()));
                     let decoded = envelope::decode(
                         frame.body().as_bytes(),
                         &self.protocol.manifest().transport.envelope_options(),
@@ -204,7 +223,9 @@ impl Conversation {
                             None,
                             format!("the server wrote to stdout what is not a JSON-RPC message: `{line}`"),
                         );
-                        self.noise.push(line);
+                        if self.note_noise(line) {
+                            return Answer::Closed(flooded());
+                        }
                         continue;
                     }
                     self.record_frame(frame.body().as_bytes());
@@ -215,7 +236,7 @@ impl Conversation {
                             return Answer::Response(response);
                         }
                         Ok(Message::Notification(notification)) => {
-                            self.notifications.push(notification);
+                            self.keep_notification(notification);
                         }
                         Ok(Message::Request(_)) => {}
                         Err(error) => {
@@ -245,13 +266,12 @@ impl Conversation {
         timeout: Duration,
         check: &mut Check,
     ) -> Result<usize, String> {
-        let start = self.notifications.len();
+        let mut came = 0;
         loop {
-            if let Some(found) = self.notifications[start..]
-                .iter()
-                .position(|n| n.method == method)
-            {
-                return Ok(found + 1);
+            if came > NOTIFICATIONS_BOUND {
+                return Err(format!(
+                    "the server sent {came} notifications without `{method}`"
+                ));
             }
             let deadline = Instant::now() + timeout;
             let Some(output) = self.process.next_output(deadline) else {
@@ -264,15 +284,13 @@ impl Conversation {
                 Output::Closed => return Err(format!("the server exited before `{method}`")),
                 Output::Fault(fault) => {
                     let line = format!("{}: {}", fault.kind().name(), fault.detail());
-                    self.noise.push(line.clone());
+                    self.note_noise(line.clone());
                     return Err(format!(
                         "the server wrote bytes that are not a frame ({line})"
                     ));
                 }
                 Output::Frame(frame) => {
-                    check
-                        .frames
-                        .push(Exchanged::new(Sender::Server, frame.body().as_bytes()));
+                    check.keep(Exchanged::new(Sender::Server, frame.body().as_bytes()));
                     let decoded = envelope::decode(
                         frame.body().as_bytes(),
                         &self.protocol.manifest().transport.envelope_options(),
@@ -282,12 +300,32 @@ impl Conversation {
                     self.charge(check);
                     match decoded {
                         Ok(Message::Notification(notification)) => {
-                            self.notifications.push(notification);
+                            came += 1;
+                            let awaited = notification.method == method;
+                            self.keep_notification(notification);
+                            if awaited {
+                                return Ok(came);
+                            }
                         }
                         _ => return Err(format!("the server sent what is not a notification while `{method}` was awaited")),
                     }
                 }
             }
+        }
+    }
+
+    /// Notes a line of noise; whether the server now floods its output.
+    fn note_noise(&mut self, line: String) -> bool {
+        self.noise_count += 1;
+        if self.noise.len() < NOISE_KEPT {
+            self.noise.push(line);
+        }
+        self.noise_count > NOISE_BOUND
+    }
+
+    fn keep_notification(&mut self, notification: Notification) {
+        if self.notifications.len() < NOTIFICATIONS_KEPT {
+            self.notifications.push(notification);
         }
     }
 
@@ -336,6 +374,9 @@ impl Conversation {
     pub(crate) fn drain(&mut self, window: Duration, check: &mut Check) {
         let deadline = Instant::now() + window;
         while let Some(output) = self.process.next_output(deadline) {
+            if Instant::now() >= deadline {
+                return;
+            }
             match output {
                 Output::Closed => return,
                 Output::Fault(fault) => {
@@ -344,16 +385,20 @@ impl Conversation {
                         None,
                         format!("the server wrote bytes to stdout that are not a frame ({line})"),
                     );
-                    self.noise.push(line);
+                    if self.note_noise(line) {
+                        check.fail(None, format!("the server {}", flooded()));
+                        return;
+                    }
                 }
                 Output::Frame(frame) => {
-                    check
-                        .frames
-                        .push(Exchanged::new(Sender::Server, frame.body().as_bytes()));
+                    check.keep(Exchanged::new(Sender::Server, frame.body().as_bytes()));
                     if serde_json::from_str::<Value>(frame.body()).is_err() {
                         let line = frame.body().chars().take(200).collect::<String>();
                         check.fail(None, format!("the server wrote to stdout what is not a JSON-RPC message: `{line}`"));
-                        self.noise.push(line);
+                        if self.note_noise(line) {
+                            check.fail(None, format!("the server {}", flooded()));
+                            return;
+                        }
                         continue;
                     }
                     self.record_frame(frame.body().as_bytes());
@@ -370,4 +415,9 @@ impl Conversation {
         let exit = self.process.exited().map(describe_exit);
         (self.index, exit, self.process.stderr_tail())
     }
+}
+
+/// How a session that flooded its output ended.
+fn flooded() -> String {
+    format!("ended by wirekit: it flooded stdout with more than {NOISE_BOUND} lines that are not frames of the protocol")
 }

@@ -641,7 +641,7 @@ fn raw_fault(
     );
     if read_as_request {
         // The monitor, reading the capture, sees an answer to a refused frame.
-        check.frames.extend(heard.frames);
+        check.keep_frames_of(heard);
     } else {
         check.absorb(heard);
     }

@@ -83,7 +83,7 @@ pub fn run(protocol: Arc<Protocol>, mut options: Options) -> Result<Report, Opti
             None,
             format!(
                 "the server wrote {} line(s) to stdout that are not frames of the protocol, the first in session {session}: `{line}`",
-                run.noise.len()
+                run.noise_count
             ),
         );
     } else {

@@ -46,6 +46,8 @@ pub(crate) struct Run<'a> {
     pub(crate) sessions: Vec<SessionInfo>,
     pub(crate) not_exercised: Vec<String>,
     pub(crate) noise: Vec<(usize, String)>,
+    /// How many lines of noise every session wrote (`noise` keeps the first of each).
+    pub(crate) noise_count: usize,
     spawned: usize,
     hangs: usize,
 }
@@ -60,6 +62,7 @@ impl<'a> Run<'a> {
             sessions: Vec::new(),
             not_exercised: Vec::new(),
             noise: Vec::new(),
+            noise_count: 0,
             spawned: 0,
             hangs: 0,
         }
@@ -103,6 +106,7 @@ impl<'a> Run<'a> {
     /// Ends a session: its process, noise and stderr go to the report.
     pub(crate) fn finish(&mut self, mut conversation: Conversation) {
         let noise = std::mem::take(&mut conversation.noise);
+        self.noise_count += conversation.noise_count;
         let (index, exit, stderr) = conversation.end();
         self.noise
             .extend(noise.into_iter().map(|line| (index, line)));
@@ -363,7 +367,7 @@ impl<'a> Run<'a> {
             return false;
         }
         let answer = conversation.await_response(self.fault_timeout(), &mut scratch);
-        check.frames.extend(scratch.frames);
+        check.keep_frames_of(scratch);
         match answer {
             Answer::Response(_) | Answer::Invalid => true,
             Answer::Closed(status) => {
