@@ -96,11 +96,12 @@ pub fn watch(name: &str, command: &mut Command) -> Run {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
         }
-        if started.elapsed() > Duration::from_secs(60) {
+        let hung = started.elapsed() > Duration::from_secs(60);
+        if hung {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("the host hung against the {name} server");
         }
+        assert!(!hung, "the host hung against the {name} server");
         std::thread::sleep(Duration::from_millis(20));
     };
     Run {
