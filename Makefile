@@ -115,11 +115,12 @@ fuzz-build:
 	cd fuzz && $(CARGO) check
 
 ## Long differential runs (`make test` runs the same tests with a short fixed-seed budget):
-## the Python paths against jsonschema-rs, orjson, rfc8785 and json (hypothesis, random seed,
-## DIFF_EXAMPLES examples a test), then the core's proptests with PROPTEST_CASES cases.
+## the Python paths against jsonschema-rs, orjson, rfc8785 and json (hypothesis) and the core's
+## proptests against serde_json and the jsonschema crate, side by side, each repeated from fresh
+## random seeds until MINUTES have passed (tests/differential/long.sh; logs in target/differential).
 ## Needs the package installed in .venv (`make test-python` does it).
-DIFF_EXAMPLES ?= 20000
-PROPTEST_CASES ?= 20000
+MINUTES ?= 30
+DIFF_EXAMPLES ?= 5000
+PROPTEST_CASES ?= 1000000
 fuzz-long:
-	cd bindings/python && WIREKIT_DIFF_EXAMPLES=$(DIFF_EXAMPLES) ../../$(VENV)/bin/python -m pytest -p no:cacheprovider -q tests/test_differential.py
-	PROPTEST_CASES=$(PROPTEST_CASES) $(CARGO) test --release -p wirekit --test differential_props
+	MINUTES=$(MINUTES) DIFF_EXAMPLES=$(DIFF_EXAMPLES) PROPTEST_CASES=$(PROPTEST_CASES) bash tests/differential/long.sh

@@ -26,9 +26,9 @@ use crate::pyjson::{accepts, validator_for, PyValidator};
 type InPlaceValidators = HashMap<&'static str, HashMap<String, Option<Arc<InPlace>>>>;
 
 /// How one part is checked in place: the quick subset check when the schema
-/// fits it (`check`, run in the same walk as the writer), then the full
-/// `jsonschema` validator for what the quick check does not accept (and
-/// for everything parsed).
+/// fits it (`check`, run in the same walk as the writer or the parser),
+/// then the full `jsonschema` validator for what the quick check does not
+/// accept.
 pub(crate) struct InPlace {
     quick: Option<Check>,
     full: PyValidator,
@@ -81,12 +81,12 @@ impl Drop for GcPause<'_> {
 }
 
 /// The envelope of a response with its `result` built as Python objects.
-struct ResponseSeed<'a, 'py> {
+struct ResponseSeed<'a, 'c, 'py> {
     py: Python<'py>,
-    ctx: &'a mut SeedContext<'py>,
+    ctx: &'a mut SeedContext<'c, 'py>,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, '_, 'py> {
     type Value = (Value, Option<Bound<'py, PyAny>>);
 
     fn deserialize<D: serde::Deserializer<'de>>(
@@ -97,7 +97,7 @@ impl<'de, 'py> DeserializeSeed<'de> for ResponseSeed<'_, 'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for ResponseSeed<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for ResponseSeed<'_, '_, 'py> {
     type Value = (Value, Option<Bound<'py, PyAny>>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -216,7 +216,7 @@ impl InPlaceCache {
         }
         let validator = self.in_place(protocol, method, Part::Result)?;
         let text = std::str::from_utf8(body).ok()?;
-        let mut ctx = SeedContext::default();
+        let mut ctx = SeedContext::new(validator.quick.as_ref());
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let paused = (body.len() >= GC_PAUSE_BYTES)
             .then(|| GcPause::new(py))
@@ -235,7 +235,8 @@ impl InPlaceCache {
             Message::Response(Response { outcome: Ok(_), .. }) => {}
             _ => return None,
         }
-        accepts(&validator.full, &result).then_some(result)
+        // Accepted by the quick check while built, else the full validator.
+        (ctx.accepted() || accepts(&validator.full, &result)).then_some(result)
     }
 }
 

@@ -1,5 +1,6 @@
 //! [`PySeed`]: JSON text straight to Python objects in one `serde_json`
-//! pass, member names repeated across the document shared as one `str`.
+//! pass, member names repeated across the document shared as one `str`,
+//! and the quick check (`check`) run on each value as it is built.
 
 use std::fmt;
 
@@ -8,19 +9,27 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
+use crate::check::{Check, MemberCache};
+use crate::limits::MAX_DEPTH;
 use crate::maps::NameMap;
+use crate::raw::{self, Kind};
 
-/// What one parse shares: member names met so far.
+/// What one parse shares: member names met so far, and the quick check
+/// run while the objects are built.
 ///
-/// The parse runs no quick check: measured, it bought about 8% on the
-/// decode path (BENCHMARKS.md, "quick check"), below the 20% that would
-/// keep a second validator in step with the full one there. The full
-/// validator reads the built objects in place (`pyjson`).
-#[derive(Default)]
-pub struct SeedContext<'py> {
+/// The check answers accept or unknown (`check`), as on the writer's path:
+/// a value it accepts needs no second walk; anything else (a value it
+/// cannot judge, the depth bound) leaves the decision to the full
+/// validator, which reads the built objects in place (`pyjson`).
+pub struct SeedContext<'c, 'py> {
     names: NameMap<Bound<'py, PyString>>,
     /// Names too long to share, kept alive for the parse.
     kept: Vec<Bound<'py, PyString>>,
+    check: Option<&'c Check>,
+    /// Whether the quick check could not accept some value built (the full
+    /// validator decides then); once set, the rest is not checked.
+    unknown: bool,
+    cache: MemberCache,
     /// Whether the core's path must read this text instead: an integer
     /// beyond `i64` was built (the in-place validator reads integers as
     /// `i64`, `raw::integer`), or a float that may stand for `-0` or an
@@ -29,23 +38,50 @@ pub struct SeedContext<'py> {
     core_path: bool,
 }
 
-impl SeedContext<'_> {
+impl<'c> SeedContext<'c, '_> {
+    /// A context checking what it builds against `check`, if any.
+    pub fn new(check: Option<&'c Check>) -> Self {
+        SeedContext {
+            names: NameMap::default(),
+            kept: Vec::new(),
+            check,
+            unknown: false,
+            cache: MemberCache::new(),
+            core_path: false,
+        }
+    }
+
+    /// Whether the quick check accepted everything built (false when there
+    /// was no check).
+    pub fn accepted(&self) -> bool {
+        self.check.is_some() && !self.unknown
+    }
+
     /// Whether the core's path must read the text (see the field).
     pub fn needs_core_path(&self) -> bool {
         self.core_path
     }
 }
 
-/// Builds Python objects while `serde_json` parses.
-pub struct PySeed<'a, 'py> {
+/// Builds Python objects while `serde_json` parses, checking each against
+/// the quick check's node for its place.
+pub struct PySeed<'a, 'c, 'py> {
     py: Python<'py>,
-    ctx: &'a mut SeedContext<'py>,
+    ctx: &'a mut SeedContext<'c, 'py>,
+    node: Option<usize>,
+    depth: usize,
 }
 
-impl<'a, 'py> PySeed<'a, 'py> {
-    /// The seed of a whole value.
-    pub fn new(py: Python<'py>, ctx: &'a mut SeedContext<'py>) -> Self {
-        PySeed { py, ctx }
+impl<'a, 'c, 'py> PySeed<'a, 'c, 'py> {
+    /// The seed of a whole value (the check's root node).
+    pub fn new(py: Python<'py>, ctx: &'a mut SeedContext<'c, 'py>) -> Self {
+        let node = ctx.check.map(Check::root);
+        PySeed {
+            py,
+            ctx,
+            node,
+            depth: 0,
+        }
     }
 }
 
@@ -54,27 +90,80 @@ fn failed<E: de::Error>(error: PyErr) -> E {
     E::custom(format!("cannot build a Python object: {error}"))
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn deserialize<D: de::Deserializer<'de>>(
         self,
         deserializer: D,
     ) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
+        let PySeed {
+            py,
+            ctx,
+            node,
+            depth,
+        } = self;
+        let check = ctx.check;
+        // The depth bound the writer's walk keeps: deeper, the full
+        // validator decides.
+        if node.is_some() && !ctx.unknown && depth >= MAX_DEPTH {
+            ctx.unknown = true;
+        }
+        let mut node = node.filter(|_| !ctx.unknown);
+        let mut nullable = false;
+        if let (Some(id), Some(check)) = (node, check) {
+            if let Some(inner) = check.nullable(id) {
+                node = Some(inner);
+                nullable = true;
+            }
+        }
+        let value = deserializer.deserialize_any(Build {
+            py,
+            ctx: &mut *ctx,
+            node,
+            depth,
+        })?;
+        if let (Some(id), Some(check)) = (node, check) {
+            if !ctx.unknown {
+                let object = value.as_ptr();
+                // SAFETY: a live object just built here, of exact builtin
+                // JSON types, the GIL held (`raw`, `Check::node_accepts`).
+                #[allow(unsafe_code)]
+                let accepted = unsafe {
+                    let kind = raw::kind(object);
+                    (nullable && kind == Kind::None)
+                        || check
+                            .simple_accepts(id, object, kind)
+                            .unwrap_or_else(|| check.node_accepts(id, object, kind, depth))
+                };
+                if !accepted {
+                    ctx.unknown = true;
+                }
+            }
+        }
+        Ok(value)
     }
 }
 
-struct NameSeed<'a, 'py> {
+/// The visitor behind [`PySeed`]: builds one value; its members and items
+/// get the check's nodes for their places.
+struct Build<'a, 'c, 'py> {
     py: Python<'py>,
-    ctx: &'a mut SeedContext<'py>,
+    ctx: &'a mut SeedContext<'c, 'py>,
+    node: Option<usize>,
+    depth: usize,
+}
+
+struct NameSeed<'a, 'c, 'py> {
+    py: Python<'py>,
+    ctx: &'a mut SeedContext<'c, 'py>,
 }
 
 /// A member name's `str`, borrowed from the context (which holds it for the
 /// whole parse), so it costs no reference counting per member.
 type NamePtr = *mut ffi::PyObject;
 
-impl<'de> DeserializeSeed<'de> for NameSeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for NameSeed<'_, '_, '_> {
     type Value = NamePtr;
 
     fn deserialize<D: de::Deserializer<'de>>(
@@ -85,7 +174,7 @@ impl<'de> DeserializeSeed<'de> for NameSeed<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for NameSeed<'_, '_> {
+impl<'de> Visitor<'de> for NameSeed<'_, '_, '_> {
     type Value = NamePtr;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -111,7 +200,7 @@ impl<'de> Visitor<'de> for NameSeed<'_, '_> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -159,20 +248,79 @@ impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let PySeed { py, ctx } = self;
+        let Build {
+            py,
+            ctx,
+            node,
+            depth,
+        } = self;
+        let items_node = match (node, ctx.check) {
+            (Some(id), Some(check)) => check.items(id),
+            _ => None,
+        };
         let mut items: Vec<Bound<'py, PyAny>> = Vec::new();
-        while let Some(item) = seq.next_element_seed(PySeed { py, ctx: &mut *ctx })? {
+        while let Some(item) = seq.next_element_seed(PySeed {
+            py,
+            ctx: &mut *ctx,
+            node: items_node,
+            depth: depth + 1,
+        })? {
             items.push(item);
         }
         new_list(py, items).map_err(failed)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let PySeed { py, ctx } = self;
+        let Build {
+            py,
+            ctx,
+            node,
+            depth,
+        } = self;
         let dict = PyDict::new(py);
+        let check = ctx.check;
+        let node = match (node, check) {
+            (Some(id), Some(check)) if check.has_members(id) => Some(id),
+            _ => None,
+        };
+        let mut seen = 0u64;
         while let Some(name) = map.next_key_seed(NameSeed { py, ctx: &mut *ctx })? {
-            let value = map.next_value_seed(PySeed { py, ctx: &mut *ctx })?;
+            let mut schema = None;
+            if let (Some(id), Some(check), false) = (node, check, ctx.unknown) {
+                // The name is held by the context for the whole parse, so
+                // its address names one string (`MemberCache`).
+                let address = name as usize;
+                let (found, bit) = match ctx.cache.get(address, id) {
+                    Some(found) => found,
+                    None => {
+                        // SAFETY: a live `str` the context holds, the GIL held.
+                        #[allow(unsafe_code)]
+                        let text = unsafe { raw::utf8(name) };
+                        let found = match text {
+                            Some(text) => check.member(id, text.as_bytes()),
+                            None => (None, None),
+                        };
+                        ctx.cache.put(address, id, found);
+                        found
+                    }
+                };
+                if let Some(bit) = bit {
+                    seen |= 1 << bit;
+                }
+                schema = found;
+            }
+            let value = map.next_value_seed(PySeed {
+                py,
+                ctx: &mut *ctx,
+                node: schema,
+                depth: depth + 1,
+            })?;
             set_item(&dict, name, &value).map_err(failed)?;
+        }
+        if let (Some(id), Some(check)) = (node, check) {
+            if seen != check.required(id) {
+                ctx.unknown = true;
+            }
         }
         Ok(dict.into_any())
     }
