@@ -35,17 +35,7 @@ fn conformance(name: &str, protocol: &str, script: &str) -> Value {
             .args(["--", "python3", "-c", script]),
     );
     assert_eq!(run.status.code(), Some(1), "{name}: {}", run.stderr);
-    assert!(
-        run.elapsed < Duration::from_secs(45),
-        "{name}: took {:?}",
-        run.elapsed
-    );
-    // The largest frame bound here is 16 MiB; the binary itself takes a few MiB.
-    assert!(
-        run.peak_rss_kib < 96 * 1024,
-        "{name}: peak RSS {} KiB",
-        run.peak_rss_kib
-    );
+    run.assert_bounded(name, Duration::from_secs(45));
     serde_json::from_str(&run.stdout)
         .unwrap_or_else(|error| panic!("{name}: not a report ({error}): {}", run.stdout))
 }

@@ -20,13 +20,10 @@ use std::time::Duration;
 use serde_json::Value;
 use support::hostile;
 
-/// What one run of `drive` left.
+/// What one run of `drive` left: the process and its stdout as JSON lines.
 struct Run {
-    status: std::process::ExitStatus,
+    process: hostile::Run,
     lines: Vec<Value>,
-    stderr: String,
-    elapsed: Duration,
-    peak_rss_kib: u64,
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -54,11 +51,8 @@ fn drive(name: &str, protocol: &str, calls: &str, script: &str) -> Run {
     );
     let _ = std::fs::remove_dir_all(&dir);
     Run {
-        status: run.status,
         lines: support::json_lines_of(&run.stdout),
-        stderr: run.stderr,
-        elapsed: run.elapsed,
-        peak_rss_kib: run.peak_rss_kib,
+        process: run,
     }
 }
 
@@ -69,32 +63,33 @@ const TWO_CALLS: &str = "{\"method\":\"initialize\",\"params\":{\"root_path\":\"
 /// The run ended promptly, failed, kept its memory within the frame bound
 /// plus slack, and said why: the error line of `method`, of `kind`.
 fn assert_precise_failure(run: &Run, method: &str, kinds: &[&str]) -> Value {
-    assert!(!run.status.success(), "drive succeeded: {:?}", run.lines);
     assert!(
-        run.elapsed < Duration::from_secs(30),
-        "took {:?}",
-        run.elapsed
+        !run.process.status.success(),
+        "drive succeeded: {:?}",
+        run.lines
     );
-    // The gaze frame bound is 16 MiB; the binary itself takes a few MiB.
-    assert!(
-        run.peak_rss_kib < 96 * 1024,
-        "peak RSS {} KiB",
-        run.peak_rss_kib
-    );
+    run.process.assert_bounded("drive", Duration::from_secs(30));
     let line = run
         .lines
         .iter()
         .find(|line| line["method"] == method && line.get("error").is_some())
-        .unwrap_or_else(|| panic!("no error line for {method}: {:?} {}", run.lines, run.stderr))
+        .unwrap_or_else(|| {
+            panic!(
+                "no error line for {method}: {:?} {}",
+                run.lines, run.process.stderr
+            )
+        })
         .clone();
     let kind = line["error"]["kind"].as_str().expect("a kind");
     assert!(kinds.contains(&kind), "{kind}: {line}");
     let message = line["error"]["message"].as_str().expect("a message");
     assert!(message.len() > 10, "{line}");
     assert!(
-        run.stderr.contains("wirekit drive: the server exited"),
+        run.process
+            .stderr
+            .contains("wirekit drive: the server exited"),
         "{}",
-        run.stderr
+        run.process.stderr
     );
     line
 }
@@ -167,5 +162,9 @@ fn a_server_that_closes_stdout_but_keeps_running() {
 fn a_server_that_dies_mid_frame() {
     let run = drive("mid-frame", GAZE, INITIALIZE, hostile::DIES_MID_FRAME);
     assert_precise_failure(&run, "initialize", &["exited", "framing", "envelope"]);
-    assert!(run.stderr.contains("exited with"), "{}", run.stderr);
+    assert!(
+        run.process.stderr.contains("exited with"),
+        "{}",
+        run.process.stderr
+    );
 }

@@ -54,6 +54,19 @@ pub struct Run {
     pub peak_rss_kib: u64,
 }
 
+impl Run {
+    /// The host ended within `time` and kept its memory within the largest
+    /// frame bound here (16 MiB) plus what the binary itself takes.
+    pub fn assert_bounded(&self, name: &str, time: Duration) {
+        assert!(self.elapsed < time, "{name}: took {:?}", self.elapsed);
+        assert!(
+            self.peak_rss_kib < 96 * 1024,
+            "{name}: peak RSS {} KiB",
+            self.peak_rss_kib
+        );
+    }
+}
+
 /// The peak resident size so far (`VmHWM`), in KiB; 0 once it is gone.
 fn peak_rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
