@@ -32,8 +32,16 @@ mkdir -p "$site"
 cp -r "$repo/bindings/python/python/wirekit" "$site/"
 cp "$out/$target/release/lib_native.so" "$site/wirekit/_native.abi3.so"
 
-runtime="$(rustc +nightly --print target-libdir --target "$target")/librustc-nightly_rt.asan.so"
-test -f "$runtime"
+# rustc links its ASan runtime statically into executables only; a cdylib
+# loaded by an uninstrumented interpreter needs the shared runtime preloaded:
+# GCC's libasan (the same ASan ABI, v8), installed with gcc or as libasan8.
+runtime="$(gcc -print-file-name=libasan.so 2>/dev/null || true)"
+if [ ! -e "$runtime" ] || [ "$runtime" = "libasan.so" ]; then
+    apt-get install -y -qq libasan8 >/dev/null
+    runtime="$(ls /usr/lib/x86_64-linux-gnu/libasan.so.* | head -n 1)"
+fi
+runtime="$(readlink -f "$runtime")"
+echo "== ASan runtime: $runtime"
 
 echo "== pytest under AddressSanitizer: bindings/python"
 cd "$repo/bindings/python"
