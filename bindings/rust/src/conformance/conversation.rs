@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::check::{Check, Exchanged, Sender};
 use super::process::{describe_exit, Output, ServerProcess};
-use crate::envelope::{self, Id, Message, Notification, Request, Response};
+use crate::envelope::{self, Id, Message, Request, Response};
 use crate::framing::{decoder_for, encoder_for, FrameEncoder};
 use crate::monitor::SessionChecker;
 use crate::validate::Protocol;
@@ -38,9 +38,6 @@ const NOISE_KEPT: usize = 16;
 /// would only grow the report.
 pub(crate) const NOISE_BOUND: usize = 1024;
 
-/// Notifications a session keeps (a flood of them cannot grow it).
-const NOTIFICATIONS_KEPT: usize = 1024;
-
 /// Notifications a wait for one notification reads before it gives up.
 pub(crate) const NOTIFICATIONS_BOUND: usize = 100_000;
 
@@ -61,8 +58,6 @@ pub(crate) struct Conversation {
     pub(crate) noise: Vec<String>,
     /// How many such lines there were.
     pub(crate) noise_count: usize,
-    /// Notifications the server sent, in order (the first [`NOTIFICATIONS_KEPT`]).
-    pub(crate) notifications: Vec<Notification>,
 }
 
 impl Conversation {
@@ -84,7 +79,6 @@ impl Conversation {
             index,
             noise: Vec::new(),
             noise_count: 0,
-            notifications: Vec::new(),
         }
     }
 
@@ -175,8 +169,9 @@ impl Conversation {
         Ok(id)
     }
 
-    /// Waits for the next response (notifications are kept and shown; what
-    /// is not a frame of the protocol fails `check`).
+    /// Waits for the next response (notifications are judged by the monitor
+    /// and shown among the check's frames; what is not a frame of the
+    /// protocol fails `check`).
     pub(crate) fn await_response(&mut self, timeout: Duration, check: &mut Check) -> Answer {
         let deadline = Instant::now() + timeout;
         loop {
@@ -235,10 +230,7 @@ impl Conversation {
                             self.charge(check);
                             return Answer::Response(response);
                         }
-                        Ok(Message::Notification(notification)) => {
-                            self.keep_notification(notification);
-                        }
-                        Ok(Message::Request(_)) => {}
+                        Ok(Message::Notification(_)) | Ok(Message::Request(_)) => {}
                         Err(error) => {
                             self.charge(check);
                             let at = error.pointer();
@@ -301,9 +293,7 @@ impl Conversation {
                     match decoded {
                         Ok(Message::Notification(notification)) => {
                             came += 1;
-                            let awaited = notification.method == method;
-                            self.keep_notification(notification);
-                            if awaited {
+                            if notification.method == method {
                                 return Ok(came);
                             }
                         }
@@ -321,12 +311,6 @@ impl Conversation {
             self.noise.push(line);
         }
         self.noise_count > NOISE_BOUND
-    }
-
-    fn keep_notification(&mut self, notification: Notification) {
-        if self.notifications.len() < NOTIFICATIONS_KEPT {
-            self.notifications.push(notification);
-        }
     }
 
     /// Charges the monitor's new problems that blame the server to `check`.
