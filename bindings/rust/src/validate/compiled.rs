@@ -44,10 +44,9 @@ impl Protocol {
             .get("$defs")
             .cloned()
             .unwrap_or_else(|| json!({}));
-        // Which schemas get the bounded report (overlap.rs), found once.
-        let document = Arc::new(
-            json!({"$schema": crate::protocol::bundle::DRAFT_2020_12, "$defs": defs.clone()}),
-        );
+        // Which schemas get the bounded report (overlap.rs), found once, in the
+        // bundled document (`{"$schema", "$defs"}`) the descents read.
+        let document = Arc::new(source.bundled_schema().clone());
         let overlaps = Overlaps::of(&document);
         let descents = DescentCache::default();
         let build = |reference: &Option<SchemaRef>,

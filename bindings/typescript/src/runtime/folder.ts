@@ -121,6 +121,7 @@ export function loadProtocol<
   const base = (name: string): string => pathToFileURL(join(resolve(dir), name)).href;
   const files = new Map<string, Obj>();
   const ids = new Map<string, string>();
+  const fileById = new Map<string, string>();
   names.forEach((name, index) => {
     if (!existsSync(join(dir, name))) {
       throw new ManifestError(MANIFEST_FILE, `/schemas/${index}`, `schema file \`${name}\` is listed but not present`);
@@ -131,7 +132,10 @@ export function loadProtocol<
       const [pointer, detail] = firstIssue(ajv.errors as never);
       throw new ManifestError(name, pointer, `not a Draft 2020-12 schema: ${detail}`);
     }
-    if (typeof schema["$id"] === "string") ids.set(schema["$id"], base(name));
+    if (typeof schema["$id"] === "string") {
+      ids.set(schema["$id"], base(name));
+      fileById.set(schema["$id"], name);
+    }
     files.set(name, schema);
   });
   for (const [name, schema] of files) {
@@ -139,7 +143,6 @@ export function loadProtocol<
   }
   // Schemas whose alternatives overlap recursively (overlap.ts): ajv's time on them grows
   // exponentially with the depth of the peer's value, so a message using one is refused.
-  const fileById = new Map([...files].flatMap(([name, schema]) => (typeof schema["$id"] === "string" ? [[schema["$id"], name] as const] : [])));
   const overlaps = Overlaps.of(files, (ref, from) => {
     if (ref === "") return from;
     if (files.has(ref)) return ref;
