@@ -9,7 +9,7 @@ use super::message::Message;
 use super::numbers;
 use super::options::EnvelopeOptions;
 use super::shape::{check_call, check_jsonrpc, check_response, Members};
-use super::strict::parse_value;
+use super::strict::{parse_message, parse_value, TopLevel};
 
 /// Decodes one message body (UTF-8 JSON, no framing).
 ///
@@ -29,29 +29,51 @@ pub fn decode(body: &[u8], opts: &EnvelopeOptions) -> Result<Message, EnvelopeEr
 }
 
 /// Decodes one message body that is already a `str`; see [`decode`].
+///
+/// The top-level object is split into the envelope's members as it is
+/// parsed (`strict::parse_message`), without a map for it.
 pub fn decode_str(text: &str, opts: &EnvelopeOptions) -> Result<Message, EnvelopeError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let parsed = parse_value(&mut de, opts.strict).map_err(|e| {
-        EnvelopeError::new(Kind::Parse, String::new(), format!("not valid JSON: {e}"))
-            .with_line_column(e.line(), e.column())
-    })?;
-    de.end().map_err(|e| {
-        EnvelopeError::new(
-            Kind::TrailingData,
-            String::new(),
-            format!(
-                "unexpected data after the JSON value at line {} column {}",
-                e.line(),
-                e.column()
-            ),
-        )
-        .with_line_column(e.line(), e.column())
-    })?;
-    let mut value = parsed.value;
+    let parsed = parse_message(&mut de, opts.strict).map_err(parse_error)?;
+    de.end().map_err(trailing_error)?;
     if parsed.needs_scan {
-        settle_numbers(text, &mut value)?;
+        // A float that may stand for `-0` or an integer beyond 64 bits
+        // (rare): settled by pointer in the whole value.
+        return decode_settling(text, opts);
     }
+    match parsed.top {
+        TopLevel::Members(members) => check_members(members, opts, parsed.duplicate),
+        TopLevel::Other(value) => check(value, opts, parsed.duplicate),
+    }
+}
+
+/// [`decode_str`] through the whole `Value`, whose numbers
+/// `settle_numbers` can correct by pointer.
+fn decode_settling(text: &str, opts: &EnvelopeOptions) -> Result<Message, EnvelopeError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed = parse_value(&mut de, opts.strict).map_err(parse_error)?;
+    de.end().map_err(trailing_error)?;
+    let mut value = parsed.value;
+    settle_numbers(text, &mut value)?;
     check(value, opts, parsed.duplicate)
+}
+
+fn parse_error(e: serde_json::Error) -> EnvelopeError {
+    EnvelopeError::new(Kind::Parse, String::new(), format!("not valid JSON: {e}"))
+        .with_line_column(e.line(), e.column())
+}
+
+fn trailing_error(e: serde_json::Error) -> EnvelopeError {
+    EnvelopeError::new(
+        Kind::TrailingData,
+        String::new(),
+        format!(
+            "unexpected data after the JSON value at line {} column {}",
+            e.line(),
+            e.column()
+        ),
+    )
+    .with_line_column(e.line(), e.column())
 }
 
 /// The literals `serde_json` reads as floats (`numbers`): every `-0`
@@ -157,7 +179,15 @@ fn check(
             ));
         }
     };
-    let mut m = Members::split(map);
+    check_members(Members::split(map), opts, duplicate)
+}
+
+/// The checks after the first (the message is an object), on its members.
+fn check_members(
+    mut m: Members,
+    opts: &EnvelopeOptions,
+    duplicate: Option<String>,
+) -> Result<Message, EnvelopeError> {
     let answer_id = m.id.as_ref().and_then(|id| {
         if opts.strict {
             Id::from_value(id)
@@ -182,4 +212,93 @@ fn check(
 fn duplicate_error(pointer: String, id: Option<Id>) -> EnvelopeError {
     let message = format!("duplicate member name at {}", quote(&pointer));
     EnvelopeError::new(Kind::DuplicateKey, pointer, message).with_id(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::envelope::options::Dialect;
+
+    /// JSON texts of a member value: the shapes the checks tell apart.
+    fn value_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("\"2.0\"".to_owned()),
+            Just("\"2.\\u0030\"".to_owned()),
+            Just("\"ping\"".to_owned()),
+            Just("7".to_owned()),
+            Just("-0".to_owned()),
+            Just("1.5".to_owned()),
+            Just("-0.0".to_owned()),
+            Just("18446744073709551615".to_owned()),
+            Just("18446744073709551616".to_owned()),
+            Just("{\"code\":-32600,\"message\":\"m\"}".to_owned()),
+            Just("{\"code\":1,\"message\":\"m\",\"x\":1}".to_owned()),
+            Just("{\"a\":1,\"a\":2}".to_owned()),
+            Just("[1,{\"b\":-0}]".to_owned()),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop::collection::vec(inner, 0..3).prop_map(|items| format!("[{}]", items.join(",")))
+        })
+    }
+
+    fn member_name() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "\"jsonrpc\"",
+            "\"id\"",
+            "\"method\"",
+            "\"params\"",
+            "\"result\"",
+            "\"error\"",
+            "\"x\"",
+            "\"y\"",
+            "\"\\u0069d\"",
+            "\"a/b~\"",
+        ])
+    }
+
+    /// A member: mostly the value its name expects (so that a message
+    /// gets past the first checks), else any value.
+    fn member() -> impl Strategy<Value = String> {
+        (member_name(), value_text(), 0..3u8).prop_map(|(name, any, pick)| {
+            let usual = match name {
+                "\"jsonrpc\"" => "\"2.0\"",
+                "\"method\"" => "\"ping\"",
+                "\"id\"" | "\"\\u0069d\"" => "7",
+                "\"params\"" => "{\"k\":[1]}",
+                "\"error\"" => "{\"code\":1,\"message\":\"m\"}",
+                _ => "1",
+            };
+            let value = if pick == 0 { any } else { usual.to_owned() };
+            format!("{name}:{value}")
+        })
+    }
+
+    /// A message text: an object of up to 7 members (names may repeat), or
+    /// now and then a value that is no object.
+    fn message_text() -> impl Strategy<Value = String> {
+        let object = prop::collection::vec(member(), 0..7)
+            .prop_map(|members| format!("{{{}}}", members.join(",")));
+        prop_oneof![8 => object, 1 => value_text(), 1 => Just("{\"id\":1,".to_owned())]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The one-pass decode (members taken as they are parsed) answers
+        /// exactly what the map route does, errors included.
+        #[test]
+        fn one_pass_decode_matches_the_map_route(
+            text in message_text(),
+            strict in any::<bool>(),
+            bare in any::<bool>(),
+        ) {
+            let dialect = if bare { Dialect::Bare } else { Dialect::JsonRpc2 };
+            let opts = EnvelopeOptions { dialect, strict };
+            prop_assert_eq!(decode_str(&text, &opts), decode_settling(&text, &opts), "{}", text);
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! The shape rules of a parsed message: `jsonrpc`, calls, responses and
 //! error objects, and (strict) unknown members.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::error::{describe, member_pointer, quote, EnvelopeError, EnvelopeErrorKind as Kind};
@@ -8,7 +10,9 @@ use super::id::Id;
 use super::message::{ErrorObject, Message, Notification, Request, Response};
 use super::options::Dialect;
 
-/// The envelope members, taken out of the object in one pass.
+/// The envelope members, taken out of the object in one pass: from a
+/// parsed map (`split`) or member by member while the message is parsed
+/// (`insert`, no map built), with the same result.
 #[derive(Default)]
 pub(crate) struct Members {
     pub(crate) jsonrpc: Option<Value>,
@@ -17,43 +21,69 @@ pub(crate) struct Members {
     params: Option<Value>,
     result: Option<Value>,
     error: Option<Value>,
-    /// Document positions of `params`, `result` and `error`, which are
-    /// foreign to one kind of message or the other.
+    /// Document positions (among distinct names) of `params`, `result` and
+    /// `error`, which are foreign to one kind of message or the other.
     params_at: usize,
     result_at: usize,
     error_at: usize,
     /// The first member with any other name, and its position.
     unknown: Option<(usize, String)>,
+    /// Distinct names met so far.
+    count: usize,
+    /// The other names met (only when there are any), to count each once.
+    others: HashSet<String>,
 }
 
 impl Members {
     pub(crate) fn split(map: Map<String, Value>) -> Members {
         let mut members = Members::default();
-        for (position, (key, value)) in map.into_iter().enumerate() {
-            match key.as_str() {
-                "jsonrpc" => members.jsonrpc = Some(value),
-                "id" => members.id = Some(value),
-                "method" => members.method = Some(value),
-                "params" => {
-                    members.params = Some(value);
-                    members.params_at = position;
-                }
-                "result" => {
-                    members.result = Some(value);
-                    members.result_at = position;
-                }
-                "error" => {
-                    members.error = Some(value);
-                    members.error_at = position;
-                }
-                _ => {
-                    if members.unknown.is_none() {
-                        members.unknown = Some((position, key));
-                    }
-                }
-            }
+        for (key, value) in map {
+            members.insert(&key, value);
         }
         members
+    }
+
+    /// Whether a member named `key` was met already.
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        match key {
+            "jsonrpc" => self.jsonrpc.is_some(),
+            "id" => self.id.is_some(),
+            "method" => self.method.is_some(),
+            "params" => self.params.is_some(),
+            "result" => self.result.is_some(),
+            "error" => self.error.is_some(),
+            other => self.others.contains(other),
+        }
+    }
+
+    /// Takes in the member `key`. A name met again keeps its first
+    /// position and takes the last value, as a `serde_json` map does.
+    pub(crate) fn insert(&mut self, key: &str, value: Value) {
+        let (slot, at) = match key {
+            "jsonrpc" => (&mut self.jsonrpc, None),
+            "id" => (&mut self.id, None),
+            "method" => (&mut self.method, None),
+            "params" => (&mut self.params, Some(&mut self.params_at)),
+            "result" => (&mut self.result, Some(&mut self.result_at)),
+            "error" => (&mut self.error, Some(&mut self.error_at)),
+            other => {
+                if !self.others.contains(other) {
+                    if self.unknown.is_none() {
+                        self.unknown = Some((self.count, other.to_owned()));
+                    }
+                    self.others.insert(other.to_owned());
+                    self.count += 1;
+                }
+                return;
+            }
+        };
+        if slot.is_none() {
+            if let Some(at) = at {
+                *at = self.count;
+            }
+            self.count += 1;
+        }
+        *slot = Some(value);
     }
 
     /// The first member (in document order) that is not one of the names

@@ -15,12 +15,14 @@
 //! member and no allocation beyond what `Value` itself needs. Nesting depth
 //! is bounded by `serde_json`'s recursion limit (128).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use super::error::push_token;
+use super::shape::Members;
 
 /// One step of the path from the root to the value being parsed.
 enum Segment {
@@ -69,9 +71,6 @@ pub(crate) struct Parsed {
     pub value: Value,
     /// The first duplicated member's pointer (when looked for).
     pub duplicate: Option<String>,
-    /// A float that may stand for `-0` or an integer beyond 64 bits was
-    /// read: the text must be scanned (`numbers::scan`).
-    pub needs_scan: bool,
 }
 
 /// Parses one JSON value, looking for duplicate member names when asked,
@@ -92,8 +91,151 @@ where
     Ok(Parsed {
         value,
         duplicate: state.duplicate,
+    })
+}
+
+/// A parsed message's top level: split into the envelope's members as it
+/// is read (no map is built for it), or the value when it is no object.
+// Made once a message and taken apart at once: a box would cost an
+// allocation a message for nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum TopLevel {
+    Members(Members),
+    Other(Value),
+}
+
+/// One parsed message and what the text may hold beyond it.
+pub(crate) struct ParsedMessage {
+    pub top: TopLevel,
+    /// The first duplicated member's pointer (when looked for).
+    pub duplicate: Option<String>,
+    /// A float that may stand for `-0` or an integer beyond 64 bits was
+    /// read: the text must be scanned (`numbers::scan`).
+    pub needs_scan: bool,
+}
+
+/// Parses one message as [`parse_value`] parses a value, except that a
+/// top-level object goes straight into [`Members`]: the same members,
+/// positions, duplicates and errors, without the map.
+pub(crate) fn parse_message<'de, D>(
+    deserializer: D,
+    detect_duplicates: bool,
+) -> Result<ParsedMessage, D::Error>
+where
+    D: de::Deserializer<'de>,
+{
+    let mut state = State {
+        detect_duplicates,
+        ..State::default()
+    };
+    let top = deserializer.deserialize_any(TopVisitor { state: &mut state })?;
+    Ok(ParsedMessage {
+        top,
+        duplicate: state.duplicate,
         needs_scan: state.needs_scan,
     })
+}
+
+/// The top level of a message (see [`parse_message`]).
+struct TopVisitor<'s> {
+    state: &'s mut State,
+}
+
+macro_rules! forward_to_value {
+    ($($name:ident($type:ty)),*) => {
+        $(fn $name<E: de::Error>(self, v: $type) -> Result<TopLevel, E> {
+            ValueVisitor { state: self.state }.$name(v).map(TopLevel::Other)
+        })*
+    };
+}
+
+impl<'de> Visitor<'de> for TopVisitor<'_> {
+    type Value = TopLevel;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    forward_to_value!(
+        visit_bool(bool),
+        visit_i64(i64),
+        visit_u64(u64),
+        visit_f64(f64),
+        visit_str(&str),
+        visit_string(String)
+    );
+
+    fn visit_unit<E: de::Error>(self) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other(Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TopLevel, A::Error> {
+        ValueVisitor { state: self.state }
+            .visit_seq(seq)
+            .map(TopLevel::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<TopLevel, A::Error> {
+        let mut members = Members::default();
+        while let Some(key) = access.next_key_seed(NameSeed)? {
+            if self.state.detect_duplicates
+                && self.state.duplicate.is_none()
+                && members.contains(&key)
+            {
+                self.state.duplicate = Some(self.state.pointer_to(&key));
+            }
+            // The path is read for a duplicate's pointer only.
+            if self.state.detect_duplicates {
+                self.state.path.push(Segment::Key(key.clone().into_owned()));
+            }
+            let value = access.next_value_seed(ValueSeed {
+                state: &mut *self.state,
+            });
+            if self.state.detect_duplicates {
+                self.state.path.pop();
+            }
+            members.insert(&key, value?);
+        }
+        Ok(TopLevel::Members(members))
+    }
+}
+
+/// A member name, borrowed from the text when it has no escapes.
+struct NameSeed;
+
+impl<'de> DeserializeSeed<'de> for NameSeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NameSeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
 }
 
 struct ValueSeed<'s> {
