@@ -9,6 +9,7 @@
 //! refused with the JSON pointer of the offending value.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -16,7 +17,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
 use crate::limits::MAX_DEPTH;
-use crate::maps::PointerMap;
+use crate::maps::{PointerHasher, PointerMap};
 
 /// Converts a JSON value to Python objects.
 pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -24,15 +25,21 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
     value_to_python(py, value, &mut keys, 0)
 }
 
-/// Interned member names, for one conversion.
+/// Member names shared across one conversion, once it has met
+/// `LAZY_NAMES` of them (a request's few params cost no table).
 #[derive(Default)]
 struct KeyCache<'py, 'v> {
-    names: HashMap<&'v str, Bound<'py, PyString>>,
+    names: HashMap<&'v str, Bound<'py, PyString>, BuildHasherDefault<PointerHasher>>,
+    met: usize,
 }
+
+/// Names converted before the cache is used.
+const LAZY_NAMES: usize = 16;
 
 impl<'py, 'v> KeyCache<'py, 'v> {
     fn get(&mut self, py: Python<'py>, name: &'v str) -> Bound<'py, PyString> {
-        if name.len() > 64 {
+        if name.len() > 64 || self.met < LAZY_NAMES {
+            self.met += 1;
             return PyString::new(py, name);
         }
         self.names

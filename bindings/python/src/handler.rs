@@ -1,7 +1,6 @@
 //! `PythonHandler`: Python callables as the core serve loop's handler, and
 //! the exception a handler raised that must end serving (`Fatal`).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyException, PyValueError};
@@ -16,6 +15,7 @@ use wirekit::validate::{invalid_result_refused, invalid_result_warning, Part};
 
 use crate::convert::{from_python, to_python};
 use crate::fast::raw_json;
+use crate::maps::NameMap;
 use crate::validate::PyProtocol;
 
 /// A `BaseException` that is not an `Exception` (KeyboardInterrupt,
@@ -27,9 +27,9 @@ pub(crate) struct PythonHandler {
     pub(crate) protocol: Py<PyProtocol>,
     pub(crate) result_check: ResultCheck,
     pub(crate) log: Option<Py<PyAny>>,
-    pub(crate) requests: HashMap<String, Py<PyAny>>,
-    pub(crate) streams: HashMap<String, Py<PyAny>>,
-    pub(crate) notifications: HashMap<String, Py<PyAny>>,
+    pub(crate) requests: NameMap<Py<PyAny>>,
+    pub(crate) streams: NameMap<Py<PyAny>>,
+    pub(crate) notifications: NameMap<Py<PyAny>>,
     pub(crate) fatal: Fatal,
 }
 
@@ -289,8 +289,8 @@ pub(crate) fn handler_map(
     py: Python<'_>,
     mapping: Option<&Bound<'_, PyDict>>,
     what: &str,
-) -> PyResult<HashMap<String, Py<PyAny>>> {
-    let mut map = HashMap::new();
+) -> PyResult<NameMap<Py<PyAny>>> {
+    let mut map = NameMap::default();
     if let Some(mapping) = mapping {
         for (name, function) in mapping.iter() {
             let name: String = name.extract()?;

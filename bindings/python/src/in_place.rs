@@ -4,7 +4,6 @@
 //! straight into Python objects and checked the same way. Each gives up
 //! (`None`) to the general path, which reports any problem precisely.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -19,11 +18,25 @@ use wirekit::validate::{Part, Protocol as RustProtocol};
 
 use crate::check::Check;
 use crate::fast::{raw_json, Checked, JsonWriter, PySeed, SeedContext};
+use crate::maps::NameMap;
 use crate::pyjson::{accepts, validator_for, PyValidator};
 
-/// In-place validators by (method, part name); `None` for the general path.
-/// By part name, then method (looked up without allocating).
-type InPlaceValidators = HashMap<&'static str, HashMap<String, Option<Arc<InPlace>>>>;
+/// One part's in-place validators by method; `None` for the general path.
+/// Keys are the methods handlers and calls name (`NameMap`, hashed
+/// cheaply; looked up without allocating).
+type ByMethod = NameMap<Option<Arc<InPlace>>>;
+
+/// The maps of the four parts, in `slot` order.
+type InPlaceValidators = [ByMethod; 4];
+
+fn slot(part: Part) -> usize {
+    match part {
+        Part::Params => 0,
+        Part::Result => 1,
+        Part::Item => 2,
+        Part::ErrorData => 3,
+    }
+}
 
 /// How one part is checked in place: the quick subset check when the schema
 /// fits it (`check`, run in the same walk as the writer or the parser),
@@ -133,7 +146,7 @@ impl InPlaceCache {
     ) -> Option<Arc<InPlace>> {
         if let Ok(cache) = self.0.lock() {
             if let Some(found) = cache
-                .get(part.name())
+                .get(slot(part))
                 .and_then(|by_method| by_method.get(method))
             {
                 return found.clone();
@@ -141,10 +154,9 @@ impl InPlaceCache {
         }
         let built = build_in_place(protocol, method, part).map(Arc::new);
         if let Ok(mut cache) = self.0.lock() {
-            cache
-                .entry(part.name())
-                .or_default()
-                .insert(method.to_owned(), built.clone());
+            if let Some(by_method) = cache.get_mut(slot(part)) {
+                by_method.insert(method.to_owned(), built.clone());
+            }
         }
         built
     }

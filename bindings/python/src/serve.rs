@@ -10,7 +10,6 @@
 //! and the loop frames those bytes without building a `Value` (the
 //! capabilities method and canonical protocols keep the `Value` path).
 
-use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::sync::{Arc, Mutex};
 
@@ -22,6 +21,7 @@ use wirekit::serve::{outbox, ResultCheck, ServeOptions, ServeOutcome, Server};
 use wirekit::validate::Protocol as RustProtocol;
 
 use crate::handler::{handler_map, Fatal, PythonHandler};
+use crate::maps::NameMap;
 use crate::notifier::PyNotifier;
 use crate::stdio::{private_stdout, restore_stdout, widen_pipe, Guarded, Interruptible};
 use crate::validate::PyProtocol;
@@ -40,9 +40,9 @@ use crate::validate::PyProtocol;
 pub struct PyServer {
     protocol: Arc<RustProtocol>,
     py_protocol: Py<PyProtocol>,
-    requests: HashMap<String, Py<PyAny>>,
-    streams: HashMap<String, Py<PyAny>>,
-    notifications: HashMap<String, Py<PyAny>>,
+    requests: NameMap<Py<PyAny>>,
+    streams: NameMap<Py<PyAny>>,
+    notifications: NameMap<Py<PyAny>>,
     result_check: ResultCheck,
     log: Option<Py<PyAny>>,
     notifier: Option<Py<PyNotifier>>,
@@ -50,7 +50,7 @@ pub struct PyServer {
 
 impl PyServer {
     fn handler(&self, py: Python<'_>, fatal: &Fatal) -> PythonHandler {
-        let copy = |map: &HashMap<String, Py<PyAny>>| {
+        let copy = |map: &NameMap<Py<PyAny>>| {
             map.iter()
                 .map(|(name, function)| (name.clone(), function.clone_ref(py)))
                 .collect()

@@ -115,18 +115,24 @@ impl Node {
 
 /// Member lookups of one walk: (name address, node) to (schema, required
 /// bit), direct-mapped. The names are alive for the walk, so an address
-/// names one string.
+/// names one string. The table is allocated at the `LAZY_PUTS`th miss: a
+/// small message (a request's params, a short result) costs none.
 pub(crate) struct MemberCache {
-    slots: Box<[CacheSlot; 128]>,
+    slots: Option<Box<[CacheSlot; 128]>>,
+    misses: usize,
 }
 
 /// (name address, node tag, schema, required bit); address 0 when empty.
 type CacheSlot = (usize, usize, Option<usize>, Option<u32>);
 
+/// Misses before the table is worth its allocation.
+const LAZY_PUTS: usize = 16;
+
 impl MemberCache {
     pub(crate) fn new() -> Self {
         MemberCache {
-            slots: Box::new([(0, 0, None, None); 128]),
+            slots: None,
+            misses: 0,
         }
     }
 
@@ -135,12 +141,23 @@ impl MemberCache {
     }
 
     pub(crate) fn get(&self, address: usize, tag: usize) -> Option<(Option<usize>, Option<u32>)> {
-        let &(a, t, schema, bit) = self.slots.get(Self::index(address, tag))?;
+        let &(a, t, schema, bit) = self.slots.as_deref()?.get(Self::index(address, tag))?;
         (a == address && t == tag).then_some((schema, bit))
     }
 
     pub(crate) fn put(&mut self, address: usize, tag: usize, found: (Option<usize>, Option<u32>)) {
-        if let Some(slot) = self.slots.get_mut(Self::index(address, tag)) {
+        if self.slots.is_none() {
+            self.misses += 1;
+            if self.misses < LAZY_PUTS {
+                return;
+            }
+            self.slots = Some(Box::new([(0, 0, None, None); 128]));
+        }
+        if let Some(slot) = self
+            .slots
+            .as_deref_mut()
+            .and_then(|slots| slots.get_mut(Self::index(address, tag)))
+        {
             *slot = (address, tag, found.0, found.1);
         }
     }

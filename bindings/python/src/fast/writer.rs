@@ -24,32 +24,50 @@ pub(crate) fn raw_json(json: Vec<u8>) -> Box<RawValue> {
 }
 
 /// Writes Python objects as compact JSON.
+#[derive(Default)]
 pub struct JsonWriter {
     /// Encoded member names (quotes included) by `str` object address, in a
     /// direct-mapped cache (a document has a few distinct names, met again
     /// and again); the objects are alive for the whole call, so an address
     /// names one string.
-    names: Box<[(usize, u32, u32); SLOTS]>,
+    /// Allocated once `LAZY_NAMES` names were written: a small value
+    /// (a typical request's result) costs no table at all.
+    names: Option<Box<[(usize, u32, u32); SLOTS]>>,
     name_bytes: Vec<u8>,
     /// The schema and required bit of a member name under a check node, by
-    /// name address and node, for [`JsonWriter::write_checked`].
-    members: Box<[MemberSlot; SLOTS]>,
+    /// name address and node, for [`JsonWriter::write_checked`]; allocated
+    /// after `LAZY_NAMES` lookups, like `names`.
+    members: Option<Box<[MemberSlot; SLOTS]>>,
+    /// Names written, and member lookups made, so far (up to `LAZY_NAMES`).
+    names_met: usize,
+    members_met: usize,
 }
 
 const SLOTS: usize = 256;
 
+/// How many names a writer encodes (and member lookups it makes) before it
+/// allocates its caches: below that, looking a name up again costs less
+/// than allocating and zeroing 14 KiB of tables per call.
+const LAZY_NAMES: usize = 16;
+
+/// A table once `met` reached `LAZY_NAMES` (counting this use).
+fn lazy<'a, T: Copy, const N: usize>(
+    table: &'a mut Option<Box<[T; N]>>,
+    met: &mut usize,
+    empty: T,
+) -> Option<&'a mut [T; N]> {
+    if table.is_none() {
+        *met += 1;
+        if *met < LAZY_NAMES {
+            return None;
+        }
+        *table = Some(Box::new([empty; N]));
+    }
+    table.as_deref_mut()
+}
+
 /// (name address, node, schema, required bit); address 0 for empty.
 type MemberSlot = (usize, usize, Option<usize>, Option<u32>);
-
-impl Default for JsonWriter {
-    fn default() -> Self {
-        JsonWriter {
-            names: Box::new([(0, 0, 0); SLOTS]),
-            name_bytes: Vec::new(),
-            members: Box::new([(0, 0, None, None); SLOTS]),
-        }
-    }
-}
 
 fn slot(address: usize, node: usize) -> usize {
     ((address >> 4) ^ node.wrapping_mul(0x9E37)) % SLOTS
@@ -96,13 +114,17 @@ impl JsonWriter {
     ) -> Option<(Option<usize>, Option<u32>)> {
         let address = name as usize;
         let index = slot(address, node);
-        if let Some(&(cached, cached_node, schema, bit)) = self.members.get(index) {
+        let Some(members) = lazy(&mut self.members, &mut self.members_met, (0, 0, None, None))
+        else {
+            return Some(check.member(node, raw::utf8(name)?.as_bytes()));
+        };
+        if let Some(&(cached, cached_node, schema, bit)) = members.get(index) {
             if cached == address && cached_node == node {
                 return Some((schema, bit));
             }
         }
         let (schema, bit) = check.member(node, raw::utf8(name)?.as_bytes());
-        if let Some(entry) = self.members.get_mut(index) {
+        if let Some(entry) = members.get_mut(index) {
             *entry = (address, node, schema, bit);
         }
         Some((schema, bit))
@@ -225,7 +247,11 @@ impl JsonWriter {
     unsafe fn name(&mut self, name: *mut ffi::PyObject, out: &mut Vec<u8>) -> Option<()> {
         let address = name as usize;
         let index = slot(address, 0);
-        if let Some(&(cached, start, end)) = self.names.get(index) {
+        let Some(names) = lazy(&mut self.names, &mut self.names_met, (0, 0, 0)) else {
+            escaped(out, raw::utf8(name)?.as_bytes());
+            return Some(());
+        };
+        if let Some(&(cached, start, end)) = names.get(index) {
             if cached == address {
                 put(out, self.name_bytes.get(start as usize..end as usize)?);
                 return Some(());
@@ -241,7 +267,11 @@ impl JsonWriter {
         escaped(&mut self.name_bytes, text.as_bytes());
         let end = self.name_bytes.len();
         out.extend_from_slice(self.name_bytes.get(start..end)?);
-        if let Some(entry) = self.names.get_mut(index) {
+        if let Some(entry) = self
+            .names
+            .as_deref_mut()
+            .and_then(|names| names.get_mut(index))
+        {
             *entry = (
                 address,
                 u32::try_from(start).ok()?,
