@@ -232,6 +232,32 @@ impl Handler for PythonHandler {
         })
     }
 
+    fn reads_params_text(&self) -> bool {
+        true
+    }
+
+    /// The params built from their text into Python objects and checked
+    /// there by the quick check (no `Value` of them), then the handler
+    /// called as `handle_encoded` calls it; `None` before calling anything
+    /// when the check cannot accept them for certain.
+    fn handle_params_text(
+        &mut self,
+        method: &str,
+        params: &RawValue,
+    ) -> Option<Result<Box<RawValue>, ErrorObject>> {
+        Python::attach(|py| {
+            let function = self.requests.get(method)?;
+            let argument = self
+                .protocol
+                .get()
+                .params_in_place(py, method, params.get())?;
+            Some(match function.bind(py).call1((argument,)) {
+                Ok(result) => self.encoded_result(py, method, &result),
+                Err(error) => Err(self.answer_exception(py, method, error)),
+            })
+        })
+    }
+
     fn handle_stream(
         &mut self,
         method: &str,

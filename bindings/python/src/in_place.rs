@@ -252,6 +252,33 @@ impl InPlaceCache {
     }
 }
 
+impl InPlaceCache {
+    /// A request's params built straight from their text into Python
+    /// objects, accepted by the quick check while built (`SeedContext`);
+    /// `None` for the usual path (no quick check for `method`'s params, a
+    /// value the check cannot accept for certain, a number only the core's
+    /// decoder reads right), which then validates and reports. The text
+    /// comes from `decode_keeping_params`: no `-0`, no integer beyond 64
+    /// bits, at most 100 levels deep.
+    pub(crate) fn params_in_place<'py>(
+        &self,
+        py: Python<'py>,
+        protocol: &RustProtocol,
+        method: &str,
+        text: &str,
+    ) -> Option<Bound<'py, PyAny>> {
+        let validator = self.in_place(protocol, method, Part::Params)?;
+        let quick = validator.quick.as_ref()?;
+        let mut ctx = SeedContext::new(Some(quick));
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let params = PySeed::new(py, &mut ctx)
+            .deserialize(&mut deserializer)
+            .ok()?;
+        deserializer.end().ok()?;
+        (ctx.accepted() && !ctx.needs_core_path()).then_some(params)
+    }
+}
+
 fn build_in_place(protocol: &RustProtocol, method: &str, part: Part) -> Option<InPlace> {
     let manifest = protocol.manifest();
     let spec = manifest.methods.get(method)?;

@@ -79,6 +79,17 @@ impl PyProtocol {
         self.inner.manifest().transport.envelope_options()
     }
 
+    /// A request's params from their text, checked in place
+    /// (`InPlaceCache::params_in_place`); `None` for the usual path.
+    pub(crate) fn params_in_place<'py>(
+        &self,
+        py: Python<'py>,
+        method: &str,
+        text: &str,
+    ) -> Option<Bound<'py, PyAny>> {
+        self.in_place.params_in_place(py, &self.inner, method, text)
+    }
+
     /// Appends a valid result's JSON to `out`, written and checked in
     /// place (`in_place`); `None` to take the general path.
     pub(crate) fn result_in_place(

@@ -14,6 +14,9 @@ use crate::limits::MAX_DEPTH;
 use crate::maps::NameMap;
 use crate::raw::{self, Kind};
 
+/// Member names a parse builds before it shares (and interns) them.
+const LAZY_NAMES: usize = 8;
+
 /// What one parse shares: member names met so far, and the quick check
 /// run while the objects are built.
 ///
@@ -23,8 +26,11 @@ use crate::raw::{self, Kind};
 /// validator, which reads the built objects in place (`pyjson`).
 pub struct SeedContext<'c, 'py> {
     names: NameMap<Bound<'py, PyString>>,
-    /// Names too long to share, kept alive for the parse.
+    /// Names not shared (too long, or among the first `LAZY_NAMES`), kept
+    /// alive for the parse.
     kept: Vec<Bound<'py, PyString>>,
+    /// Names built so far without sharing (up to `LAZY_NAMES`).
+    names_met: usize,
     check: Option<&'c Check>,
     /// Whether the quick check could not accept some value built (the full
     /// validator decides then); once set, the rest is not checked.
@@ -44,6 +50,7 @@ impl<'c> SeedContext<'c, '_> {
         SeedContext {
             names: NameMap::default(),
             kept: Vec::new(),
+            names_met: 0,
             check,
             unknown: false,
             cache: MemberCache::new(),
@@ -185,7 +192,10 @@ impl<'de> Visitor<'de> for NameSeed<'_, '_, '_> {
         if let Some(found) = self.ctx.names.get(name) {
             return Ok(found.as_ptr());
         }
-        if name.len() > 64 {
+        // Too long to share, or among the first few of a parse (a request's
+        // params: sharing them would cost more than it saves).
+        if name.len() > 64 || self.ctx.names_met < LAZY_NAMES {
+            self.ctx.names_met += 1;
             let made = PyString::new(self.py, name);
             let pointer = made.as_ptr();
             self.ctx.kept.push(made);

@@ -183,7 +183,7 @@ fn check(
 }
 
 /// The checks after the first (the message is an object), on its members.
-fn check_members(
+pub(super) fn check_members(
     mut m: Members,
     opts: &EnvelopeOptions,
     duplicate: Option<String>,
@@ -219,6 +219,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::envelope::kept::{decode_keeping_params, Decoded};
     use crate::envelope::options::Dialect;
 
     /// JSON texts of a member value: the shapes the checks tell apart.
@@ -239,6 +240,8 @@ mod tests {
             Just("{\"code\":1,\"message\":\"m\",\"x\":1}".to_owned()),
             Just("{\"a\":1,\"a\":2}".to_owned()),
             Just("[1,{\"b\":-0}]".to_owned()),
+            Just("[-12345678901234567890,\"-0\"]".to_owned()),
+            Just(format!("{}{}", "[".repeat(130), "]".repeat(130))),
         ];
         leaf.prop_recursive(2, 8, 3, |inner| {
             prop::collection::vec(inner, 0..3).prop_map(|items| format!("[{}]", items.join(",")))
@@ -263,26 +266,51 @@ mod tests {
     /// A member: mostly the value its name expects (so that a message
     /// gets past the first checks), else any value.
     fn member() -> impl Strategy<Value = String> {
-        (member_name(), value_text(), 0..3u8).prop_map(|(name, any, pick)| {
-            let usual = match name {
-                "\"jsonrpc\"" => "\"2.0\"",
-                "\"method\"" => "\"ping\"",
-                "\"id\"" | "\"\\u0069d\"" => "7",
-                "\"params\"" => "{\"k\":[1]}",
-                "\"error\"" => "{\"code\":1,\"message\":\"m\"}",
-                _ => "1",
-            };
-            let value = if pick == 0 { any } else { usual.to_owned() };
-            format!("{name}:{value}")
-        })
+        (member_name(), value_text(), params_text(), 0..3u8).prop_map(
+            |(name, any, params, pick)| {
+                let usual = match name {
+                    "\"jsonrpc\"" => "\"2.0\"",
+                    "\"method\"" => "\"ping\"",
+                    "\"id\"" | "\"\\u0069d\"" => "7",
+                    "\"params\"" => params.as_str(),
+                    "\"error\"" => "{\"code\":1,\"message\":\"m\"}",
+                    _ => "1",
+                };
+                let value = if pick == 0 { any } else { usual.to_owned() };
+                format!("{name}:{value}")
+            },
+        )
     }
 
-    /// A message text: an object of up to 7 members (names may repeat), or
-    /// now and then a value that is no object.
+    /// Params texts, the ones a kept text must not carry among them.
+    fn params_text() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "{\"k\":[1]}".to_owned(),
+            "[{\"k\":-0}]".to_owned(),
+            "{\"n\":18446744073709551616}".to_owned(),
+            format!("{}{}", "[".repeat(126), "]".repeat(126)),
+            format!("{}{}", "[".repeat(127), "]".repeat(127)),
+        ])
+    }
+
+    /// A message text: an object of up to 7 members (names may repeat), a
+    /// request with params and maybe one more member, or now and then a
+    /// value that is no object.
     fn message_text() -> impl Strategy<Value = String> {
         let object = prop::collection::vec(member(), 0..7)
             .prop_map(|members| format!("{{{}}}", members.join(",")));
-        prop_oneof![8 => object, 1 => value_text(), 1 => Just("{\"id\":1,".to_owned())]
+        let request = (params_text(), prop::option::of(member())).prop_map(|(params, extra)| {
+            let extra = extra.map(|member| format!("{member},")).unwrap_or_default();
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":7,{extra}\"method\":\"ping\",\"params\":{params}}}"
+            )
+        });
+        prop_oneof![
+            6 => object,
+            3 => request,
+            1 => value_text(),
+            1 => Just("{\"id\":1,".to_owned())
+        ]
     }
 
     proptest! {
@@ -299,6 +327,50 @@ mod tests {
             let dialect = if bare { Dialect::Bare } else { Dialect::JsonRpc2 };
             let opts = EnvelopeOptions { dialect, strict };
             prop_assert_eq!(decode_str(&text, &opts), decode_settling(&text, &opts), "{}", text);
+        }
+
+        /// Keeping a request's params as text changes nothing else: the
+        /// same message, or a request with the same id and method whose
+        /// params are the text the whole decode parsed.
+        #[test]
+        fn keeping_params_decodes_as_the_whole_text_does(
+            text in message_text(),
+            strict in any::<bool>(),
+            bare in any::<bool>(),
+        ) {
+            let dialect = if bare { Dialect::Bare } else { Dialect::JsonRpc2 };
+            let opts = EnvelopeOptions { dialect, strict };
+            let whole = decode_str(&text, &opts);
+            match decode_keeping_params(&text, &opts) {
+                Ok(Decoded::Kept(kept)) => {
+                    prop_assert!(!strict);
+                    // No literal the whole decode would settle or refuse.
+                    prop_assert_eq!(
+                        crate::envelope::numbers::scan(kept.params.get()),
+                        crate::envelope::numbers::Literals::default(),
+                        "{}", text
+                    );
+                    // The kept text, decoded the way the whole message is.
+                    let alone = format!(
+                        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{}}}",
+                        kept.params.get()
+                    );
+                    match (whole, decode_str(&alone, &opts)) {
+                        (Ok(Message::Request(request)), Ok(Message::Request(parsed))) => {
+                            prop_assert_eq!(&kept.id, &request.id);
+                            prop_assert_eq!(&kept.method, &request.method);
+                            prop_assert_eq!(parsed.params, request.params, "{}", text);
+                        }
+                        (whole, alone) => {
+                            return Err(TestCaseError::fail(format!(
+                                "kept params of {text}: whole {whole:?}, params alone {alone:?}"
+                            )));
+                        }
+                    }
+                }
+                Ok(Decoded::Message(message)) => prop_assert_eq!(Ok(message), whole, "{}", text),
+                Err(error) => prop_assert_eq!(Err(error), whole, "{}", text),
+            }
         }
     }
 }

@@ -94,6 +94,7 @@ mod decode;
 mod encode;
 mod error;
 mod id;
+mod kept;
 mod message;
 mod numbers;
 mod options;
@@ -107,5 +108,6 @@ pub use encode::{
 };
 pub use error::{EnvelopeError, EnvelopeErrorKind};
 pub use id::Id;
+pub use kept::{decode_keeping_params, Decoded, RequestText};
 pub use message::{ErrorObject, Message, MessageKind, Notification, Request, Response};
 pub use options::{Dialect, EnvelopeOptions, ParseDialectError};

@@ -27,6 +27,64 @@ pub(crate) fn needs_scan(value: f64) -> bool {
     (value == 0.0 && value.is_sign_negative()) || (value.fract() == 0.0 && value.abs() >= 9.2e18)
 }
 
+/// Nesting of a kept value from which [`may_need_settling`] says yes: well
+/// under `serde_json`'s recursion limit (128 for the whole message).
+const KEPT_DEPTH: usize = 100;
+
+/// Whether `text` (well-formed JSON, a value inside a message) may hold a
+/// literal [`scan`] would find, a `-0` (as `-0` or `-0.0`, `-0e1`...) or an
+/// integer of 19 digits or more outside strings, or nests deeper than
+/// `KEPT_DEPTH` (the whole message's parse may refuse it). Errs on the side
+/// of yes; one pass over the bytes, no allocation.
+pub(crate) fn may_need_settling(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut digits = 0usize;
+    let mut previous = 0u8;
+    for &byte in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                digits = 0;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > KEPT_DEPTH {
+                    return true;
+                }
+                digits = 0;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                digits = 0;
+            }
+            b'0'..=b'9' => {
+                if byte == b'0' && previous == b'-' {
+                    return true;
+                }
+                digits += 1;
+                if digits >= 19 {
+                    return true;
+                }
+            }
+            _ => digits = 0,
+        }
+        previous = byte;
+    }
+    false
+}
+
 /// What the scan found.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct Literals {
@@ -155,6 +213,16 @@ mod tests {
 
     #[test]
     fn flags_only_the_floats_that_may_hide_a_literal() {
+        assert!(may_need_settling("[-0]") && may_need_settling("{\"a\":-0.0}"));
+        assert!(may_need_settling("[1234567890123456789]"));
+        assert!(!may_need_settling("[123456789012345678, -1, 0, 10.5]"));
+        assert!(!may_need_settling(
+            r#"{"-0":"-0 1234567890123456789","b\\":"\\"}"#
+        ));
+        assert!(may_need_settling(r#"{"a\"":-0}"#));
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(!may_need_settling(&nested(KEPT_DEPTH)));
+        assert!(may_need_settling(&nested(KEPT_DEPTH + 1)));
         assert!(needs_scan(-0.0));
         assert!(needs_scan(1e20));
         assert!(needs_scan(-1e19));

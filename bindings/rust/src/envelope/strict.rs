@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 use super::error::push_token;
@@ -124,11 +125,40 @@ pub(crate) fn parse_message<'de, D>(
 where
     D: de::Deserializer<'de>,
 {
+    parse_top(deserializer, detect_duplicates, None)
+}
+
+/// [`parse_message`] keeping the text of a top-level `params` member
+/// instead of parsing it (lenient decoding only: the text is not looked
+/// at, so neither its duplicates nor its numbers are). The members get
+/// `null` in its place.
+pub(crate) fn parse_message_keeping_params<'de, D>(
+    deserializer: D,
+) -> Result<(ParsedMessage, Option<&'de RawValue>), D::Error>
+where
+    D: de::Deserializer<'de>,
+{
+    let mut kept = None;
+    let parsed = parse_top(deserializer, false, Some(&mut kept))?;
+    Ok((parsed, kept))
+}
+
+fn parse_top<'de, D>(
+    deserializer: D,
+    detect_duplicates: bool,
+    kept: Option<&mut Option<&'de RawValue>>,
+) -> Result<ParsedMessage, D::Error>
+where
+    D: de::Deserializer<'de>,
+{
     let mut state = State {
         detect_duplicates,
         ..State::default()
     };
-    let top = deserializer.deserialize_any(TopVisitor { state: &mut state })?;
+    let top = deserializer.deserialize_any(TopVisitor {
+        state: &mut state,
+        kept,
+    })?;
     Ok(ParsedMessage {
         top,
         duplicate: state.duplicate,
@@ -136,9 +166,11 @@ where
     })
 }
 
-/// The top level of a message (see [`parse_message`]).
-struct TopVisitor<'s> {
+/// The top level of a message (see [`parse_message`]); with `kept`, the
+/// text of `params` goes there.
+struct TopVisitor<'s, 'k, 'de> {
     state: &'s mut State,
+    kept: Option<&'k mut Option<&'de RawValue>>,
 }
 
 macro_rules! forward_to_value {
@@ -149,7 +181,7 @@ macro_rules! forward_to_value {
     };
 }
 
-impl<'de> Visitor<'de> for TopVisitor<'_> {
+impl<'de> Visitor<'de> for TopVisitor<'_, '_, 'de> {
     type Value = TopLevel;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -179,7 +211,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
             .map(TopLevel::Other)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<TopLevel, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut access: A) -> Result<TopLevel, A::Error> {
         let mut members = Members::default();
         while let Some(key) = access.next_key_seed(NameSeed)? {
             if self.state.detect_duplicates
@@ -189,6 +221,16 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
                 self.state.duplicate = Some(self.state.pointer_to(&key));
             }
             // The path is read for a duplicate's pointer only.
+            if let (Some(kept), "params") = (self.kept.as_deref_mut(), key.as_ref()) {
+                // A second `params`: the first one's text would go unread
+                // (its numbers, its depth), so the whole decode must read it.
+                if kept.is_some() {
+                    self.state.needs_scan = true;
+                }
+                *kept = Some(access.next_value::<&'de RawValue>()?);
+                members.insert(&key, Value::Null);
+                continue;
+            }
             if self.state.detect_duplicates {
                 self.state.path.push(Segment::Key(key.clone().into_owned()));
             }

@@ -43,6 +43,35 @@ pub trait Handler {
         Err(method_not_found(method))
     }
 
+    /// Whether the handler can answer requests from their params' text
+    /// ([`Handler::handle_params_text`]); the serve loop then decodes each
+    /// body keeping a request's params as text
+    /// ([`decode_keeping_params`](crate::envelope::decode_keeping_params)).
+    fn reads_params_text(&self) -> bool {
+        false
+    }
+
+    /// A fast path for bindings that build their own objects from the
+    /// params' text (an object or an array, as sent, its numbers not
+    /// settled): answers `method` as [`Handler::handle_encoded`] does, having
+    /// checked the params against the method's params schema itself, or
+    /// gives `None` without calling the method when it cannot accept them
+    /// there for certain (a value its check cannot judge, a number the
+    /// envelope would settle or refuse). The loop then decodes the body whole
+    /// and takes the usual path, which checks and reports.
+    ///
+    /// Called only where that usual path would call `handle_encoded`, after
+    /// the same checks, for a method whose params the session does not read
+    /// ([`Session::reads_params`](crate::session::Session::reads_params)).
+    fn handle_params_text(
+        &mut self,
+        method: &str,
+        params: &RawValue,
+    ) -> Option<Result<Box<RawValue>, ErrorObject>> {
+        let _ = (method, params);
+        None
+    }
+
     /// Answers a streamed-result request (`result_stream` in the manifest)
     /// by emitting items; the serve loop closes the stream after.
     fn handle_stream(

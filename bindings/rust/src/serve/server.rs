@@ -13,7 +13,8 @@ use super::bound::{over_bound, stream_failure, stream_failure_body};
 use super::handler::Handler;
 use super::wire::{Wire, WireError};
 use crate::envelope::{
-    self, EnvelopeOptions, ErrorCode, ErrorObject, Id, Message, Notification, Request, Response,
+    self, Decoded, EnvelopeOptions, ErrorCode, ErrorObject, Id, Message, Notification, Request,
+    RequestText, Response,
 };
 use crate::framing::{FaultKind, Frame, FrameLimits, FrameReader, FramingError, ReadError};
 use crate::protocol::{Direction, MethodKind};
@@ -161,7 +162,29 @@ impl Server {
                 });
             }
         };
-        let message = match envelope::decode(frame.body().as_bytes(), &self.envelope) {
+        let body = frame.body();
+        if handler.reads_params_text() {
+            return match envelope::decode_keeping_params(body, &self.envelope) {
+                Ok(Decoded::Kept(request)) => {
+                    let flow = self.on_kept_request(handler, request, body, send)?;
+                    self.after_request(handler, flow, send)
+                }
+                Ok(Decoded::Message(message)) => self.on_decoded(handler, Ok(message), send),
+                Err(error) => self.on_decoded(handler, Err(error), send),
+            };
+        }
+        // The frame's body is UTF-8 already.
+        self.on_decoded(handler, envelope::decode_str(body, &self.envelope), send)
+    }
+
+    /// Handles one decoded body (or its envelope fault).
+    fn on_decoded<H: Handler + ?Sized>(
+        &mut self,
+        handler: &mut H,
+        decoded: Result<Message, envelope::EnvelopeError>,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        let message = match decoded {
             Ok(message) => message,
             Err(error) => {
                 let answer = self.protocol.envelope_answer(&error);
@@ -178,12 +201,7 @@ impl Server {
         match message {
             Message::Request(request) => {
                 let flow = self.on_request(handler, request, send)?;
-                self.send_notifications(handler, send)?;
-                Ok(if self.session.is_ended() {
-                    Flow::Stop
-                } else {
-                    flow
-                })
+                self.after_request(handler, flow, send)
             }
             Message::Notification(notification) => {
                 self.on_notification(handler, notification);
@@ -204,6 +222,79 @@ impl Server {
                 Ok(Flow::Continue)
             }
         }
+    }
+
+    /// After a request's answer: the handler's queued notifications, then
+    /// whether the session goes on.
+    fn after_request<H: Handler + ?Sized>(
+        &mut self,
+        handler: &mut H,
+        flow: Flow,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        self.send_notifications(handler, send)?;
+        Ok(if self.session.is_ended() {
+            Flow::Stop
+        } else {
+            flow
+        })
+    }
+
+    /// A request whose params were kept as text: answered from that text by
+    /// the handler when it can (`Handler::handle_params_text`), else by the
+    /// usual path on the body decoded whole, which then checks and reports
+    /// everything (`decode_keeping_params` gives the same request).
+    fn on_kept_request<H: Handler + ?Sized>(
+        &mut self,
+        handler: &mut H,
+        request: RequestText<'_>,
+        body: &str,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        if let Some(answer) = self.answer_from_text(handler, &request) {
+            return self.answer_encoded(&request.id, &request.method, answer, send);
+        }
+        match envelope::decode_str(body, &self.envelope) {
+            Ok(Message::Request(request)) => self.on_request(handler, request, send),
+            other => self.on_decoded(handler, other, send),
+        }
+    }
+
+    /// The handler's answer from the params' text, for a request the usual
+    /// path would answer through `handle_encoded` after the same checks:
+    /// a known request method, not streamed, allowed now by the lifecycle,
+    /// whose params the session does not read (so admitting it reads
+    /// nothing), implemented and answered encoded. `None` for the usual
+    /// path (nothing has been called then).
+    fn answer_from_text<H: Handler + ?Sized>(
+        &mut self,
+        handler: &mut H,
+        request: &RequestText<'_>,
+    ) -> Option<Result<Box<RawValue>, ErrorObject>> {
+        let method = request.method.as_str();
+        let spec = self.protocol.method(method)?;
+        if spec.kind != MethodKind::Request
+            || spec.direction != Direction::ClientToServer
+            || spec.result_stream.is_some()
+        {
+            return None;
+        }
+        let manifest = self.protocol.manifest();
+        let declares_capabilities = manifest
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.method == method);
+        if manifest.transport.canonical
+            || declares_capabilities
+            || self.session.reads_params(method)
+            || !handler.implements(method)
+            || !handler.answers_encoded(method)
+        {
+            return None;
+        }
+        self.session.check(method).ok()?;
+        self.session.admit(method, None).ok()?;
+        handler.handle_params_text(method, request.params)
     }
 
     fn on_request<H: Handler + ?Sized>(

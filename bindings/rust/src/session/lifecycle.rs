@@ -128,6 +128,19 @@ impl Session {
         Ok(())
     }
 
+    /// Whether [`Session::admit`] reads `method`'s params (the negotiating
+    /// method, a method some stateful rule names). For any other method it
+    /// admits whatever the params are, and changes nothing.
+    pub fn reads_params(&self, method: &str) -> bool {
+        let negotiates = self
+            .protocol
+            .manifest()
+            .version_negotiation
+            .as_ref()
+            .is_some_and(|negotiation| negotiation.method == method);
+        negotiates || self.rules.names(method)
+    }
+
     /// Admits a request whose params passed their schema: version
     /// negotiation on the negotiating method, then the protocol's stateful
     /// rules (scopes, sequences, ids not reused).

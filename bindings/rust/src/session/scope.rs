@@ -108,6 +108,11 @@ impl ScopeRules {
         }
     }
 
+    /// Whether some rule reads `method`'s params.
+    pub(crate) fn names(&self, method: &str) -> bool {
+        self.rules.iter().any(|rule| rule.method == method)
+    }
+
     /// Checks a message's params against every rule for its method.
     pub(crate) fn check(&mut self, method: &str, params: Option<&Value>) -> Result<(), RuleFault> {
         let empty = Value::Null;
