@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import marshal
 import os
 import platform
 import statistics
@@ -29,33 +30,58 @@ from workload import analyze_result, response_body
 HERE = Path(__file__).resolve().parent
 
 
-def timed(call: Callable[[], Any], budget: float, least: int = 3) -> float:
-    """Median CPU seconds per call (this thread's), within about `budget`
-    seconds of wall time. CPU time rather than wall time: on a machine shared
-    with other work, a call preempted half-way is not counted slower."""
-    call()  # warm up
-    samples: list[float] = []
+def timed_together(calls: dict[str, Callable[[], Any]], budget: float, least: int = 3) -> dict[str, float]:
+    """Median CPU seconds per call (this thread's) of each call, the calls
+    taken in turn (one sample of each a round) for about `budget` seconds of
+    wall time each. CPU time rather than wall time, and in turn rather than
+    one after the other: on a machine shared with other work a call
+    preempted half-way is not counted slower, and a change of load falls on
+    every call alike, so the ratios of one run hold even when the figures
+    swing."""
+    for call in calls.values():
+        call()  # warm up
+    samples: dict[str, list[float]] = {name: [] for name in calls}
     started = time.perf_counter()
-    while len(samples) < least or (time.perf_counter() - started < budget and len(samples) < 200):
-        begin = time.thread_time()
-        call()
-        samples.append(time.thread_time() - begin)
-    return statistics.median(samples)
+    rounds = 0
+    while rounds < least or (time.perf_counter() - started < budget * len(calls) and rounds < 200):
+        for name, call in calls.items():
+            begin = time.thread_time()
+            call()
+            samples[name].append(time.thread_time() - begin)
+        rounds += 1
+    return {name: statistics.median(taken) for name, taken in samples.items()}
 
 
 def directions(budget: float) -> list[tuple[str, float, float]]:
     result = analyze_result()
     body = response_body(result)
     gaze = wirekit.Protocol("gaze-analyzer")
-    rows = [(
-        "wirekit",
-        timed(lambda: gaze.read_result("analyze", body), budget),
-        timed(lambda: gaze.write_result("analyze", 1, result), budget),
-    )]
+    decoders: dict[str, Callable[[], Any]] = {"wirekit": lambda: gaze.read_result("analyze", body)}
+    encoders: dict[str, Callable[[], Any]] = {"wirekit": lambda: gaze.write_result("analyze", 1, result)}
     for name, (decode, encode) in all_peers().items():
         assert decode(body) is not None
-        rows.append((name, timed(lambda: decode(body), budget), timed(lambda: encode(1, result), budget)))
-    return rows
+        decoders[name] = lambda decode=decode: decode(body)
+        encoders[name] = lambda encode=encode: encode(1, result)
+    # Not a peer: no JSON and no checks, the same objects built from (and
+    # written to) marshal's binary form, about the least CPython can spend
+    # building (freeing) them. A decode cannot be much faster than this.
+    packed = marshal.dumps(result)
+    decoders[FLOOR] = lambda: marshal.loads(packed)
+    encoders[FLOOR] = lambda: marshal.dumps(result)
+    # The slow pure-Python peer is timed on its own: in turn with the others,
+    # its 0.2-0.5 s calls would leave them a handful of rounds each.
+    slow = "json + jsonschema"
+    slow_decode = decoders.pop(slow)
+    slow_encode = encoders.pop(slow)
+    decoded = timed_together(decoders, budget)
+    encoded = timed_together(encoders, budget)
+    decoded[slow] = timed_together({slow: slow_decode}, budget)[slow]
+    encoded[slow] = timed_together({slow: slow_encode}, budget)[slow]
+    order = ["wirekit", *all_peers(), FLOOR]
+    return [(name, decoded[name], encoded[name]) for name in order]
+
+
+FLOOR = "marshal (floor: no JSON, no checks)"
 
 
 def serve_loop(name: str, small: int, large: int) -> tuple[float, float]:
@@ -94,11 +120,21 @@ def serve_loop(name: str, small: int, large: int) -> tuple[float, float]:
     return per_second, megabytes
 
 
-def pipelined(name: str, count: int) -> float:
-    """Small requests a second when the client does not wait for each answer:
+def server_cpu(pid: int) -> float | None:
+    """The process's user + system CPU seconds so far (Linux `/proc`), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pipelined(name: str, count: int, python: str = sys.executable) -> tuple[float, float | None]:
+    """Small requests a second when the client does not wait for each answer,
+    and the server's CPU time per request (microseconds; None off Linux):
     the server's own cost per request, without the pipe round trip."""
     process = subprocess.Popen(
-        [sys.executable, str(HERE / "serve_peer.py"), name],
+        [python, str(HERE / "serve_peer.py"), name],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         env=dict(os.environ, PYTHONPATH=str(HERE)),
     )
@@ -113,16 +149,19 @@ def pipelined(name: str, count: int) -> float:
         for id in range(2, 2 + count)
     )
     writer = threading.Thread(target=lambda: (stdin.write(batch), stdin.flush()))
+    cpu_before = server_cpu(process.pid)
     begin = time.perf_counter()
     writer.start()
     for _ in range(count):
         line = stdout.readline()
         assert b'"result"' in line[:64], line[:200]
     elapsed = time.perf_counter() - begin
+    cpu_after = server_cpu(process.pid)
     writer.join()
     stdin.close()
     process.wait(timeout=30)
-    return count / elapsed
+    cpu = None if cpu_before is None or cpu_after is None else (cpu_after - cpu_before) / count * 1e6
+    return count / elapsed, cpu
 
 
 def main() -> None:
@@ -149,21 +188,27 @@ def main() -> None:
     if "orjson + jsonschema-rs" in by_name:
         peer = by_name["orjson + jsonschema-rs"][0]
         print(f"- decode + validate: wirekit {peer / wk_decode:.2f}x orjson + jsonschema-rs (goal 1.5x)")
+        floor = by_name[FLOOR][0]
+        print(f"  (building the objects alone, {FLOOR}: {peer / floor:.2f}x orjson + jsonschema-rs;"
+              f" the goal needs {peer / 1.5 * 1e3:.2f} ms, the floor is {floor * 1e3:.2f} ms)")
     if "msgspec (types only)" in by_name:
         peer = by_name["msgspec (types only)"][1]
         print(f"- validate + encode: wirekit {peer / wk_encode:.2f}x msgspec's encode (goal 1.0x)")
     small, large = (300, 5) if args.quick else (3000, 40)
     print("\n| serve loop over a pipe (median of 3 runs) | small requests/s | small requests/s, pipelined "
-          "| large results MB/s |")
-    print("| --- | ---: | ---: | ---: |")
+          "| server CPU µs per pipelined request | large results MB/s |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     bursts: dict[str, float] = {}
     for name in ("wirekit", "orjson + jsonschema-rs", "json + jsonschema"):
         runs = [serve_loop(name, small, large if name != "json + jsonschema" else max(2, large // 10))
                 for _ in range(3)]
         per_second = statistics.median(run[0] for run in runs)
         megabytes = statistics.median(run[1] for run in runs)
-        bursts[name] = statistics.median(pipelined(name, small * 10) for _ in range(3))
-        print(f"| {name} | {per_second:,.0f} | {bursts[name]:,.0f} | {megabytes:.1f} |")
+        bursts_run = [pipelined(name, small * 10) for _ in range(3)]
+        bursts[name] = statistics.median(rate for rate, _ in bursts_run)
+        cpus = [cpu for _, cpu in bursts_run if cpu is not None]
+        cpu_text = f"{statistics.median(cpus):.2f}" if cpus else "n/a"
+        print(f"| {name} | {per_second:,.0f} | {bursts[name]:,.0f} | {cpu_text} | {megabytes:.1f} |")
     ratio = bursts["wirekit"] / bursts["orjson + jsonschema-rs"]
     print(f"\n- pipelined small requests: wirekit {ratio:.2f}x the orjson + jsonschema-rs loop (goal 1.2x)")
 

@@ -1,0 +1,50 @@
+"""Pipelined small requests, two or more builds side by side, alternating.
+
+    python benches/python/pipelined_ab.py [--rounds N] [--count N] LABEL=PYTHON [LABEL=PYTHON ...]
+
+Each PYTHON is an interpreter with a wirekit build installed (a venv's
+`bin/python`); the orjson + jsonschema-rs loop runs under the first one as
+the peer. Every round serves `--count` pipelined `complexity` requests with
+each build and the peer in turn (bench.py's `pipelined`), so a change of the
+machine's load falls on all of them alike. Prints a Markdown table: requests
+a second (median, best) and the server's CPU time per request (median,
+least; Linux `/proc`), and each build's median against the peer's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from bench import pipelined
+
+PEER = "orjson + jsonschema-rs"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("builds", nargs="+", help="LABEL=PYTHON")
+    args = parser.parse_args()
+    builds = [tuple(build.split("=", 1)) for build in args.builds]
+    runs: dict[str, list[tuple[float, float | None]]] = {label: [] for label, _ in builds}
+    runs[PEER] = []
+    for _ in range(args.rounds):
+        for label, python in builds:
+            runs[label].append(pipelined("wirekit", args.count, python))
+        runs[PEER].append(pipelined(PEER, args.count, builds[0][1]))
+    peer_rate = statistics.median(rate for rate, _ in runs[PEER])
+    print(f"{args.rounds} rounds of {args.count:,} pipelined requests each\n")
+    print("| server | requests/s (median) | best | vs the peer | server CPU µs/request (median) | least |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for label, samples in runs.items():
+        rates = [rate for rate, _ in samples]
+        cpus = [cpu for _, cpu in samples if cpu is not None]
+        median = statistics.median(rates)
+        cpu = f"{statistics.median(cpus):.2f} | {min(cpus):.2f}" if cpus else "n/a | n/a"
+        print(f"| {label} | {median:,.0f} | {max(rates):,.0f} | {median / peer_rate:.2f}x | {cpu} |")
+
+
+if __name__ == "__main__":
+    main()
