@@ -1,0 +1,69 @@
+//! Requests answered from their params' text (`Handler::handle_params_text`):
+//! where the serve loop takes that path, and where it falls back.
+
+use serde_json::value::RawValue;
+
+use super::Server;
+use crate::envelope::{self, ErrorObject, Message, RequestText};
+use crate::protocol::{Direction, MethodKind};
+use crate::serve::handler::Handler;
+use crate::serve::Flow;
+
+impl Server {
+    /// A request whose params were kept as text: answered from that text by
+    /// the handler when it can (`Handler::handle_params_text`), else by the
+    /// usual path on the body decoded whole, which then checks and reports
+    /// everything (`decode_keeping_params` gives the same request).
+    pub(super) fn on_kept_request<H: Handler + ?Sized>(
+        &mut self,
+        handler: &mut H,
+        request: RequestText<'_>,
+        body: &str,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        if let Some(answer) = self.answer_from_text(handler, &request) {
+            return self.answer_encoded(&request.id, &request.method, answer, send);
+        }
+        match envelope::decode_str(body, &self.envelope) {
+            Ok(Message::Request(request)) => self.on_request(handler, request, send),
+            other => self.on_decoded(handler, other, send),
+        }
+    }
+
+    /// The handler's answer from the params' text, for a request the usual
+    /// path would answer through `handle_encoded` after the same checks:
+    /// a known request method, not streamed, allowed now by the lifecycle,
+    /// whose params the session does not read (so admitting it reads
+    /// nothing), implemented and answered encoded. `None` for the usual
+    /// path (nothing has been called then).
+    fn answer_from_text<H: Handler + ?Sized>(
+        &mut self,
+        handler: &mut H,
+        request: &RequestText<'_>,
+    ) -> Option<Result<Box<RawValue>, ErrorObject>> {
+        let method = request.method.as_str();
+        let spec = self.protocol.method(method)?;
+        if spec.kind != MethodKind::Request
+            || spec.direction != Direction::ClientToServer
+            || spec.result_stream.is_some()
+        {
+            return None;
+        }
+        let manifest = self.protocol.manifest();
+        let declares_capabilities = manifest
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.method == method);
+        if manifest.transport.canonical
+            || declares_capabilities
+            || self.session.reads_params(method)
+            || !handler.implements(method)
+            || !handler.answers_encoded(method)
+        {
+            return None;
+        }
+        self.session.check(method).ok()?;
+        self.session.admit(method, None).ok()?;
+        handler.handle_params_text(method, request.params)
+    }
+}
