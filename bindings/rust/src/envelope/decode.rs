@@ -359,6 +359,8 @@ mod tests {
                         (Ok(Message::Request(request)), Ok(Message::Request(parsed))) => {
                             prop_assert_eq!(&kept.id, &request.id);
                             prop_assert_eq!(&kept.method, &request.method);
+                            let alone = kept.to_request();
+                            prop_assert_eq!(alone.as_ref(), Some(&request), "{}", text);
                             prop_assert_eq!(parsed.params, request.params, "{}", text);
                         }
                         (whole, alone) => {

@@ -10,7 +10,8 @@
 //! decode settles or refuses (`-0`, an integer beyond 64 bits: the numbers
 //! rules) are not kept, so a reader of the text meets no such number. A
 //! reader that cannot use the text decodes the body again with
-//! [`decode_str`].
+//! [`decode_str`], or parses the kept text alone
+//! ([`RequestText::to_request`]).
 
 use serde_json::value::RawValue;
 
@@ -19,7 +20,7 @@ use super::id::Id;
 use super::message::{Message, Request};
 use super::numbers::may_need_settling;
 use super::options::EnvelopeOptions;
-use super::strict::{parse_message_keeping_params, TopLevel};
+use super::strict::{parse_message_keeping_params, parse_value, TopLevel};
 use super::EnvelopeError;
 
 /// A request whose params were kept as their text.
@@ -31,6 +32,24 @@ pub struct RequestText<'a> {
     pub method: String,
     /// The params as sent: an object or an array, not yet parsed.
     pub params: &'a RawValue,
+}
+
+impl RequestText<'_> {
+    /// The request as [`decode_str`] gives it, for a reader that cannot use
+    /// the text after all: the params parsed alone, which reads them as the
+    /// whole body's decode does (a kept text holds nothing that decode would
+    /// settle or refuse, and lenient decoding looks for no duplicates).
+    /// `None` only if the text does not parse, which a kept text always does.
+    pub fn to_request(&self) -> Option<Request> {
+        let mut de = serde_json::Deserializer::from_str(self.params.get());
+        let parsed = parse_value(&mut de, false).ok()?;
+        de.end().ok()?;
+        Some(Request {
+            id: self.id.clone(),
+            method: self.method.clone(),
+            params: Some(parsed.value),
+        })
+    }
 }
 
 /// A decoded body: a request with its params kept, or any message.

@@ -4,7 +4,7 @@
 use serde_json::value::RawValue;
 
 use super::Server;
-use crate::envelope::{self, ErrorObject, Message, RequestText};
+use crate::envelope::{self, ErrorObject, RequestText};
 use crate::protocol::{Direction, MethodKind};
 use crate::serve::handler::Handler;
 use crate::serve::Flow;
@@ -12,8 +12,9 @@ use crate::serve::Flow;
 impl Server {
     /// A request whose params were kept as text: answered from that text by
     /// the handler when it can (`Handler::handle_params_text`), else by the
-    /// usual path on the body decoded whole, which then checks and reports
-    /// everything (`decode_keeping_params` gives the same request).
+    /// usual path on the request with its params parsed
+    /// (`RequestText::to_request`: the request `decode_str` gives), which
+    /// then checks and reports everything.
     pub(super) fn on_kept_request<H: Handler + ?Sized>(
         &mut self,
         handler: &mut H,
@@ -24,9 +25,11 @@ impl Server {
         if let Some(answer) = self.answer_from_text(handler, &request) {
             return self.answer_encoded(&request.id, &request.method, answer, send);
         }
-        match envelope::decode_str(body, &self.envelope) {
-            Ok(Message::Request(request)) => self.on_request(handler, request, send),
-            other => self.on_decoded(handler, other, send),
+        match request.to_request() {
+            Some(request) => self.on_request(handler, request, send),
+            // A kept text always parses; should it not, the whole body's
+            // decode answers.
+            None => self.on_decoded(handler, envelope::decode_str(body, &self.envelope), send),
         }
     }
 
