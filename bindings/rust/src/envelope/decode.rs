@@ -313,19 +313,25 @@ mod tests {
         ]
     }
 
+    /// Both dialects, strict and lenient.
+    fn options() -> impl Strategy<Value = EnvelopeOptions> {
+        (any::<bool>(), any::<bool>()).prop_map(|(bare, strict)| EnvelopeOptions {
+            dialect: if bare {
+                Dialect::Bare
+            } else {
+                Dialect::JsonRpc2
+            },
+            strict,
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
         /// The one-pass decode (members taken as they are parsed) answers
         /// exactly what the map route does, errors included.
         #[test]
-        fn one_pass_decode_matches_the_map_route(
-            text in message_text(),
-            strict in any::<bool>(),
-            bare in any::<bool>(),
-        ) {
-            let dialect = if bare { Dialect::Bare } else { Dialect::JsonRpc2 };
-            let opts = EnvelopeOptions { dialect, strict };
+        fn one_pass_decode_matches_the_map_route(text in message_text(), opts in options()) {
             prop_assert_eq!(decode_str(&text, &opts), decode_settling(&text, &opts), "{}", text);
         }
 
@@ -333,17 +339,11 @@ mod tests {
         /// same message, or a request with the same id and method whose
         /// params are the text the whole decode parsed.
         #[test]
-        fn keeping_params_decodes_as_the_whole_text_does(
-            text in message_text(),
-            strict in any::<bool>(),
-            bare in any::<bool>(),
-        ) {
-            let dialect = if bare { Dialect::Bare } else { Dialect::JsonRpc2 };
-            let opts = EnvelopeOptions { dialect, strict };
+        fn keeping_params_decodes_as_the_whole_text_does(text in message_text(), opts in options()) {
             let whole = decode_str(&text, &opts);
             match decode_keeping_params(&text, &opts) {
                 Ok(Decoded::Kept(kept)) => {
-                    prop_assert!(!strict);
+                    prop_assert!(!opts.strict);
                     // No literal the whole decode would settle or refuse.
                     prop_assert_eq!(
                         crate::envelope::numbers::scan(kept.params.get()),

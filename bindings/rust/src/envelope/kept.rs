@@ -20,7 +20,7 @@ use super::id::Id;
 use super::message::{Message, Request};
 use super::numbers::may_need_settling;
 use super::options::EnvelopeOptions;
-use super::strict::{parse_message_keeping_params, parse_value, TopLevel};
+use super::strict::{parse_message_keeping_params, parse_value, KeptParams, TopLevel};
 use super::EnvelopeError;
 
 /// A request whose params were kept as their text.
@@ -83,9 +83,11 @@ pub fn decode_keeping_params<'a>(
     let TopLevel::Members(members) = parsed.top else {
         return reference();
     };
-    let Some(params) = kept else {
+    let params = match kept {
         // No params member: the members are all the reference would read.
-        return check_members(members, opts, None).map(Decoded::Message);
+        KeptParams::Absent => return check_members(members, opts, None).map(Decoded::Message),
+        KeptParams::Once(params) => params,
+        KeptParams::Repeated => return reference(),
     };
     if !matches!(params.get().as_bytes().first(), Some(b'{' | b'['))
         || may_need_settling(params.get())

@@ -128,17 +128,29 @@ where
     parse_top(deserializer, detect_duplicates, None)
 }
 
+/// The text of a top-level `params` member, for [`parse_message_keeping_params`].
+#[derive(Clone, Copy)]
+pub(crate) enum KeptParams<'de> {
+    /// No `params` member.
+    Absent,
+    /// One `params` member, its text.
+    Once(&'de RawValue),
+    /// More than one: the text of all but the last would go unread (their
+    /// numbers, their depth), so only the whole decode can answer.
+    Repeated,
+}
+
 /// [`parse_message`] keeping the text of a top-level `params` member
 /// instead of parsing it (lenient decoding only: the text is not looked
 /// at, so neither its duplicates nor its numbers are). The members get
 /// `null` in its place.
 pub(crate) fn parse_message_keeping_params<'de, D>(
     deserializer: D,
-) -> Result<(ParsedMessage, Option<&'de RawValue>), D::Error>
+) -> Result<(ParsedMessage, KeptParams<'de>), D::Error>
 where
     D: de::Deserializer<'de>,
 {
-    let mut kept = None;
+    let mut kept = KeptParams::Absent;
     let parsed = parse_top(deserializer, false, Some(&mut kept))?;
     Ok((parsed, kept))
 }
@@ -146,7 +158,7 @@ where
 fn parse_top<'de, D>(
     deserializer: D,
     detect_duplicates: bool,
-    kept: Option<&mut Option<&'de RawValue>>,
+    kept: Option<&mut KeptParams<'de>>,
 ) -> Result<ParsedMessage, D::Error>
 where
     D: de::Deserializer<'de>,
@@ -170,7 +182,7 @@ where
 /// text of `params` goes there.
 struct TopVisitor<'s, 'k, 'de> {
     state: &'s mut State,
-    kept: Option<&'k mut Option<&'de RawValue>>,
+    kept: Option<&'k mut KeptParams<'de>>,
 }
 
 macro_rules! forward_to_value {
@@ -220,17 +232,16 @@ impl<'de> Visitor<'de> for TopVisitor<'_, '_, 'de> {
             {
                 self.state.duplicate = Some(self.state.pointer_to(&key));
             }
-            // The path is read for a duplicate's pointer only.
             if let (Some(kept), "params") = (self.kept.as_deref_mut(), key.as_ref()) {
-                // A second `params`: the first one's text would go unread
-                // (its numbers, its depth), so the whole decode must read it.
-                if kept.is_some() {
-                    self.state.needs_scan = true;
-                }
-                *kept = Some(access.next_value::<&'de RawValue>()?);
+                let text = access.next_value::<&'de RawValue>()?;
+                *kept = match kept {
+                    KeptParams::Absent => KeptParams::Once(text),
+                    KeptParams::Once(_) | KeptParams::Repeated => KeptParams::Repeated,
+                };
                 members.insert(&key, Value::Null);
                 continue;
             }
+            // The path is read for a duplicate's pointer only.
             if self.state.detect_duplicates {
                 self.state.path.push(Segment::Key(key.clone().into_owned()));
             }

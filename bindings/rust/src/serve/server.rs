@@ -12,16 +12,16 @@ use serde_json::Value;
 use super::bound::{over_bound, stream_failure, stream_failure_body};
 use super::handler::Handler;
 use super::wire::{Wire, WireError};
-
-mod params_text;
 use crate::envelope::{
     self, Decoded, EnvelopeOptions, ErrorCode, ErrorObject, Id, Message, Notification, Request,
     Response,
 };
 use crate::framing::{FaultKind, Frame, FrameLimits, FrameReader, FramingError, ReadError};
-use crate::protocol::{Direction, MethodKind};
+use crate::protocol::{Direction, MethodKind, MethodSpec};
 use crate::session::Session;
 use crate::validate::{invalid_result_refused, invalid_result_warning, Part, Protocol};
+
+mod params_text;
 
 /// What to do with a result (or streamed item) that fails its schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -207,11 +207,7 @@ impl Server {
             }
             Message::Notification(notification) => {
                 self.on_notification(handler, notification);
-                Ok(if self.session.is_ended() {
-                    Flow::Stop
-                } else {
-                    Flow::Continue
-                })
+                Ok(self.flow())
             }
             Message::Response(response) => {
                 let id = response
@@ -242,6 +238,27 @@ impl Server {
         })
     }
 
+    /// `method`'s spec when it is a request the client sends (one the
+    /// server answers); `None` answers -32601.
+    fn request_spec(&self, method: &str) -> Option<&MethodSpec> {
+        self.protocol.method(method).filter(|spec| {
+            spec.kind == MethodKind::Request && spec.direction == Direction::ClientToServer
+        })
+    }
+
+    /// Whether `method` (a request, not streamed) is answered through
+    /// `Handler::handle_encoded`: the handler answers it encoded, and it is
+    /// neither the method that declares capabilities nor one of a
+    /// canonical protocol (those keep the `Value` path).
+    fn encoded_answer<H: Handler + ?Sized>(&self, handler: &H, method: &str) -> bool {
+        let manifest = self.protocol.manifest();
+        let declares_capabilities = manifest
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.method == method);
+        handler.answers_encoded(method) && !manifest.transport.canonical && !declares_capabilities
+    }
+
     fn on_request<H: Handler + ?Sized>(
         &mut self,
         handler: &mut H,
@@ -249,10 +266,10 @@ impl Server {
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<Flow> {
         let Request { id, method, params } = request;
-        let known = self.protocol.method(&method).filter(|spec| {
-            spec.kind == MethodKind::Request && spec.direction == Direction::ClientToServer
-        });
-        let Some(streamed) = known.map(|spec| spec.result_stream.is_some()) else {
+        let Some(streamed) = self
+            .request_spec(&method)
+            .map(|spec| spec.result_stream.is_some())
+        else {
             let answer = self.protocol.method_not_found_answer(&method);
             return self.answer(&id, &method, Err(answer), send);
         };
@@ -299,15 +316,7 @@ impl Server {
         if streamed {
             return self.stream(handler, &id, &method, params, send);
         }
-        let manifest = self.protocol.manifest();
-        let declares_capabilities = manifest
-            .capabilities
-            .as_ref()
-            .is_some_and(|c| c.method == method);
-        if handler.answers_encoded(&method)
-            && !manifest.transport.canonical
-            && !declares_capabilities
-        {
+        if self.encoded_answer(handler, &method) {
             let answer = handler.handle_encoded(&method, params);
             return self.answer_encoded(&id, &method, answer, send);
         }

@@ -5,7 +5,6 @@ use serde_json::value::RawValue;
 
 use super::Server;
 use crate::envelope::{self, ErrorObject, RequestText};
-use crate::protocol::{Direction, MethodKind};
 use crate::serve::handler::Handler;
 use crate::serve::Flow;
 
@@ -45,23 +44,11 @@ impl Server {
         request: &RequestText<'_>,
     ) -> Option<Result<Box<RawValue>, ErrorObject>> {
         let method = request.method.as_str();
-        let spec = self.protocol.method(method)?;
-        if spec.kind != MethodKind::Request
-            || spec.direction != Direction::ClientToServer
-            || spec.result_stream.is_some()
-        {
-            return None;
-        }
-        let manifest = self.protocol.manifest();
-        let declares_capabilities = manifest
-            .capabilities
-            .as_ref()
-            .is_some_and(|c| c.method == method);
-        if manifest.transport.canonical
-            || declares_capabilities
+        let streamed = self.request_spec(method)?.result_stream.is_some();
+        if streamed
             || self.session.reads_params(method)
             || !handler.implements(method)
-            || !handler.answers_encoded(method)
+            || !self.encoded_answer(handler, method)
         {
             return None;
         }
