@@ -145,6 +145,20 @@ impl PythonHandler {
             )
         })
     }
+
+    /// A request handler's call answered as `handle_encoded` answers it: its
+    /// result written and checked (`encoded_result`), or its exception.
+    fn encoded_answer(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        called: PyResult<Bound<'_, PyAny>>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        match called {
+            Ok(result) => self.encoded_result(py, method, &result),
+            Err(error) => Err(self.answer_exception(py, method, error)),
+        }
+    }
 }
 
 /// An `RpcError` raised by a handler: its code, message and data.
@@ -225,10 +239,7 @@ impl Handler for PythonHandler {
             };
             let called = params_to_python(py, params.as_ref())
                 .and_then(|argument| function.bind(py).call1((argument,)));
-            match called {
-                Ok(result) => self.encoded_result(py, method, &result),
-                Err(error) => Err(self.answer_exception(py, method, error)),
-            }
+            self.encoded_answer(py, method, called)
         })
     }
 
@@ -251,10 +262,8 @@ impl Handler for PythonHandler {
                 .protocol
                 .get()
                 .params_in_place(py, method, params.get())?;
-            Some(match function.bind(py).call1((argument,)) {
-                Ok(result) => self.encoded_result(py, method, &result),
-                Err(error) => Err(self.answer_exception(py, method, error)),
-            })
+            let called = function.bind(py).call1((argument,));
+            Some(self.encoded_answer(py, method, called))
         })
     }
 

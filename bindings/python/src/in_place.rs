@@ -250,9 +250,7 @@ impl InPlaceCache {
         // Accepted by the quick check while built, else the full validator.
         (ctx.accepted() || accepts(&validator.full, &result)).then_some(result)
     }
-}
 
-impl InPlaceCache {
     /// A request's params built straight from their text into Python
     /// objects, accepted by the quick check while built (`SeedContext`);
     /// `None` for the usual path (no quick check for `method`'s params, a
