@@ -4,8 +4,8 @@
 
 wirekit's Rust serve loop (`wirekit.gaze.Analyzer.serve_bytes`) answers
 `--count` `complexity` requests held in memory, beside the minimal orjson +
-jsonschema-rs loop (serve_peer.py's) reading the same lines from an
-`io.BytesIO`; the two take turns for `--rounds` rounds. Thread CPU time; the
+jsonschema-rs loop (serve_peer.py's `peer_loop`) reading the same lines
+from an `io.BytesIO`; the two take turns for `--rounds` rounds. Thread CPU time; the
 best and the median round, per request. Both give the same answers (checked
 before timing). Prints a Markdown table.
 """
@@ -17,13 +17,9 @@ import io
 import json
 import statistics
 import time
-from typing import Any, Callable
+from typing import Callable
 
-import jsonschema_rs
-import orjson
-
-from serve_peer import handlers
-from workload import result_schema
+from serve_peer import handlers, peer_loop
 from wirekit.gaze import Analyzer
 
 
@@ -44,28 +40,14 @@ def wirekit_server(data: bytes) -> Callable[[], bytes]:
 
 
 def peer_server(data: bytes) -> Callable[[], bytes]:
-    make = jsonschema_rs.validator_for
-    params_schema = {"complexity": make(result_schema("ComplexityParams")),
-                     "initialize": make(result_schema("InitializeParams"))}
-    result_schemas = {"complexity": make(result_schema("ComplexityResult"))}
-    table: dict[str, Any] = handlers()
-    table["initialize"] = lambda params: {"capabilities": {}, "protocol_version": "1.1.0"}
+    serve = peer_loop("orjson + jsonschema-rs")
 
-    def serve() -> bytes:
+    def run() -> bytes:
         out = io.BytesIO()
-        for line in io.BytesIO(data):
-            message = orjson.loads(line)
-            method = message["method"]
-            params = message.get("params")
-            if method in params_schema:
-                params_schema[method].validate(params)
-            result = table[method](params)
-            if method in result_schemas:
-                result_schemas[method].validate(result)
-            out.write(orjson.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + b"\n")
+        serve(io.BytesIO(data), out)
         return out.getvalue()
 
-    return serve
+    return run
 
 
 def main() -> None:

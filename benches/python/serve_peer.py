@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, BinaryIO, Callable
 
 from workload import analyze_result, result_schema
 
@@ -32,7 +32,10 @@ def serve_wirekit() -> None:
     app.run()
 
 
-def serve_peer(name: str) -> None:
+def peer_loop(name: str) -> Callable[[BinaryIO, BinaryIO], None]:
+    """The minimal loop of peer `name`, its validators built once: reads
+    request lines from one stream and writes each answer to the other,
+    flushed, until `shutdown` or the end of the input."""
     import jsonschema
 
     if name == "orjson + jsonschema-rs":
@@ -60,20 +63,27 @@ def serve_peer(name: str) -> None:
     table = handlers()
     table["initialize"] = lambda params: {"capabilities": {}, "protocol_version": "1.1.0"}
     table["shutdown"] = lambda params: {}
-    out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
-        message = loads(line)
-        method = message["method"]
-        params = message.get("params")
-        if method in params_schema:
-            params_schema[method].validate(params)
-        result = table[method](params)
-        if method in result_schemas:
-            result_schemas[method].validate(result)
-        out.write(dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + b"\n")
-        out.flush()
-        if method == "shutdown":
-            break
+
+    def serve(lines: BinaryIO, out: BinaryIO) -> None:
+        for line in lines:
+            message = loads(line)
+            method = message["method"]
+            params = message.get("params")
+            if method in params_schema:
+                params_schema[method].validate(params)
+            result = table[method](params)
+            if method in result_schemas:
+                result_schemas[method].validate(result)
+            out.write(dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + b"\n")
+            out.flush()
+            if method == "shutdown":
+                break
+
+    return serve
+
+
+def serve_peer(name: str) -> None:
+    peer_loop(name)(sys.stdin.buffer, sys.stdout.buffer)
 
 
 if __name__ == "__main__":
