@@ -21,7 +21,7 @@ logs="$repo/target/differential"
 mkdir -p "$logs"
 end=$(( $(date +%s) + minutes * 60 ))
 
-cargo test -q --release -p wirekit --test differential_props --no-run --manifest-path "$repo/Cargo.toml" || exit 1
+cargo test -q --release -p wirekit --test differential_props --lib --no-run --manifest-path "$repo/Cargo.toml" || exit 1
 
 python_loop() {
     local round=0
@@ -42,8 +42,12 @@ rust_loop() {
     local round=0
     while [ "$(date +%s)" -lt "$end" ]; do
         round=$((round + 1))
-        if ! PROPTEST_CASES="$cases" cargo test -q --release -p wirekit --test differential_props \
-                --manifest-path "$repo/Cargo.toml" > "$logs/rust-$round.log" 2>&1; then
+        # The core's proptests against serde_json and the jsonschema crate, then the
+        # envelope's one-pass and kept-params decodes against the whole decode.
+        if ! { PROPTEST_CASES="$cases" cargo test -q --release -p wirekit --test differential_props \
+                   --manifest-path "$repo/Cargo.toml" \
+               && PROPTEST_CASES="$cases" cargo test -q --release -p wirekit --lib envelope::decode \
+                   --manifest-path "$repo/Cargo.toml"; } > "$logs/rust-$round.log" 2>&1; then
             echo "rust round $round FAILED: $logs/rust-$round.log"
             echo "rust: $round rounds of $cases cases a property, FAILED" > "$logs/rust.summary"
             return 1

@@ -325,8 +325,16 @@ mod tests {
         })
     }
 
+    /// 4,096 cases, or `PROPTEST_CASES` (`make fuzz-long` runs these too).
+    fn cases() -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|cases| cases.parse().ok())
+            .unwrap_or(4096)
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(4096))]
+        #![proptest_config(ProptestConfig::with_cases(cases()))]
 
         /// The one-pass decode (members taken as they are parsed) answers
         /// exactly what the map route does, errors included.
