@@ -84,10 +84,11 @@ def directions(budget: float) -> list[tuple[str, float, float]]:
 FLOOR = "marshal (floor: no JSON, no checks)"
 
 
-def serve_loop(name: str, small: int, large: int) -> tuple[float, float]:
-    """(small requests a second, MB/s of large results) over a pipe."""
+def serve_loop(name: str, small: int, large: int, python: str = sys.executable) -> tuple[float, float]:
+    """(small requests a second, MB/s of large results) over a pipe, the
+    client waiting for each answer before it sends the next request."""
     process = subprocess.Popen(
-        [sys.executable, str(HERE / "serve_peer.py"), name],
+        [python, str(HERE / "serve_peer.py"), name],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         env=dict(os.environ, PYTHONPATH=str(HERE)),
     )

@@ -25,7 +25,7 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::host::Host;
-use wirekit::serve::{Handler, ServeOptions, Server};
+use wirekit::serve::{Batching, Handler, ServeOptions, Server};
 use wirekit_bench::ThreadCpuTime;
 
 const ROLE: &str = "WIREKIT_BENCH_SERVER";
@@ -71,8 +71,11 @@ fn wirekit_server() {
     };
     let mut server = Server::new(protocol, ServeOptions::default());
     let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout().lock();
-    if server.serve(&mut Guide, stdin, stdout).is_err() {
+    let batching = Batching::default();
+    if server
+        .serve_batched(&mut Guide, stdin, std::io::stdout(), batching)
+        .is_err()
+    {
         std::process::exit(1);
     }
 }

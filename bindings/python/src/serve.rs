@@ -17,7 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use wirekit::serve::{outbox, ResultCheck, ServeOptions, ServeOutcome, Server};
+use wirekit::serve::{outbox, Batching, ResultCheck, ServeOptions, ServeOutcome, Server};
 use wirekit::validate::Protocol as RustProtocol;
 
 use crate::handler::{handler_map, Fatal, PythonHandler};
@@ -95,6 +95,7 @@ impl PyServer {
         input: R,
         output: W,
         fatal: Fatal,
+        batching: Option<Batching>,
     ) -> PyResult<(ServeOutcome, W)> {
         let mut handler = self.handler(py, &fatal);
         let mut server = self.server(py);
@@ -103,7 +104,11 @@ impl PyServer {
             fatal: Arc::clone(&fatal),
         };
         let served = match &self.notifier {
-            None => py.detach(|| server.serve(&mut handler, input, &mut guarded)),
+            None => py.detach(|| match batching {
+                // A pipe: answers to pipelined requests share writes.
+                Some(batching) => server.serve_batched(&mut handler, input, &mut guarded, batching),
+                None => server.serve(&mut handler, input, &mut guarded),
+            }),
             Some(notifier) => {
                 // Notifications from other threads (the core's outbox): the
                 // input is read on a thread of its own.
@@ -172,7 +177,7 @@ impl PyServer {
     /// written back.
     fn serve_bytes<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
         let fatal: Fatal = Arc::new(Mutex::new(None));
-        let (_, output) = self.run(py, io::Cursor::new(data.to_vec()), Vec::new(), fatal)?;
+        let (_, output) = self.run(py, io::Cursor::new(data.to_vec()), Vec::new(), fatal, None)?;
         Ok(PyBytes::new(py, &output))
     }
 
@@ -219,6 +224,7 @@ impl PyServer {
                     stdin,
                     io::BufWriter::with_capacity(64 * 1024, private.file),
                     fatal,
+                    Some(Batching::default()),
                 );
                 let restored = restore_stdout(py, &private.restore);
                 match (served, restored) {
@@ -231,7 +237,10 @@ impl PyServer {
                     }
                 }
             }
-            None => self.run(py, stdin, io::stdout(), fatal)?.0,
+            None => {
+                self.run(py, stdin, io::stdout(), fatal, Some(Batching::default()))?
+                    .0
+            }
         };
         flush(py)?;
         Ok(outcome_name(&result))

@@ -222,3 +222,33 @@ def test_gzkit_version_mismatch_answers_and_ends(peer_factory: StartPeer) -> Non
     assert peer.read_exactly(len(expected)) == expected
     code, rest, _ = peer.close()
     assert code == 0 and rest == b""
+
+
+def request_line(id: int, method: str, params: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode() + b"\n"
+
+
+def test_pipelined_requests_are_answered_in_order_and_a_quick_answer_is_not_held(
+    peer_factory: StartPeer, tmp_path: Any
+) -> None:
+    # One write: a quick request, a slow one, then 300 more. The answers to
+    # requests read ahead share writes (the core's `serve_batched`), but the
+    # quick answer must reach the client while the slow handler runs: that
+    # handler waits until the client has it (and says whether it came).
+    peer = peer_factory(PYTHON, str(SERVERS / "pipelined_analyzer.py"), "--stdio")
+    initialize(peer)
+    flag = str(tmp_path / "flag")
+    batch = request_line(2, "complexity", {"root_path": ROOT})
+    batch += request_line(3, "analyze", {"root_path": flag})
+    batch += b"".join(request_line(id, "complexity", {"root_path": ROOT}) for id in range(4, 304))
+    peer.send(batch)
+    quick = peer.line()
+    assert quick["id"] == 2 and "result" in quick
+    (tmp_path / "flag.go").touch()
+    slow = peer.line()
+    assert slow["id"] == 3 and slow["result"]["functions"][0]["name"] == "released"
+    ids = [peer.line()["id"] for _ in range(4, 304)]
+    assert ids == list(range(4, 304))
+    assert peer.request(304, "shutdown", None)["result"] == {}
+    code, rest, _ = peer.close()
+    assert code == 0 and rest == b""

@@ -210,10 +210,12 @@ fn main() -> std::process::ExitCode {
     };
     let mut server = wirekit::serve::Server::new(protocol, wirekit::serve::ServeOptions::default());
     let mut handler = GazeAnalyzerHandler(RustAnalyzer::default());
-    match server.serve(
+    // Batched: answers to requests Gaze has already sent share writes.
+    match server.serve_batched(
         &mut handler,
         std::io::stdin().lock(),
-        std::io::stdout().lock(),
+        std::io::stdout(),
+        wirekit::serve::Batching::default(),
     ) {
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(e) => {

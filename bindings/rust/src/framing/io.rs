@@ -211,6 +211,13 @@ impl<R: Read> FrameReader<R> {
         self.consumed
     }
 
+    /// Whether bytes read past the last frame or fault returned wait here,
+    /// not yet framed: the peer sent more (part of a frame at least), so the
+    /// next [`FrameReader::read_frame`] starts on them before it reads again.
+    pub fn has_read_ahead(&self) -> bool {
+        self.start < self.end
+    }
+
     /// The underlying reader.
     pub fn get_ref(&self) -> &R {
         &self.reader

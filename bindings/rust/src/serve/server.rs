@@ -1,7 +1,9 @@
 //! The serve loop: frame, decode, check the lifecycle, validate params,
 //! dispatch, validate the result, encode, write. The core is I/O-free
 //! ([`Server::on_frame`] turns one incoming frame into the bytes to send);
-//! [`Server::serve`] runs it over a reader and a writer.
+//! [`Server::serve`] runs it over a reader and a writer, and
+//! [`Server::serve_batched`] over a pipe, answers to pipelined requests
+//! sharing writes.
 
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -104,12 +106,29 @@ impl Server {
         self.protocol.manifest().transport.frame_limits()
     }
 
-    /// Serves `input` until the session ends or the input closes.
+    /// Serves `input` until the session ends or the input closes, writing
+    /// (and flushing) each answer as it is made.
+    /// [`Server::serve_batched`] writes fewer times to a pipelining client.
     pub fn serve<H: Handler + ?Sized, R: Read, W: Write>(
         &mut self,
         handler: &mut H,
         input: R,
         mut output: W,
+    ) -> std::io::Result<ServeOutcome> {
+        self.serve_frames(handler, input, |bytes, _| {
+            output.write_all(bytes)?;
+            output.flush()
+        })
+    }
+
+    /// The loop of [`Server::serve`] and [`Server::serve_batched`]: `send`
+    /// gets each whole frame to write, and whether the input holds bytes
+    /// read past the frame being answered.
+    pub(super) fn serve_frames<H: Handler + ?Sized, R: Read>(
+        &mut self,
+        handler: &mut H,
+        input: R,
+        mut send: impl FnMut(&[u8], bool) -> std::io::Result<()>,
     ) -> std::io::Result<ServeOutcome> {
         let framing = self.protocol.manifest().transport.framing;
         let mut reader = FrameReader::new(input, framing, self.limits());
@@ -125,13 +144,8 @@ impl Server {
                 .err()
                 .filter(|fault| ends_stream(framing, fault))
                 .map(ToString::to_string);
-            let flow = {
-                let mut sink = |bytes: &[u8]| -> std::io::Result<()> {
-                    output.write_all(bytes)?;
-                    output.flush()
-                };
-                self.on_frame(handler, frame, &mut sink)?
-            };
+            let read_ahead = reader.has_read_ahead();
+            let flow = self.on_frame(handler, frame, &mut |bytes| send(bytes, read_ahead))?;
             if let Some(reason) = lost {
                 return Ok(ServeOutcome::FramingLost(reason));
             }
