@@ -23,6 +23,7 @@ REFERENCE = {
     "content_length_encode": ("plain write! header + body, same checks (bound, UTF-8)", None),
     "serve_round_trip": (None, "lsp-server server, raw client (Message::read)"),
     "serve_pipelined": (None, "lsp-server Message::read + Response + write (no checks)"),
+    "serve_pipelined_pipes": (None, "lsp-server server, raw client"),
 }
 
 

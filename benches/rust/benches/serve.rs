@@ -3,7 +3,11 @@
 //! (gzkit authoring guide: `initialize`, then `analyze` requests one at a
 //! time, each answered with the spec's worked-example result).
 //!
-//! A second group, `serve_pipelined`, measures each server's own cost per
+//! `serve_pipelined_pipes` sends 1,000 requests at once over the same pipes
+//! (a thread writes them while the client reads the answers), to the
+//! lsp-server server and to wirekit's `serve` and `serve_batched`.
+//!
+//! A last group, `serve_pipelined`, measures each server's own cost per
 //! request without the pipe round trip: the serve loop reads a whole batch of
 //! requests from memory and writes its answers to memory, beside lsp-server's
 //! message layer (`Message::read`, `Response::new_ok`, `Message::write`) doing
@@ -65,17 +69,20 @@ impl Handler for Guide {
     }
 }
 
-fn wirekit_server() {
+/// The wirekit server: `serve_batched` (answers to pipelined requests share
+/// writes), or with `direct` `serve` (one write an answer).
+fn wirekit_server(direct: bool) {
     let Ok(protocol) = wirekit_protocols::protocol(PROTOCOL) else {
         std::process::exit(2);
     };
     let mut server = Server::new(protocol, ServeOptions::default());
     let stdin = std::io::stdin().lock();
-    let batching = Batching::default();
-    if server
-        .serve_batched(&mut Guide, stdin, std::io::stdout(), batching)
-        .is_err()
-    {
+    let served = if direct {
+        server.serve(&mut Guide, stdin, std::io::stdout().lock())
+    } else {
+        server.serve_batched(&mut Guide, stdin, std::io::stdout(), Batching::default())
+    };
+    if served.is_err() {
         std::process::exit(1);
     }
 }
@@ -150,6 +157,32 @@ impl RawClient {
             .ok_or_else(|| std::io::Error::other("the server closed its output"))
     }
 
+    /// Sends `count` `analyze` requests from a thread of its own without
+    /// waiting, and reads their `count` answers.
+    fn pipeline(&mut self, count: usize, params: &Value) -> std::io::Result<()> {
+        let mut wire = Vec::new();
+        for _ in 0..count {
+            self.next_id += 1;
+            let body =
+                json!({"id": self.next_id, "method": "analyze", "params": params}).to_string();
+            write!(wire, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+        }
+        let input = &mut self.input;
+        let output = &mut self.output;
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(move || input.write_all(&wire).and_then(|()| input.flush()));
+            for _ in 0..count {
+                match lsp_server::Message::read(output)? {
+                    Some(lsp_server::Message::Response(_)) => {}
+                    _ => return Err(std::io::Error::other("no answer")),
+                }
+            }
+            writer
+                .join()
+                .map_err(|_| std::io::Error::other("the writer panicked"))?
+        })
+    }
+
     fn stop(mut self) {
         let _ = self.call("shutdown", &json!({}));
         drop(self.input);
@@ -211,6 +244,43 @@ fn round_trips(c: &mut Criterion) {
         }
         let _ = host.call("shutdown", Some(json!({})));
         let _ = host.close(Duration::from_secs(2));
+    }
+    g.finish();
+}
+
+/// Requests sent at once, over pipes.
+const PIPELINED: usize = 1_000;
+
+fn pipelined_over_pipes(c: &mut Criterion) {
+    let mut g = c.benchmark_group("serve_pipelined_pipes");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .throughput(Throughput::Elements(PIPELINED as u64));
+    let params = analyze_params();
+    for (name, role) in [
+        ("lsp-server server, raw client", "lsp-server"),
+        (
+            "wirekit serve (one write an answer), raw client",
+            "wirekit-direct",
+        ),
+        ("wirekit serve_batched, raw client", "wirekit"),
+    ] {
+        let Ok(mut client) = RawClient::start(role) else {
+            eprintln!("cannot start the {role} server; skipped");
+            continue;
+        };
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    assert!(client.pipeline(PIPELINED, &params).is_ok());
+                }
+                start.elapsed()
+            })
+        });
+        client.stop();
     }
     g.finish();
 }
@@ -289,12 +359,14 @@ fn pipelined(c: &mut Criterion<ThreadCpuTime>) {
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
-        Ok("wirekit") => return wirekit_server(),
+        Ok("wirekit") => return wirekit_server(false),
+        Ok("wirekit-direct") => return wirekit_server(true),
         Ok("lsp-server") => return lsp_server_server(),
         _ => {}
     }
     let mut criterion = Criterion::default().configure_from_args();
     round_trips(&mut criterion);
+    pipelined_over_pipes(&mut criterion);
     criterion.final_summary();
     let mut criterion = Criterion::default()
         .with_measurement(ThreadCpuTime)
