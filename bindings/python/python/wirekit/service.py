@@ -131,7 +131,10 @@ class Service:
 
         stdout belongs to the protocol: while serving, `print()` and anything
         else written to `sys.stdout` (or to file descriptor 1, by a child
-        process too) goes to stderr. Returns how serving ended (`"ended"`,
+        process too) goes to stderr. Answers to requests the client sent
+        without waiting (pipelined) share writes, and none waits more than
+        1 ms for its write; an answer to the last request read is written at
+        once. Returns how serving ended (`"ended"`,
         `"end_of_input"`, `"framing_lost: ..."` or `"peer_closed"`).
         """
         server = self.server()
