@@ -90,7 +90,9 @@ goldens:
 ## memory, and the Python binding (built from this tree first). Long: about 15 minutes on 2 cores.
 CRITERION_DIR = $${CARGO_TARGET_DIR:-target}/criterion
 bench:
-	bash benches/codegen/run.sh
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet datamodel-code-generator
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash benches/codegen/run.sh
 	rm -rf $(CRITERION_DIR)
 	nice -n 10 $(CARGO) bench -p wirekit-bench
 	$(PYTHON) benches/rust/report.py $(CRITERION_DIR)

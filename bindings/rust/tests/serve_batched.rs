@@ -524,3 +524,29 @@ fn the_handler_sees_the_same_calls() {
     assert_eq!(batched.calls, direct.calls);
     assert!(batched.calls.len() > 40, "{:?}", batched.calls);
 }
+
+#[test]
+#[allow(clippy::panic)] // the case under test: a handler that panics
+fn a_panicking_handler_panics_through_instead_of_hanging() {
+    // The watchdog is joined when the loop ends; a panic must stop it too.
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let gaze = gaze();
+        let mut handler = analyzer().with("discover", |_| panic!("a handler's own bug"));
+        let bodies = [
+            INIT.to_owned(),
+            complexity(2),
+            r#"{"jsonrpc":"2.0","id":3,"method":"discover","params":{"root_path":"/p"}}"#
+                .to_owned(),
+        ];
+        let input = lines(&bodies);
+        let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            server(&gaze).serve_batched(&mut handler, &input[..], io::sink(), Batching::default())
+        }));
+        let _ = done.send(served.is_err());
+    });
+    let panicked = finished
+        .recv_timeout(Duration::from_secs(20))
+        .expect("serve_batched returned (or panicked) instead of hanging");
+    assert!(panicked, "the handler's panic reached the caller");
+}

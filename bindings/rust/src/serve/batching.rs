@@ -167,7 +167,14 @@ impl<W: Write> Batcher<W> {
         state.write_pending()
     }
 
-    /// The watchdog's loop (rule 5), until [`Batcher::close`].
+    /// Stops the watchdog (what is pending stays unwritten).
+    fn stop(&self) {
+        self.lock().closed = true;
+        self.wake.notify_one();
+    }
+
+    /// The watchdog's loop (rule 5), until [`Batcher::close`] or
+    /// [`Batcher::stop`].
     fn watch(&self) {
         let mut state = self.lock();
         while !state.closed {
@@ -194,6 +201,16 @@ impl<W: Write> Batcher<W> {
                 state.failed = Some(error);
             }
         }
+    }
+}
+
+/// Stops the watchdog however the loop ends, a panicking handler included:
+/// the scope that joins the watchdog would wait for it forever otherwise.
+struct StopOnDrop<'b, W: Write>(&'b Batcher<W>);
+
+impl<W: Write> Drop for StopOnDrop<'_, W> {
+    fn drop(&mut self) {
+        self.0.stop();
     }
 }
 
@@ -231,6 +248,7 @@ impl Server {
     {
         let batcher = Batcher::new(output, batching);
         thread::scope(|scope| {
+            let _stop = StopOnDrop(&batcher);
             scope.spawn(|| batcher.watch());
             let input = FlushingInput {
                 input,
