@@ -37,16 +37,21 @@ def timed_together(calls: dict[str, Callable[[], Any]], budget: float, least: in
     one after the other: on a machine shared with other work a call
     preempted half-way is not counted slower, and a change of load falls on
     every call alike, so the ratios of one run hold even when the figures
-    swing."""
+    swing. The order turns each round (see below)."""
     for call in calls.values():
         call()  # warm up
     samples: dict[str, list[float]] = {name: [] for name in calls}
+    names = list(calls)
     started = time.perf_counter()
     rounds = 0
     while rounds < least or (time.perf_counter() - started < budget * len(calls) and rounds < 200):
-        for name, call in calls.items():
+        # Each round starts one call further on, so every call follows each
+        # of the others equally often: a call right after one that read the
+        # same input finds it in the cache, and a fixed order would give
+        # that head start to the same calls every round.
+        for name in names[rounds % len(names):] + names[:rounds % len(names)]:
             begin = time.thread_time()
-            call()
+            calls[name]()
             samples[name].append(time.thread_time() - begin)
         rounds += 1
     return {name: statistics.median(taken) for name, taken in samples.items()}

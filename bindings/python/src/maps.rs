@@ -38,3 +38,17 @@ impl Hasher for PointerHasher {
 pub type PointerMap<V> = HashMap<usize, V, BuildHasherDefault<PointerHasher>>;
 /// A map keyed by short names.
 pub type NameMap<V> = HashMap<String, V, BuildHasherDefault<PointerHasher>>;
+
+/// A direct-mapped cache table of `N` slots, each `empty`, built on the heap.
+///
+/// Out of line and cold on purpose: `Box::new([empty; N])` builds the array
+/// on the stack first, and inlined into the recursive parse and write walks
+/// it made every level's frame 5-10 KiB larger (stack probes and cache lines
+/// at each nested value), though the table is built once a call at most.
+/// `None` cannot happen (a `Vec` of `N` items converts to `[T; N]`); a caller
+/// then just goes without the cache.
+#[cold]
+#[inline(never)]
+pub(crate) fn new_table<T: Copy, const N: usize>(empty: T) -> Option<Box<[T; N]>> {
+    vec![empty; N].into_boxed_slice().try_into().ok()
+}

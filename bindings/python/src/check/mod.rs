@@ -34,6 +34,8 @@
 mod compile;
 mod walk;
 
+use crate::maps::new_table;
+
 const NULL: u8 = 1;
 const BOOLEAN: u8 = 2;
 const OBJECT: u8 = 4;
@@ -151,7 +153,7 @@ impl MemberCache {
             if self.misses < LAZY_PUTS {
                 return;
             }
-            self.slots = Some(Box::new([(0, 0, None, None); 128]));
+            self.slots = new_table((0, 0, None, None));
         }
         if let Some(slot) = self
             .slots

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use super::escape::{escaped, put};
 use crate::check::Check;
 use crate::limits::MAX_DEPTH;
+use crate::maps::new_table;
 use crate::raw::{self, Kind};
 
 /// Compact JSON text written by `JsonWriter` or `serde_json` as a `RawValue`.
@@ -61,7 +62,7 @@ fn lazy<'a, T: Copy, const N: usize>(
         if *met < LAZY_NAMES {
             return None;
         }
-        *table = Some(Box::new([empty; N]));
+        *table = new_table(empty);
     }
     table.as_deref_mut()
 }
