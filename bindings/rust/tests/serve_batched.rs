@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{frame_all, TableHandler};
+use proptest::prelude::*;
 use serde_json::json;
 use wirekit::serve::{Batching, ServeOptions, ServeOutcome, Server};
 use wirekit::validate::Protocol;
@@ -549,4 +550,58 @@ fn a_panicking_handler_panics_through_instead_of_hanging() {
         .recv_timeout(Duration::from_secs(20))
         .expect("serve_batched returned (or panicked) instead of hanging");
     assert!(panicked, "the handler's panic reached the caller");
+}
+
+/// One body of a generated session.
+fn any_body() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => (2u64..1000).prop_map(complexity),
+        1 => (0usize..40).prop_map(|count| {
+            let patterns = vec!["p"; count];
+            json!({"jsonrpc": "2.0", "id": 7, "method": "complexity", "params": {"root_path": "/p", "patterns": patterns}}).to_string()
+        }),
+        1 => Just(INIT.to_owned()),
+        1 => Just(r#"{"jsonrpc":"2.0","id":8,"method":"complexity","params":{"root_path":7}}"#.to_owned()),
+        1 => Just(r#"{"jsonrpc":"2.0","method":"complexity","params":{"root_path":"/p"}}"#.to_owned()),
+        1 => Just(r#"{"jsonrpc":"2.0","id":9,"method":"nope"}"#.to_owned()),
+        1 => Just("not json".to_owned()),
+        1 => Just(String::new()),
+        1 => Just(r#"{"jsonrpc":"2.0","id":10,"method":"shutdown"}"#.to_owned()),
+    ]
+}
+
+proptest! {
+    // 128 cases, or `PROPTEST_CASES` for a longer run.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(128),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Any session, read in any chunks, batched with any bounds: the bytes
+    /// `serve` writes, every one flushed.
+    #[test]
+    fn batching_never_changes_the_bytes(
+        bodies in proptest::collection::vec(any_body(), 0..60),
+        sizes in proptest::collection::vec(1usize..300, 1..8),
+        max_bytes in 1usize..4096,
+        delay in prop_oneof![Just(Duration::ZERO), Just(Duration::from_millis(1)), Just(Duration::from_secs(3600))],
+    ) {
+        let gaze = gaze();
+        let mut input = lines(&[INIT.to_owned()]);
+        input.extend(lines(&bodies));
+        let mut expected = Vec::new();
+        let outcome = server(&gaze)
+            .serve(&mut analyzer(), &input[..], &mut expected)
+            .expect("served");
+        let reader = Chunked { bytes: input, at: 0, sizes, reads: 0 };
+        let mut output = Recorder::default();
+        let batching = Batching { max_delay: delay, max_bytes };
+        let batched = server(&gaze)
+            .serve_batched(&mut analyzer(), reader, &mut output, batching)
+            .expect("served");
+        prop_assert_eq!(batched, outcome);
+        prop_assert_eq!(String::from_utf8_lossy(&output.bytes), String::from_utf8_lossy(&expected));
+        prop_assert_eq!(output.unflushed, 0);
+    }
 }
