@@ -206,6 +206,10 @@ pub(crate) fn params_to_python<'py>(
 }
 
 impl Handler for PythonHandler {
+    fn stopped(&self) -> bool {
+        self.fatal.lock().map(|slot| slot.is_some()).unwrap_or(true)
+    }
+
     fn implements(&self, method: &str) -> bool {
         self.requests.contains_key(method) || self.streams.contains_key(method)
     }

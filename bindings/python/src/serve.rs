@@ -102,6 +102,7 @@ impl PyServer {
         let mut guarded = Guarded {
             inner: output,
             fatal: Arc::clone(&fatal),
+            refuses: batching.is_none(),
         };
         let served = match &self.notifier {
             None => py.detach(|| match batching {

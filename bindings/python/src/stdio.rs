@@ -10,10 +10,16 @@ use crate::handler::{stash, Fatal};
 
 /// A `BaseException` that is not an `Exception` (KeyboardInterrupt,
 /// SystemExit) raised by a handler: the loop stops and it is raised again.
-/// A writer that refuses to write once a handler raised a fatal exception.
+/// A writer that refuses to write once a handler raised a fatal exception
+/// (with `refuses`): that ends a loop which writes each answer as it is
+/// made, the fatal request's own answer unsent. A batching loop cannot
+/// refuse a batch in part (the answers before the fatal one share it), so
+/// there `refuses` is off and the loop ends through `Handler::stopped`,
+/// after the fatal request's answer ("the server is stopping").
 pub(crate) struct Guarded<W: Write> {
     pub(crate) inner: W,
     pub(crate) fatal: Fatal,
+    pub(crate) refuses: bool,
 }
 
 impl<W: Write> Guarded<W> {
@@ -24,7 +30,7 @@ impl<W: Write> Guarded<W> {
 
 impl<W: Write> Write for Guarded<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.stopping() {
+        if self.refuses && self.stopping() {
             return Err(io::Error::other("a handler stopped the server"));
         }
         self.inner.write(buf)

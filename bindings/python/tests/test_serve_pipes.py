@@ -252,3 +252,20 @@ def test_pipelined_requests_are_answered_in_order_and_a_quick_answer_is_not_held
     assert peer.request(304, "shutdown", None)["result"] == {}
     code, rest, _ = peer.close()
     assert code == 0 and rest == b""
+
+
+def test_a_handler_s_keyboard_interrupt_stops_a_pipelined_server_after_its_answer(peer_factory: StartPeer) -> None:
+    peer = peer_factory(PYTHON, str(SERVERS / "pipelined_analyzer.py"), "--stdio")
+    initialize(peer)
+    batch = request_line(2, "complexity", {"root_path": ROOT})
+    batch += request_line(3, "discover", {"root_path": ROOT})
+    batch += request_line(4, "complexity", {"root_path": ROOT})
+    peer.send(batch)
+    assert "result" in peer.line()
+    stopping = peer.line()
+    assert stopping["id"] == 3 and stopping["error"]["code"] == -32603
+    assert "stopping" in stopping["error"]["message"]
+    code, rest, stderr = peer.close()
+    assert rest == b"", "nothing is answered after the stop"
+    assert code != 0
+    assert stderr.count("complexity called") == 1, "no handler runs after the stop"

@@ -605,3 +605,66 @@ proptest! {
         prop_assert_eq!(output.unflushed, 0);
     }
 }
+
+fn discovering() -> TableHandler {
+    analyzer().returning(
+        "discover",
+        json!({"source_files": [], "test_files": [], "framework": "cargo"}),
+    )
+}
+
+/// Asks the loop to stop once it has answered `discover`.
+struct StopsAfterDiscover(TableHandler);
+
+impl wirekit::serve::Handler for StopsAfterDiscover {
+    fn implements(&self, method: &str) -> bool {
+        self.0.implements(method)
+    }
+
+    fn handle(
+        &mut self,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, wirekit::envelope::ErrorObject> {
+        self.0.handle(method, params)
+    }
+
+    fn stopped(&self) -> bool {
+        self.0.calls.iter().any(|call| call == "discover")
+    }
+}
+
+#[test]
+fn a_handler_that_stops_ends_the_loop_after_its_answer() {
+    let gaze = gaze();
+    let bodies = [
+        INIT.to_owned(),
+        complexity(2),
+        r#"{"jsonrpc":"2.0","id":3,"method":"discover","params":{"root_path":"/p"}}"#.to_owned(),
+        complexity(4),
+    ];
+    let input = lines(&bodies);
+    let mut direct = Vec::new();
+    let mut handler = StopsAfterDiscover(discovering());
+    let error = server(&gaze)
+        .serve(&mut handler, &input[..], &mut direct)
+        .expect_err("the handler stopped the loop");
+    assert_eq!(error.to_string(), "a handler stopped the serve loop");
+    assert_eq!(handler.0.calls, ["initialize", "complexity", "discover"]);
+    for batching in [Batching::default(), no_watchdog()] {
+        let mut handler = StopsAfterDiscover(discovering());
+        let mut output = Recorder::default();
+        let error = server(&gaze)
+            .serve_batched(&mut handler, &input[..], &mut output, batching)
+            .expect_err("the handler stopped the loop");
+        assert_eq!(error.to_string(), "a handler stopped the serve loop");
+        assert_eq!(
+            handler.0.calls,
+            ["initialize", "complexity", "discover"],
+            "no handler after the stop"
+        );
+        // The answers made before the stop are written, the stop's own too.
+        assert_eq!(output.bytes, direct);
+        assert_eq!(String::from_utf8_lossy(&output.bytes).lines().count(), 3);
+    }
+}

@@ -84,6 +84,14 @@ pub trait Handler {
         Err(method_not_found(method))
     }
 
+    /// Whether the handler has asked the loop to end now: a binding's fatal
+    /// error (a `KeyboardInterrupt` in a Python handler, say). The loop
+    /// returns an error ("a handler stopped the serve loop") after the
+    /// frame it is on, calling no handler again.
+    fn stopped(&self) -> bool {
+        false
+    }
+
     /// Notifications the server sends of its own accord (server-to-client,
     /// such as the driver protocol's observations), taken after each answer
     /// and sent in order, each checked against its schema and the session's

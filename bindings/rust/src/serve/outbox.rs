@@ -20,7 +20,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread;
 
 use super::handler::Handler;
-use super::server::{Flow, ServeOutcome, Server};
+use super::server::{handler_stopped, Flow, ServeOutcome, Server};
 use crate::envelope::Notification;
 use crate::framing::{Frame, FrameReader, ReadError};
 
@@ -129,6 +129,9 @@ impl Server {
             let frame = match event {
                 Event::Notification(notification) => {
                     self.send_notification(notification, &mut sink)?;
+                    if handler.stopped() {
+                        return Err(handler_stopped());
+                    }
                     if self.session().is_ended() {
                         return Ok(ServeOutcome::Ended);
                     }
@@ -145,6 +148,9 @@ impl Server {
                 .filter(|fault| fault.ends_stream())
                 .map(ToString::to_string);
             let flow = self.on_frame(handler, frame, &mut sink)?;
+            if handler.stopped() {
+                return Err(handler_stopped());
+            }
             if let Some(reason) = lost {
                 return Ok(ServeOutcome::FramingLost(reason));
             }

@@ -146,6 +146,9 @@ impl Server {
                 .map(ToString::to_string);
             let read_ahead = reader.has_read_ahead();
             let flow = self.on_frame(handler, frame, &mut |bytes| send(bytes, read_ahead))?;
+            if handler.stopped() {
+                return Err(handler_stopped());
+            }
             if let Some(reason) = lost {
                 return Ok(ServeOutcome::FramingLost(reason));
             }
@@ -676,6 +679,12 @@ impl Server {
             .map_err(std::io::Error::other)?;
         send(&frame)
     }
+}
+
+/// The error a loop ends with when its handler asked it to
+/// ([`Handler::stopped`]).
+pub(super) fn handler_stopped() -> std::io::Error {
+    std::io::Error::other("a handler stopped the serve loop")
 }
 
 fn ends_stream(framing: crate::framing::Framing, fault: &FramingError) -> bool {
