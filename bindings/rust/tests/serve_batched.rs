@@ -585,7 +585,7 @@ proptest! {
         bodies in proptest::collection::vec(any_body(), 0..60),
         sizes in proptest::collection::vec(1usize..300, 1..8),
         max_bytes in 1usize..4096,
-        delay in prop_oneof![Just(Duration::ZERO), Just(Duration::from_millis(1)), Just(Duration::from_secs(3600))],
+        delay in prop_oneof![Just(Duration::ZERO), Just(Duration::from_millis(1)), Just(Duration::from_secs(3600)), Just(Duration::MAX)],
     ) {
         let gaze = gaze();
         let mut input = lines(&[INIT.to_owned()]);

@@ -187,7 +187,14 @@ impl<W: Write> Batcher<W> {
                 state.watchdog_idle = false;
                 continue;
             };
-            let due = since + self.batching.max_delay;
+            // A delay beyond `Instant`'s range never comes due.
+            let Some(due) = since.checked_add(self.batching.max_delay) else {
+                state = self
+                    .wake
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            };
             let now = Instant::now();
             if now < due {
                 // The loop may write this batch first and start another:
@@ -231,9 +238,9 @@ impl Server {
     /// Serves `input` like [`Server::serve`], gathering the answers to
     /// pipelined requests into fewer writes by the rules of [`Batching`]:
     /// the same bytes in the same order, each answer sent within
-    /// `batching.max_delay`. For pipes
-    /// and sockets; `output` is written from a watchdog thread too, hence
-    /// `Send` (pass `std::io::stdout()`, not its lock).
+    /// `batching.max_delay`. For pipes and sockets; `output` is written
+    /// from a watchdog thread too, hence `Send` (pass `std::io::stdout()`,
+    /// not its lock).
     pub fn serve_batched<H, R, W>(
         &mut self,
         handler: &mut H,
