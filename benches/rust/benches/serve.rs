@@ -25,7 +25,8 @@ use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, SamplingMode, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::host::Host;
@@ -191,21 +192,14 @@ impl RawClient {
     }
 }
 
-fn round_trips(c: &mut Criterion) {
-    let mut g = c.benchmark_group("serve_round_trip");
-    g.sampling_mode(SamplingMode::Flat)
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4))
-        .throughput(Throughput::Elements(1));
-    let params = analyze_params();
-    for (name, role) in [
-        (
-            "lsp-server server, raw client (Message::read)",
-            "lsp-server",
-        ),
-        ("wirekit serve loop, raw client (Message::read)", "wirekit"),
-    ] {
+/// One row a `(name, role)`: a raw client of that server, timed (wall
+/// time) doing `exchange` once an iteration.
+fn raw_client_rows(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    rows: &[(&str, &str)],
+    mut exchange: impl FnMut(&mut RawClient),
+) {
+    for &(name, role) in rows {
         let Ok(mut client) = RawClient::start(role) else {
             eprintln!("cannot start the {role} server; skipped");
             continue;
@@ -214,14 +208,37 @@ fn round_trips(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 let start = Instant::now();
                 for _ in 0..iters {
-                    let answer = client.call("analyze", &params);
-                    assert!(matches!(answer, Ok(lsp_server::Message::Response(_))));
+                    exchange(&mut client);
                 }
                 start.elapsed()
             })
         });
         client.stop();
     }
+}
+
+fn round_trips(c: &mut Criterion) {
+    let mut g = c.benchmark_group("serve_round_trip");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .throughput(Throughput::Elements(1));
+    let params = analyze_params();
+    raw_client_rows(
+        &mut g,
+        &[
+            (
+                "lsp-server server, raw client (Message::read)",
+                "lsp-server",
+            ),
+            ("wirekit serve loop, raw client (Message::read)", "wirekit"),
+        ],
+        |client| {
+            let answer = client.call("analyze", &params);
+            assert!(matches!(answer, Ok(lsp_server::Message::Response(_))));
+        },
+    );
     let host = wirekit_protocols::protocol(PROTOCOL)
         .ok()
         .zip(spawn("wirekit").ok())
@@ -259,29 +276,18 @@ fn pipelined_over_pipes(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(4))
         .throughput(Throughput::Elements(PIPELINED as u64));
     let params = analyze_params();
-    for (name, role) in [
-        ("lsp-server server, raw client", "lsp-server"),
-        (
-            "wirekit serve (one write an answer), raw client",
-            "wirekit-direct",
-        ),
-        ("wirekit serve_batched, raw client", "wirekit"),
-    ] {
-        let Ok(mut client) = RawClient::start(role) else {
-            eprintln!("cannot start the {role} server; skipped");
-            continue;
-        };
-        g.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    assert!(client.pipeline(PIPELINED, &params).is_ok());
-                }
-                start.elapsed()
-            })
-        });
-        client.stop();
-    }
+    raw_client_rows(
+        &mut g,
+        &[
+            ("lsp-server server, raw client", "lsp-server"),
+            (
+                "wirekit serve (one write an answer), raw client",
+                "wirekit-direct",
+            ),
+            ("wirekit serve_batched, raw client", "wirekit"),
+        ],
+        |client| assert!(client.pipeline(PIPELINED, &params).is_ok()),
+    );
     g.finish();
 }
 
