@@ -345,6 +345,24 @@ fn every_answer_is_out_before_the_loop_reads_again() {
     }
 }
 
+/// `initialize`, a quick `complexity` (id 2), then `discover` (id 3): the
+/// tests' slow, failing or stopping request.
+fn quick_then_discover() -> Vec<String> {
+    vec![
+        INIT.to_owned(),
+        complexity(2),
+        r#"{"jsonrpc":"2.0","id":3,"method":"discover","params":{"root_path":"/p"}}"#.to_owned(),
+    ]
+}
+
+fn discover_result() -> serde_json::Value {
+    json!({"source_files": [], "test_files": [], "framework": "cargo"})
+}
+
+fn discovering() -> TableHandler {
+    analyzer().returning("discover", discover_result())
+}
+
 /// Sends every flushed write to a channel.
 struct Forward {
     unflushed: Vec<u8>,
@@ -386,14 +404,9 @@ fn quick_then_slow(batching: Batching, wait: Duration) -> bool {
     let mut handler = analyzer().with("discover", move |_| {
         let got = released.recv_timeout(wait).is_ok();
         *noted.lock().expect("noted") = Some(got);
-        Ok(json!({"source_files": [], "test_files": [], "framework": "cargo"}))
+        Ok(discover_result())
     });
-    let bodies = [
-        INIT.to_owned(),
-        complexity(2),
-        r#"{"jsonrpc":"2.0","id":3,"method":"discover","params":{"root_path":"/p"}}"#.to_owned(),
-    ];
-    let input = lines(&bodies);
+    let input = lines(&quick_then_discover());
     let outcome = server(&gaze)
         .serve_batched(
             &mut handler,
@@ -479,14 +492,9 @@ fn a_write_failed_by_the_watchdog_is_the_loops_error() {
     let gaze = gaze();
     let mut handler = analyzer().with("discover", |_| {
         std::thread::sleep(Duration::from_millis(200));
-        Ok(json!({"source_files": [], "test_files": [], "framework": "cargo"}))
+        Ok(discover_result())
     });
-    let bodies = [
-        INIT.to_owned(),
-        complexity(2),
-        r#"{"jsonrpc":"2.0","id":3,"method":"discover","params":{"root_path":"/p"}}"#.to_owned(),
-    ];
-    let input = lines(&bodies);
+    let input = lines(&quick_then_discover());
     let init_answer = {
         let mut out = Vec::new();
         server(&gaze)
@@ -534,13 +542,7 @@ fn a_panicking_handler_panics_through_instead_of_hanging() {
     std::thread::spawn(move || {
         let gaze = gaze();
         let mut handler = analyzer().with("discover", |_| panic!("a handler's own bug"));
-        let bodies = [
-            INIT.to_owned(),
-            complexity(2),
-            r#"{"jsonrpc":"2.0","id":3,"method":"discover","params":{"root_path":"/p"}}"#
-                .to_owned(),
-        ];
-        let input = lines(&bodies);
+        let input = lines(&quick_then_discover());
         let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             server(&gaze).serve_batched(&mut handler, &input[..], io::sink(), Batching::default())
         }));
@@ -606,60 +608,28 @@ proptest! {
     }
 }
 
-fn discovering() -> TableHandler {
-    analyzer().returning(
-        "discover",
-        json!({"source_files": [], "test_files": [], "framework": "cargo"}),
-    )
-}
-
-/// Asks the loop to stop once it has answered `discover`.
-struct StopsAfterDiscover(TableHandler);
-
-impl wirekit::serve::Handler for StopsAfterDiscover {
-    fn implements(&self, method: &str) -> bool {
-        self.0.implements(method)
-    }
-
-    fn handle(
-        &mut self,
-        method: &str,
-        params: Option<serde_json::Value>,
-    ) -> Result<serde_json::Value, wirekit::envelope::ErrorObject> {
-        self.0.handle(method, params)
-    }
-
-    fn stopped(&self) -> bool {
-        self.0.calls.iter().any(|call| call == "discover")
-    }
-}
-
 #[test]
 fn a_handler_that_stops_ends_the_loop_after_its_answer() {
     let gaze = gaze();
-    let bodies = [
-        INIT.to_owned(),
-        complexity(2),
-        r#"{"jsonrpc":"2.0","id":3,"method":"discover","params":{"root_path":"/p"}}"#.to_owned(),
-        complexity(4),
-    ];
+    let mut bodies = quick_then_discover();
+    bodies.push(complexity(4));
     let input = lines(&bodies);
     let mut direct = Vec::new();
-    let mut handler = StopsAfterDiscover(discovering());
+    let mut handler = discovering().stopping_after("discover");
     let error = server(&gaze)
         .serve(&mut handler, &input[..], &mut direct)
         .expect_err("the handler stopped the loop");
     assert_eq!(error.to_string(), "a handler stopped the serve loop");
-    assert_eq!(handler.0.calls, ["initialize", "complexity", "discover"]);
+    assert_eq!(handler.calls, ["initialize", "complexity", "discover"]);
     for batching in [Batching::default(), no_watchdog()] {
-        let mut handler = StopsAfterDiscover(discovering());
+        let mut handler = discovering().stopping_after("discover");
         let mut output = Recorder::default();
         let error = server(&gaze)
             .serve_batched(&mut handler, &input[..], &mut output, batching)
             .expect_err("the handler stopped the loop");
         assert_eq!(error.to_string(), "a handler stopped the serve loop");
         assert_eq!(
-            handler.0.calls,
+            handler.calls,
             ["initialize", "complexity", "discover"],
             "no handler after the stop"
         );

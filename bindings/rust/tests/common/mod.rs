@@ -20,6 +20,9 @@ pub struct TableHandler {
     pub answers: HashMap<String, Answer>,
     pub streams: HashMap<String, Vec<Value>>,
     pub calls: Vec<String>,
+    /// Once this method has been called, the handler asks the loop to stop
+    /// (`Handler::stopped`).
+    pub stops_after: Option<String>,
 }
 
 impl TableHandler {
@@ -34,6 +37,11 @@ impl TableHandler {
 
     pub fn returning(self, method: &str, value: Value) -> Self {
         self.with(method, move |_| Ok(value.clone()))
+    }
+
+    pub fn stopping_after(mut self, method: &str) -> Self {
+        self.stops_after = Some(method.to_owned());
+        self
     }
 
     pub fn streaming(mut self, method: &str, items: Vec<Value>) -> Self {
@@ -53,6 +61,12 @@ impl Handler for TableHandler {
             Some(answer) => answer(params),
             None => Err(wirekit::serve::method_not_found(method)),
         }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stops_after
+            .as_ref()
+            .is_some_and(|method| self.calls.contains(method))
     }
 
     fn handle_stream(
