@@ -9,6 +9,7 @@ import time
 from typing import Any, Callable
 
 from support import PYTHON, SAMPLE, SERVERS, VECTORS, Peer
+from wirekit import Protocol
 from wirekit.gaze import TAXONOMY
 
 StartPeer = Callable[..., Peer]
@@ -265,6 +266,7 @@ def test_a_handler_s_keyboard_interrupt_stops_a_pipelined_server_after_its_answe
     stopping = peer.line()
     assert stopping["id"] == 3 and stopping["error"]["code"] == -32603
     assert "stopping" in stopping["error"]["message"]
+    assert Protocol("gaze-analyzer").validate_error(stopping["error"]) == [], "the protocol's error schema holds"
     code, rest, stderr = peer.close()
     assert rest == b"", "nothing is answered after the stop"
     assert code != 0
