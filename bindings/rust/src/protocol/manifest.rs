@@ -33,6 +33,10 @@ pub struct Manifest {
     /// The schema files of this version, relative to the manifest.
     #[serde(default)]
     pub schemas: Vec<String>,
+    /// How the schema files are read as JSON Schema: their dialect, the
+    /// URI they are published at, whether `format` asserts.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub json_schema: JsonSchemaSettings,
     /// Where the server declares its capabilities, if it does.
     #[serde(default)]
     pub capabilities: Option<CapabilitiesSpec>,
@@ -219,6 +223,105 @@ impl SchemaRef {
             .strip_prefix("/$defs/")
             .filter(|name| !name.contains('/'))
     }
+}
+
+/// How a protocol's schema files are read as JSON Schema.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonSchemaSettings {
+    /// The dialect of every file that declares no `$schema` of its own
+    /// (draft 2020-12 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<SchemaDialect>,
+    /// The absolute URI the folder is published at (ending in `/`): each
+    /// file's retrieval URI is this base joined with its name, and every
+    /// reference resolves against it as JSON Schema says. When absent the
+    /// folder is based at `https://wirekit.invalid/<protocol>/<version>/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_uri: Option<String>,
+    /// Whether `format` is an assertion (`assert`) or, as draft 2020-12
+    /// has it by default, an annotation (`annotate`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub formats: FormatMode,
+}
+
+impl JsonSchemaSettings {
+    /// The dialect of files that declare none.
+    pub fn dialect(&self) -> SchemaDialect {
+        self.dialect.unwrap_or_default()
+    }
+
+    /// The base URI of a protocol's folder: [`JsonSchemaSettings::base_uri`]
+    /// when given, else one of its own under `wirekit.invalid` (a reserved
+    /// name that nothing resolves).
+    pub fn base_uri(&self, protocol: &str, version: &str) -> String {
+        match &self.base_uri {
+            Some(base) => base.clone(),
+            None => format!("https://wirekit.invalid/{protocol}/{version}/"),
+        }
+    }
+
+    /// Whether `format` asserts.
+    pub fn asserts_formats(&self) -> bool {
+        self.formats == FormatMode::Assert
+    }
+}
+
+/// A JSON Schema dialect, named by its meta-schema URI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+pub enum SchemaDialect {
+    /// Draft 2020-12 (`https://json-schema.org/draft/2020-12/schema`).
+    #[default]
+    #[serde(rename = "https://json-schema.org/draft/2020-12/schema")]
+    Draft202012,
+    /// Draft 2019-09 (`https://json-schema.org/draft/2019-09/schema`).
+    #[serde(rename = "https://json-schema.org/draft/2019-09/schema")]
+    Draft201909,
+    /// Draft 7 (`http://json-schema.org/draft-07/schema#`).
+    #[serde(rename = "http://json-schema.org/draft-07/schema#")]
+    Draft7,
+}
+
+impl SchemaDialect {
+    /// Every dialect, newest first.
+    pub const ALL: [SchemaDialect; 3] = [
+        SchemaDialect::Draft202012,
+        SchemaDialect::Draft201909,
+        SchemaDialect::Draft7,
+    ];
+
+    /// The meta-schema URI that names the dialect.
+    pub fn uri(self) -> &'static str {
+        match self {
+            SchemaDialect::Draft202012 => "https://json-schema.org/draft/2020-12/schema",
+            SchemaDialect::Draft201909 => "https://json-schema.org/draft/2019-09/schema",
+            SchemaDialect::Draft7 => "http://json-schema.org/draft-07/schema#",
+        }
+    }
+
+    /// The dialect a `$schema` value names (with or without the empty
+    /// fragment, `http` or `https`); `None` for any other.
+    pub fn from_uri(uri: &str) -> Option<SchemaDialect> {
+        let bare = uri.trim_end_matches('#');
+        let bare = bare.strip_prefix("https://").or_else(|| bare.strip_prefix("http://"))?;
+        match bare {
+            "json-schema.org/draft/2020-12/schema" => Some(SchemaDialect::Draft202012),
+            "json-schema.org/draft/2019-09/schema" => Some(SchemaDialect::Draft201909),
+            "json-schema.org/draft-07/schema" => Some(SchemaDialect::Draft7),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `format` asserts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FormatMode {
+    /// `format` is an annotation: any string passes (draft 2020-12's default).
+    #[default]
+    Annotate,
+    /// `format` is an assertion: a string of a known format must match it.
+    Assert,
 }
 
 /// One method or notification.

@@ -17,9 +17,9 @@ pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use capabilities::{CapabilitiesSpec, CapabilityStyle};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    DeclaredVersion, Direction, ErrorSpec, HostSpec, LifecycleSpec, Manifest, MethodKind,
+    DeclaredVersion, Direction, ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec, Manifest, MethodKind,
     MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef, Transport, VersionNegotiation,
-    VersionRule, ViolationSpec,
+    SchemaDialect, VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
 pub use serving::Served;
