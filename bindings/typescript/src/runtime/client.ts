@@ -55,8 +55,8 @@ import {
   type Request,
 } from "./envelope.js";
 import { decoderFor, encoderFor, type FrameDecoder, type FrameEncoder, FramingError } from "./framing.js";
-import { JsonSyntaxError, parseJson, type JsonValue } from "./json.js";
-import type { MethodInfo, NotificationMap, ProtocolDescriptor, RequestMap } from "./protocol.js";
+import { JsonSyntaxError, numberText, parseJson, type JsonValue } from "./json.js";
+import type { NotificationMap, ProtocolDescriptor, RequestMap } from "./protocol.js";
 import { checkMessageRules, ScopeRules, type RuleFault } from "./rules.js";
 import { describeIssues, validate, type MessagePart, type SchemaIssue } from "./validation.js";
 import { ChildProcessTransport, type ChildProcessOptions, type Transport, type TransportEnd } from "./transport.js";
@@ -409,6 +409,42 @@ function resolvePointer(value: JsonValue, pointer: string): JsonValue | undefine
 }
 
 /**
+ * How the params of client-to-server call `method` fail (the check every
+ * call passes before it is sent): the params schema, then the manifest's
+ * message rules. Absent params fail unless the method allows them. Empty:
+ * they may be sent. Pointers start at `/params`.
+ */
+export function paramsIssues<R extends RequestMap<R>, N extends NotificationMap<N>, SN extends NotificationMap<SN>>(
+  protocol: ProtocolDescriptor<R, N, SN>,
+  method: string, params: JsonValue | undefined): SchemaIssue[] {
+  const info = protocol.methods[method];
+  const validator = info?.params === undefined ? undefined : protocol.validators?.[info.params];
+  if (info === undefined || validator === undefined) return [];
+  if (params === undefined) {
+    return info.paramsOptional === true ? [] : [{ pointer: "/params", keyword: "required", message: `"${method}" requires params` }];
+  }
+  const issues = validate(validator, params, "params");
+  if (issues.length === 0) issues.push(...checkMessageRules(protocol.rules, method, "params", params));
+  return issues;
+}
+
+/**
+ * How a server's result of `method` fails (the check every answer passes
+ * before a request resolves): the result schema, then the manifest's message
+ * rules. `written` is the text of a top-level number as it came on the wire.
+ * Pointers start at `/result`.
+ */
+export function resultIssues<R extends RequestMap<R>, N extends NotificationMap<N>, SN extends NotificationMap<SN>>(
+  protocol: ProtocolDescriptor<R, N, SN>,
+  method: string, result: JsonValue, written?: string): SchemaIssue[] {
+  const info = protocol.methods[method];
+  const validator = info?.result === undefined ? undefined : protocol.validators?.[info.result];
+  const issues = validator === undefined ? [] : validate(validator, result, "result", written);
+  if (issues.length === 0) issues.push(...checkMessageRules(protocol.rules, method, "result", result));
+  return issues;
+}
+
+/**
  * A typed client of one server. `R`, `N` and `SN` are the generated maps of
  * requests, client notifications and server notifications (taken from the
  * descriptor).
@@ -609,21 +645,14 @@ export class Client<
     if (info.capability !== undefined && !this.hasCapability(info.capability)) {
       return new CapabilityError(method, info.capability);
     }
-    const invalid = this.paramsIssues(method, info, params);
+    const invalid = this.paramsIssues(method, params);
     if (invalid !== undefined) return invalid;
     const fault = this.rules.check(method, params);
     return fault === undefined ? undefined : new RuleViolationError(method, fault);
   }
 
-  private paramsIssues(method: string, info: MethodInfo, params: JsonValue | undefined): InvalidParamsError | undefined {
-    const validator = info.params === undefined ? undefined : this.protocol.validators?.[info.params];
-    if (validator === undefined) return undefined;
-    if (params === undefined) {
-      if (info.paramsOptional === true) return undefined;
-      return new InvalidParamsError(method, [{ pointer: "/params", keyword: "required", message: `"${method}" requires params` }]);
-    }
-    const issues = validate(validator, params, "params");
-    if (issues.length === 0) issues.push(...checkMessageRules(this.protocol.rules, method, "params", params));
+  private paramsIssues(method: string, params: JsonValue | undefined): InvalidParamsError | undefined {
+    const issues = paramsIssues(this.protocol, method, params);
     return issues.length === 0 ? undefined : new InvalidParamsError(method, issues);
   }
 
@@ -895,10 +924,7 @@ export class Client<
           return;
         }
         this.answered(pending.method, message.result, pending.presumed);
-        const info = this.protocol.methods[pending.method];
-        const validator = info?.result === undefined ? undefined : this.protocol.validators?.[info.result];
-        const issues = validator === undefined ? [] : validate(validator, message.result, "result");
-        if (issues.length === 0) issues.push(...checkMessageRules(this.protocol.rules, pending.method, "result", message.result));
+        const issues = resultIssues(this.protocol, pending.method, message.result, numberText(message, "result"));
         if (issues.length > 0) pending.reject(new SchemaError(pending.method, "result", issues));
         else pending.resolve(message.result);
         return;

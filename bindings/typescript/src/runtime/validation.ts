@@ -71,8 +71,9 @@ function withNumbers(value: unknown): unknown {
   return value;
 }
 
-/** The issues of `value` against `validator`, pointers rooted at `part` of the message. */
-export function validate(validator: SchemaValidator, value: unknown, part: MessagePart): SchemaIssue[] {
+/** The issues of `value` against `validator`, pointers rooted at `part` of the message; `written` is the text of a top-level number as it came. */
+export function validate(validator: SchemaValidator, value: unknown, part: MessagePart, written?: string): SchemaIssue[] {
+  void written;
   const subject = holdsBigint(value) ? withNumbers(value) : value;
   if (validator(subject)) return [];
   const base = PART_POINTER[part];
