@@ -21,11 +21,13 @@
  */
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 
+import { Ajv as AjvDraft07, type Ajv } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 
+import { hyperjumpValidator } from "./hyperjump.js";
 import { JsonSyntaxError, parseJson } from "./json.js";
 import { Overlaps } from "./overlap.js";
 import {
@@ -38,7 +40,8 @@ import {
   type RequestMap,
   schemaTypeOf,
 } from "./protocol.js";
-import type { SchemaValidator } from "./validation.js";
+import { compileSchemas } from "./schema-compiler.js";
+import { holdsInexactNumber, type SchemaValidator } from "./validation.js";
 import { validators as manifestValidators } from "../validators/manifest.js";
 
 /** The name of a version's manifest file. */
@@ -50,19 +53,134 @@ function isObj(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function readJson(dir: string, file: string): unknown {
-  let text: string;
+function readText(dir: string, file: string): string {
   try {
-    text = readFileSync(join(dir, file), "utf8");
+    return readFileSync(join(dir, file), "utf8");
   } catch (error) {
     throw new ManifestError(file, "", `cannot read: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** A file's value and its text. */
+function readJson(dir: string, file: string): [unknown, string] {
+  const text = readText(dir, file);
   try {
-    return parseJson(text, { detectDuplicates: true }).value;
+    return [parseJson(text, { detectDuplicates: true }).value, text];
   } catch (error) {
     if (error instanceof JsonSyntaxError) throw new ManifestError(file, "", `not valid JSON: ${error.message}`);
     throw error;
   }
+}
+
+/** One schema file of the folder. */
+interface SchemaFileOfProtocol {
+  /** Its path in the folder, as the manifest lists it. */
+  readonly name: string;
+  /** Its retrieval URI: the protocol's base URI joined with its name. */
+  readonly uri: string;
+  readonly schema: Obj | boolean;
+  readonly text: string;
+  /** Its own `$schema`, else the manifest's default dialect. */
+  readonly dialect: string;
+}
+
+const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+const DRAFT_2019_09 = "https://json-schema.org/draft/2019-09/schema";
+const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+
+type AjvClass = typeof Ajv2020 | typeof Ajv2019 | typeof AjvDraft07;
+
+/** The dialects ajv knows, each with its class and its name in messages. */
+const STANDARD_DIALECTS = new Map<string, { ajv: AjvClass; name: string }>([
+  [DRAFT_2020_12, { ajv: Ajv2020, name: "Draft 2020-12" }],
+  [DRAFT_2019_09, { ajv: Ajv2019, name: "Draft 2019-09" }],
+  [DRAFT_07, { ajv: AjvDraft07, name: "Draft-07" }],
+  ["http://json-schema.org/draft-07/schema", { ajv: AjvDraft07, name: "Draft-07" }],
+]);
+
+/** Dialects in which a `$ref` makes its sibling keywords ignored (ajv applies them). */
+const REF_SIBLINGS_IGNORED = new Set([DRAFT_07, "http://json-schema.org/draft-07/schema"]);
+
+/**
+ * Keywords ajv gets wrong against the official suite (`unevaluated*` with
+ * `contains`, `if` without `then`, nested `items`; `$dynamicRef` scopes):
+ * a schema reaching one is validated by the standard's validator alone.
+ */
+const AJV_WRONG = /unevaluated|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor/;
+
+/** Annotation keywords, which a `$ref` beside them leaves meaning what they meant. */
+const ANNOTATIONS = new Set(["$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"]);
+
+/** Whether some object in `value` has a `$ref` beside keywords that validate (ignored in draft-07, applied by ajv). */
+function refHasSiblings(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(refHasSiblings);
+  if (!isObj(value)) return false;
+  const keys = Object.keys(value);
+  if (typeof value["$ref"] === "string" && keys.some((key) => key !== "$ref" && !ANNOTATIONS.has(key))) return true;
+  return keys.some((key) => refHasSiblings(value[key]));
+}
+
+const metaValidators = new Map<AjvClass, Ajv>();
+
+/** The ajv that checks schema files of `dialect` against its meta-schema (one a dialect, kept). */
+function metaValidatorFor(dialect: AjvClass): Ajv {
+  let ajv = metaValidators.get(dialect);
+  if (ajv === undefined) {
+    ajv = ajvFor(dialect, true);
+    metaValidators.set(dialect, ajv);
+  }
+  return ajv;
+}
+
+/** An ajv of `dialect` with wirekit's options: every error, own properties only, no coercion, no defaults, formats left to the standard's validator. */
+function ajvFor(dialect: AjvClass, validateSchema: boolean): Ajv {
+  return new dialect({ allErrors: true, strict: false, validateFormats: false, ownProperties: true, validateSchema, logger: false });
+}
+
+/** `reference` resolved against `base` (`undefined` when it is not a URI reference). */
+function resolveUri(reference: string, base: string): string | undefined {
+  try {
+    return new URL(reference, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `schema` with its root `$id` resolved against its retrieval URI (ajv takes a relative root `$id` as the base itself). */
+function withAbsoluteId(schema: Obj | boolean, uri: string): Obj | boolean {
+  if (!isObj(schema) || typeof schema["$id"] !== "string") return schema;
+  const id = resolveUri(schema["$id"], uri) ?? schema["$id"];
+  const copy: Obj = {};
+  // defineProperty: a member named `__proto__` stays a member.
+  for (const key of Object.keys(schema)) {
+    Object.defineProperty(copy, key, { value: key === "$id" ? id : schema[key], writable: true, enumerable: true, configurable: true });
+  }
+  return copy;
+}
+
+/**
+ * ajv's fast validator where it is right, the standard's where it is not:
+ * a value holding a number that only its written text gives exactly (an
+ * integer beyond 2^53) is checked by the exact keywords, and so is one
+ * ajv's generated code cannot finish (its stack exhausted).
+ */
+function bothValidators(fast: SchemaValidator, exact: SchemaValidator & { withText: (data: unknown, written: string | undefined) => boolean }): SchemaValidator {
+  const check = (data: unknown, written: string | undefined): boolean => {
+    if (!holdsInexactNumber(data, written)) {
+      try {
+        const valid = fast(data);
+        validator.errors = fast.errors ?? null;
+        return valid;
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+      }
+    }
+    const valid = exact.withText(data, written);
+    validator.errors = exact.errors ?? null;
+    return valid;
+  };
+  const validator: SchemaValidator = Object.assign((data: unknown): boolean => check(data, undefined), { withText: check });
+  return validator;
 }
 
 /** The first issue ajv found, as a pointer and a sentence. */
@@ -74,23 +192,6 @@ function firstIssue(errors: readonly { instancePath: string; keyword: string; pa
   if (typeof missing === "string") return [`${error.instancePath}/${escapeToken(missing)}`, "required member is missing"];
   if (typeof extra === "string") return [`${error.instancePath}/${escapeToken(extra)}`, "member is not allowed here"];
   return [error.instancePath, error.message ?? `fails \`${error.keyword}\``];
-}
-
-/** Rewrites every `$ref` that starts with another file's `$id` to that file's own URL (so files refer to each other by name or by `$id`). */
-function rewriteRefs(value: unknown, ids: ReadonlyMap<string, string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, ids));
-  if (!isObj(value)) return value;
-  const out: Obj = {};
-  for (const [key, member] of Object.entries(value)) {
-    if (key === "$ref" && typeof member === "string") {
-      const [base = "", fragment] = member.split("#", 2);
-      const target = ids.get(base);
-      out[key] = target === undefined ? member : fragment === undefined ? target : `${target}#${fragment}`;
-    } else {
-      out[key] = rewriteRefs(member, ids);
-    }
-  }
-  return out;
 }
 
 /**
@@ -105,7 +206,7 @@ export function loadProtocol<
   N extends NotificationMap<N> = Record<string, { params: unknown }>,
   SN extends NotificationMap<SN> = Record<string, { params: unknown }>,
 >(dir: string): ProtocolDescriptor<R, N, SN> {
-  const manifest = readJson(dir, MANIFEST_FILE);
+  const [manifest] = readJson(dir, MANIFEST_FILE);
   const checkManifest = manifestValidators["Manifest"];
   if (checkManifest === undefined) throw new Error("the manifest validator is missing (regenerate the validators)");
   if (!checkManifest(manifest)) {
@@ -114,77 +215,129 @@ export function loadProtocol<
   }
   checkConsistency(manifest, MANIFEST_FILE);
   const m = manifest as Obj;
+  const settings = isObj(m["json_schema"]) ? m["json_schema"] : {};
+  const dialect = typeof settings["dialect"] === "string" ? settings["dialect"] : DRAFT_2020_12;
+  const base = typeof settings["base_uri"] === "string" ? settings["base_uri"] : `https://wirekit.invalid/${String(m["protocol"])}/${String(m["version"])}/`;
+  const assertFormats = settings["formats"] === "assert";
   const listed = Array.isArray(m["schemas"]) ? (m["schemas"] as string[]) : undefined;
   const names =
     listed ?? readdirSync(dir).filter((name) => name.endsWith(".json") && name !== MANIFEST_FILE).sort();
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
-  const base = (name: string): string => pathToFileURL(join(resolve(dir), name)).href;
-  const files = new Map<string, Obj>();
-  const ids = new Map<string, string>();
-  const fileById = new Map<string, string>();
+  const uriOf = (name: string): string => new URL(name, base).href;
+  const files = new Map<string, SchemaFileOfProtocol>();
   names.forEach((name, index) => {
     if (!existsSync(join(dir, name))) {
       throw new ManifestError(MANIFEST_FILE, `/schemas/${index}`, `schema file \`${name}\` is listed but not present`);
     }
-    const schema = readJson(dir, name);
-    if (!isObj(schema)) throw new ManifestError(name, "", "a schema file must hold a JSON object");
-    if (!ajv.validateSchema(schema)) {
-      const [pointer, detail] = firstIssue(ajv.errors as never);
-      throw new ManifestError(name, pointer, `not a Draft 2020-12 schema: ${detail}`);
+    const [schema, text] = readJson(dir, name);
+    if (!isObj(schema) && typeof schema !== "boolean") throw new ManifestError(name, "", "a schema file must hold a JSON object or a boolean");
+    const own = isObj(schema) && typeof schema["$schema"] === "string" ? schema["$schema"] : undefined;
+    const fileDialect = own ?? dialect;
+    const standard = STANDARD_DIALECTS.get(fileDialect);
+    if (standard !== undefined && isObj(schema)) {
+      const meta = metaValidatorFor(standard.ajv);
+      if (!meta.validateSchema(schema)) {
+        const [pointer, detail] = firstIssue(meta.errors as never);
+        throw new ManifestError(name, pointer, `not a ${standard.name} schema: ${detail}`);
+      }
     }
-    if (typeof schema["$id"] === "string") {
-      ids.set(schema["$id"], base(name));
-      fileById.set(schema["$id"], name);
-    }
-    files.set(name, schema);
+    files.set(name, { name, uri: uriOf(name), schema, text, dialect: fileDialect });
   });
-  for (const [name, schema] of files) {
-    ajv.addSchema({ ...(rewriteRefs(schema, ids) as Obj), $id: base(name) });
+  // Schemas whose alternatives overlap recursively (overlap.ts): validating a value against one takes time
+  // exponential in its depth, so a message using one is refused.
+  const fileByUri = new Map<string, string>();
+  for (const file of files.values()) {
+    fileByUri.set(file.uri, file.name);
+    const id = isObj(file.schema) ? file.schema["$id"] : undefined;
+    if (typeof id === "string") fileByUri.set(resolveUri(id, file.uri)?.replace(/#$/, "") ?? id, file.name);
   }
-  // Schemas whose alternatives overlap recursively (overlap.ts): ajv's time on them grows
-  // exponentially with the depth of the peer's value, so a message using one is refused.
-  const overlaps = Overlaps.of(files, (ref, from) => {
+  const overlaps = Overlaps.of(new Map([...files].map(([name, file]) => [name, file.schema])), (ref, from) => {
     if (ref === "") return from;
-    if (files.has(ref)) return ref;
-    const byId = fileById.get(ref) ?? fileById.get(ref.replace(/#$/, ""));
-    if (byId !== undefined) return byId;
-    const last = ref.slice(ref.lastIndexOf("/") + 1);
-    return !ref.includes("://") && files.has(last) ? last : undefined;
+    const target = resolveUri(ref, files.get(from)?.uri ?? base);
+    return target === undefined ? undefined : fileByUri.get(target);
   });
-  const validators: Record<string, SchemaValidator> = {};
-  const compile = (schema: unknown, pointer: string): void => {
+  const manifestUri = new URL(MANIFEST_FILE, base).href;
+  const entries: { type: string; pointer: string; ref: string; uri: string }[] = [];
+  const entry = (schema: unknown, pointer: string): void => {
     const type = schemaTypeOf(schema);
     const ref = isObj(schema) ? schema["$ref"] : undefined;
-    if (type === undefined || typeof ref !== "string" || validators[type] !== undefined) return;
-    const [file = "", fragment = ""] = ref.split("#", 2);
-    if (!files.has(file)) throw new ManifestError(MANIFEST_FILE, pointer, `\`${ref}\` names a file that is not one of the protocol's schemas`);
-    let entry = fragment;
+    if (type === undefined || typeof ref !== "string" || entries.some((e) => e.type === type)) return;
+    const uri = resolveUri(ref, manifestUri);
+    if (uri === undefined) throw new ManifestError(MANIFEST_FILE, pointer, `\`${ref}\` is not a URI reference`);
+    const hash = uri.indexOf("#");
+    const fragment = hash < 0 ? "" : uri.slice(hash + 1);
+    const file = fileByUri.get(hash < 0 ? uri : uri.slice(0, hash));
+    let decoded: string | undefined;
     try {
-      entry = decodeURIComponent(fragment);
+      decoded = decodeURIComponent(fragment);
     } catch {
-      // ajv refuses the reference below.
+      decoded = undefined;
     }
-    const exploding = overlaps.reach(file, entry);
+    const exploding = file === undefined || decoded === undefined || !(decoded === "" || decoded.startsWith("/")) ? undefined : overlaps.reach(file, decoded);
     if (exploding !== undefined) {
       const [at = "", inner = ""] = exploding.split("#", 2);
       throw new ManifestError(
         at,
         inner,
-        `alternatives here overlap and recurse into the same place, so validating a peer's value against \`${ref}\` (${pointer}) takes time exponential in its depth; the wirekit core reports such a schema along one bounded path, this runtime (ajv) cannot: make at most one alternative recurse into each place`,
+        `alternatives here overlap and recurse into the same place, so validating a peer's value against \`${ref}\` (${pointer}) takes time exponential in its depth; the wirekit core reports such a schema along one bounded path, this runtime cannot: make at most one alternative recurse into each place`,
       );
     }
-    try {
-      validators[type] = ajv.compile({ $ref: `${base(file)}#${fragment}` }) as SchemaValidator;
-    } catch (error) {
-      throw new ManifestError(MANIFEST_FILE, pointer, `\`${ref}\`: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    entries.push({ type, pointer, ref, uri });
   };
   for (const [name, spec] of Object.entries(m["methods"] as Obj)) {
     for (const part of ["params", "result", "result_stream"]) {
-      compile((spec as Obj)[part], `/methods/${escapeToken(name)}/${part}/$ref`);
+      entry((spec as Obj)[part], `/methods/${escapeToken(name)}/${part}/$ref`);
     }
   }
-  compile(m["error_data"], "/error_data/$ref");
-  compile(m["error_object"], "/error_object/$ref");
+  entry(m["error_data"], "/error_data/$ref");
+  entry(m["error_object"], "/error_object/$ref");
+  const reply = compileSchemas({
+    files: [...files.values()].map(({ uri, text }) => ({ uri, text })),
+    dialect,
+    assertFormats,
+    entries: entries.map((e) => e.uri),
+  });
+  if (reply.error !== undefined || reply.entries === undefined) {
+    const failed = reply.error?.entry === undefined ? undefined : entries[reply.error.entry];
+    const file = [...files.values()].find((f) => f.uri === reply.error?.file);
+    if (failed !== undefined) throw new ManifestError(MANIFEST_FILE, failed.pointer, `\`${failed.ref}\`: ${reply.error?.message ?? "not compiled"}`);
+    throw new ManifestError(file?.name ?? MANIFEST_FILE, "", reply.error?.message ?? "the schemas were not compiled");
+  }
+  const siblingsIgnored = [...files.values()].some((file) => REF_SIBLINGS_IGNORED.has(file.dialect) && refHasSiblings(file.schema));
+  const ajvs = new Map<string, Ajv | undefined>();
+  const ajvOf = (fileDialect: string): Ajv | undefined => {
+    if (ajvs.has(fileDialect)) return ajvs.get(fileDialect);
+    const standard = STANDARD_DIALECTS.get(fileDialect);
+    let ajv: Ajv | undefined = standard === undefined ? undefined : ajvFor(standard.ajv, false);
+    try {
+      for (const file of files.values()) if (file.dialect === fileDialect && ajv !== undefined) ajv.addSchema(withAbsoluteId(file.schema, file.uri) as never, file.uri);
+    } catch {
+      // ajv refuses what the standard's validator accepted (two files with one `$id`, ...): the standard's validator checks alone.
+      ajv = undefined;
+    }
+    ajvs.set(fileDialect, ajv);
+    return ajv;
+  };
+  const validators: Record<string, SchemaValidator> = {};
+  reply.entries.forEach((compiled, index) => {
+    const { type, uri } = entries[index]!;
+    const exact = hyperjumpValidator(compiled.compiled);
+    const onlyDialect = compiled.dialects.length === 1 ? compiled.dialects[0] : undefined;
+    const ajvTrusted =
+      !assertFormats &&
+      onlyDialect !== undefined &&
+      STANDARD_DIALECTS.has(onlyDialect) &&
+      !compiled.keywords.some((keyword) => AJV_WRONG.test(keyword)) &&
+      !compiled.compiled.includes('"__proto__"') &&
+      !(siblingsIgnored && REF_SIBLINGS_IGNORED.has(onlyDialect));
+    let fast: SchemaValidator | undefined;
+    if (ajvTrusted) {
+      try {
+        fast = ajvOf(onlyDialect)?.compile({ $ref: uri }) as SchemaValidator | undefined;
+      } catch {
+        fast = undefined;
+      }
+    }
+    validators[type] = fast === undefined ? exact : bothValidators(fast, exact);
+  });
   return protocolFromManifest<R, N, SN>(manifest, validators);
 }

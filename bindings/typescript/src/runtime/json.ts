@@ -60,6 +60,12 @@ export function numberText(container: object, key: string | number): string | un
   return META.get(container)?.numbers?.get(String(key));
 }
 
+/** Every number text recorded for `container`'s members (member name or index as text to the text), when there are any. */
+export function numberTexts(container: object): ReadonlyMap<string, string> | undefined {
+  const numbers = META.get(container)?.numbers;
+  return numbers === undefined || numbers.size === 0 ? undefined : numbers;
+}
+
 /**
  * Records (or with `undefined`, forgets) the written text of the number at
  * `container[key]`. Encoders use it while the value still equals `text`'s.

@@ -12,6 +12,9 @@
  * @module
  */
 
+import { exactKey, exactOf, exactOfText } from "./exact.js";
+import { numberText, numberTexts, setNumberText } from "./json.js";
+
 /** One failure as ajv reports it. */
 export interface ValidatorError {
   /** JSON pointer to the failing value, within the validated value. */
@@ -31,6 +34,8 @@ export interface SchemaValidator {
   (data: unknown): boolean;
   /** The failures of the last call (null or absent when it passed). */
   errors?: readonly ValidatorError[] | null;
+  /** Validates `data`, a top-level number written as `written` (validators of protocols loaded from a folder: numbers compared exactly). */
+  withText?: (data: unknown, written: string | undefined) => boolean;
 }
 
 /** What part of a message is checked. */
@@ -54,28 +59,80 @@ const PART_POINTER: Record<MessagePart, string> = {
   item: "",
 };
 
-/** Whether `value` holds a bigint anywhere (the encoders accept bigints as exact integers). */
-function holdsBigint(value: unknown): boolean {
-  if (typeof value === "bigint") return true;
-  if (typeof value !== "object" || value === null) return false;
-  return Object.values(value).some(holdsBigint);
-}
-
-/** A copy of `value` with each bigint as the number closest to it: JSON Schema sees integers, whatever their JavaScript type. */
+/**
+ * A copy of `value` with each bigint as the number closest to it and its
+ * digits kept beside it (the runtime's side table), so JSON Schema sees an
+ * integer and the exact keywords its exact value. `undefined` when `value`
+ * holds no bigint.
+ */
 function withNumbers(value: unknown): unknown {
-  if (typeof value === "bigint") return Number(value);
-  if (Array.isArray(value)) return value.map(withNumbers);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNumbers(v)]));
+  if (typeof value !== "object" || value === null) return undefined;
+  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.keys(value).map((name) => [name, (value as Record<string, unknown>)[name]]);
+  let copied = false;
+  const out: [string | number, unknown, string | undefined][] = entries.map(([key, member]) => {
+    if (typeof member === "bigint") {
+      copied = true;
+      return [key, Number(member), member.toString()];
+    }
+    const inner = withNumbers(member);
+    if (inner !== undefined) copied = true;
+    return [key, inner ?? member, numberText(value, key)];
+  });
+  if (!copied) return undefined;
+  const copy: unknown[] | Record<string, unknown> = Array.isArray(value) ? [] : {};
+  for (const [key, member, written] of out) {
+    // defineProperty: a member named `__proto__` stays a member.
+    Object.defineProperty(copy, key, { value: member, writable: true, enumerable: true, configurable: true });
+    setNumberText(copy, key, written);
   }
-  return value;
+  return copy;
 }
 
-/** The issues of `value` against `validator`, pointers rooted at `part` of the message; `written` is the text of a top-level number as it came. */
+/** Whether a number's written text names another value than its double (an integer beyond 2^53, more digits than a double holds). */
+function inexact(value: number, written: string | undefined): boolean {
+  if (written === undefined) return false;
+  const exact = exactOfText(written);
+  return exact !== undefined && exactKey(exact) !== exactKey(exactOf(value));
+}
+
+/** Whether `value` holds a number that only its written text gives exactly. */
+export function holdsInexactNumber(value: unknown, written?: string): boolean {
+  if (typeof value === "number") return inexact(value, written);
+  if (typeof value !== "object" || value === null) return false;
+  const texts = numberTexts(value);
+  if (texts !== undefined) {
+    for (const [key, text] of texts) {
+      const member = (value as Record<string, unknown>)[key];
+      if (typeof member === "number" && inexact(member, text)) return true;
+    }
+  }
+  const members: unknown[] = Array.isArray(value) ? value : Object.keys(value).map((name) => (value as Record<string, unknown>)[name]);
+  return members.some((member) => typeof member === "object" && member !== null && holdsInexactNumber(member));
+}
+
+/**
+ * The issues of `value` against `validator`, pointers rooted at `part` of
+ * the message; `written` is the text of a top-level number as it came.
+ */
 export function validate(validator: SchemaValidator, value: unknown, part: MessagePart, written?: string): SchemaIssue[] {
-  void written;
-  const subject = holdsBigint(value) ? withNumbers(value) : value;
-  if (validator(subject)) return [];
+  let subject = value;
+  let text = written;
+  if (typeof value === "bigint") {
+    subject = Number(value);
+    text = value.toString();
+  } else {
+    subject = withNumbers(value) ?? value;
+  }
+  let valid: boolean;
+  try {
+    valid = validator.withText === undefined ? validator(subject) : validator.withText(subject, text);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    // The schema recurses deeper than the stack allows for this value: refused, never accepted.
+    const base = PART_POINTER[part];
+    return [{ pointer: base, keyword: "$ref", message: `${base === "" ? "the value" : base}: the schema recurses too deeply to check this value (${error.message})` }];
+  }
+  if (valid) return [];
   const base = PART_POINTER[part];
   return (validator.errors ?? []).map((error) => {
     let pointer = `${base}${error.instancePath}`;
