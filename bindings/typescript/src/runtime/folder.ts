@@ -297,9 +297,7 @@ export function loadProtocol<
     entries: entries.map((e) => e.uri),
   });
   if (reply.error !== undefined || reply.entries === undefined) {
-    const failed = reply.error?.entry === undefined ? undefined : entries[reply.error.entry];
     const file = [...files.values()].find((f) => f.uri === reply.error?.file);
-    if (failed !== undefined) throw new ManifestError(MANIFEST_FILE, failed.pointer, `\`${failed.ref}\`: ${reply.error?.message ?? "not compiled"}`);
     throw new ManifestError(file?.name ?? MANIFEST_FILE, "", reply.error?.message ?? "the schemas were not compiled");
   }
   const siblingsIgnored = [...files.values()].some((file) => REF_SIBLINGS_IGNORED.has(file.dialect) && refHasSiblings(file.schema));
@@ -317,9 +315,33 @@ export function loadProtocol<
     ajvs.set(fileDialect, ajv);
     return ajv;
   };
+  const ajvCompile = (dialectOfEntry: string, uri: string): SchemaValidator | undefined => {
+    try {
+      return ajvOf(dialectOfEntry)?.compile({ $ref: uri }) as SchemaValidator | undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const validators: Record<string, SchemaValidator> = {};
   reply.entries.forEach((compiled, index) => {
-    const { type, uri } = entries[index]!;
+    const { type, uri, pointer, ref } = entries[index]!;
+    if ("error" in compiled) {
+      // The standard's validator could not compile it (a draft-07 pointer into an embedded resource, ...): ajv
+      // alone, where nothing in the folder is what ajv gets wrong; else the folder is refused.
+      const dialects = new Set([...files.values()].map((file) => file.dialect));
+      const [only] = dialects;
+      const trusted =
+        !assertFormats &&
+        dialects.size === 1 &&
+        only !== undefined &&
+        STANDARD_DIALECTS.has(only) &&
+        !siblingsIgnored &&
+        ![...files.values()].some((file) => AJV_WRONG.test(file.text) || file.text.includes('"__proto__"'));
+      const alone = trusted ? ajvCompile(only, uri) : undefined;
+      if (alone === undefined) throw new ManifestError(MANIFEST_FILE, pointer, `\`${ref}\`: ${compiled.error}`);
+      validators[type] = alone;
+      return;
+    }
     const exact = hyperjumpValidator(compiled.compiled);
     const onlyDialect = compiled.dialects.length === 1 ? compiled.dialects[0] : undefined;
     const ajvTrusted =
@@ -329,14 +351,7 @@ export function loadProtocol<
       !compiled.keywords.some((keyword) => AJV_WRONG.test(keyword)) &&
       !compiled.compiled.includes('"__proto__"') &&
       !(siblingsIgnored && REF_SIBLINGS_IGNORED.has(onlyDialect));
-    let fast: SchemaValidator | undefined;
-    if (ajvTrusted) {
-      try {
-        fast = ajvOf(onlyDialect)?.compile({ $ref: uri }) as SchemaValidator | undefined;
-      } catch {
-        fast = undefined;
-      }
-    }
+    const fast = ajvTrusted ? ajvCompile(onlyDialect, uri) : undefined;
     validators[type] = fast === undefined ? exact : bothValidators(fast, exact);
   });
   return protocolFromManifest<R, N, SN>(manifest, validators);

@@ -24,7 +24,8 @@ import "@hyperjump/json-schema/draft-2019-09";
 import "@hyperjump/json-schema/draft-07";
 import "@hyperjump/json-schema/formats";
 import { setShouldValidateFormat } from "@hyperjump/json-schema/draft-2020-12";
-import { addKeyword, BASIC, deserialize, getKeyword, getKeywordName, interpret, type CompiledSchema } from "@hyperjump/json-schema/experimental";
+import { isIri, isIriReference, isUri, isUriReference } from "@hyperjump/json-schema-formats";
+import { addFormat, addKeyword, BASIC, deserialize, getKeyword, getKeywordName, interpret, type CompiledSchema } from "@hyperjump/json-schema/experimental";
 import * as Instance from "@hyperjump/json-schema/instance/experimental";
 import * as Browser from "@hyperjump/browser";
 
@@ -178,6 +179,59 @@ function installKeywords(): void {
   }
   // The format keywords above decide by the protocol's choice; the library's own switch stays on.
   setShouldValidateFormat(true);
+  installFormats();
+}
+
+const FULL_TIME = /^(\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:[zZ]|([+-])(\d\d):(\d\d))$/;
+
+/**
+ * RFC 3339 `full-time`, a leap second (`:60`) allowed where it can fall: at
+ * 23:59 UTC, once the offset is taken off (the suite's rule; the library
+ * refuses every leap second in a time without a date).
+ */
+export function isFullTime(text: string): boolean {
+  const match = FULL_TIME.exec(text);
+  if (match === null) return false;
+  const [, h = "", m = "", sec = "", sign, oh = "0", om = "0"] = match;
+  const [hour, minute, second, offsetHour, offsetMinute] = [h, m, sec, oh, om].map(Number) as [number, number, number, number, number];
+  if (hour > 23 || minute > 59 || second > 60 || offsetHour > 23 || offsetMinute > 59) return false;
+  if (second < 60) return true;
+  const offset = (sign === "-" ? -1 : 1) * (offsetHour * 60 + offsetMinute);
+  return (((hour * 60 + minute - offset) % 1440) + 1440) % 1440 === 23 * 60 + 59;
+}
+
+/**
+ * `text` with an IPvFuture host (RFC 3986 `IP-literal`: `"v" 1*HEXDIG "."
+ * 1*( unreserved / sub-delims / ":" )`, `v` in either case as ABNF strings
+ * are) written as the IPv6 literal `[::1]`: the library throws on every
+ * IPvFuture, and the rest of the URI is checked as it was written.
+ */
+function ipvFutureAsIpv6(text: string): string {
+  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^@/?#[\]]*@)?)\[[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+\]/, "$1[::1]");
+}
+
+/** The format checks the library gets wrong against the official suite, replaced. */
+function installFormats(): void {
+  addFormat({ id: "https://json-schema.org/format/time", handler: (value: unknown) => typeof value !== "string" || isFullTime(value) });
+  const uriLike: [string, (text: string) => boolean][] = [
+    ["https://json-schema.org/format/uri", isUri],
+    ["https://json-schema.org/format/uri-reference", isUriReference],
+    ["https://json-schema.org/format/iri", isIri],
+    ["https://json-schema.org/format/iri-reference", isIriReference],
+  ];
+  for (const [id, check] of uriLike) {
+    addFormat({
+      id,
+      handler: (value: unknown) => {
+        if (typeof value !== "string") return true;
+        try {
+          return check(ipvFutureAsIpv6(value));
+        } catch {
+          return false;
+        }
+      },
+    });
+  }
 }
 
 installKeywords();

@@ -29,20 +29,22 @@ export interface CompileRequest {
   readonly entries: readonly string[];
 }
 
-/** One compiled entry. */
-export interface CompiledEntry {
-  /** The compiled schema, serialized. */
-  readonly compiled: string;
-  /** The ids of every keyword the entry reaches (`https://json-schema.org/keyword/unevaluatedProperties`, ...). */
-  readonly keywords: readonly string[];
-  /** The dialect of every schema resource the entry reaches. */
-  readonly dialects: readonly string[];
-}
+/** One compiled entry, or why it could not be compiled. */
+export type CompiledEntry =
+  | {
+      /** The compiled schema, serialized. */
+      readonly compiled: string;
+      /** The ids of every keyword the entry reaches (`https://json-schema.org/keyword/unevaluatedProperties`, ...). */
+      readonly keywords: readonly string[];
+      /** The dialect of every schema resource the entry reaches. */
+      readonly dialects: readonly string[];
+    }
+  | { readonly error: string };
 
-/** The worker's answer: the entries in order, or the first error (in a file, or in an entry). */
+/** The worker's answer: the entries in order, or the error that stopped them all (in a file, or none). */
 export interface CompileReply {
   readonly entries?: readonly CompiledEntry[];
-  readonly error?: { readonly file?: string | undefined; readonly entry?: number; readonly message: string };
+  readonly error?: { readonly file?: string | undefined; readonly message: string };
 }
 
 /** How long a compilation may take before the load is refused. */

@@ -50,13 +50,60 @@ function schemaNumbers(values: readonly unknown[]): (value: number) => Exact {
   };
 }
 
+const DRAFT_07 = new Set(["http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]);
+
+/** Draft-07 keywords whose value is a schema, an array of schemas, or a map of schemas. */
+const DRAFT_07_SCHEMA = new Set(["additionalItems", "items", "contains", "additionalProperties", "propertyNames", "not", "if", "then", "else"]);
+const DRAFT_07_SCHEMA_ARRAY = new Set(["items", "allOf", "anyOf", "oneOf"]);
+const DRAFT_07_SCHEMA_MAP = new Set(["definitions", "properties", "patternProperties", "dependencies"]);
+
+/**
+ * A draft-07 schema with every `$ref` alone in its object, as draft-07
+ * says ("All other properties in a "$ref" object MUST be ignored"); the
+ * library honours that except for a sibling `$id`, which it lets change the
+ * base URI (the suite's "$ref prevents a sibling $id from changing the base
+ * uri"). Only schema positions are walked: a `const` or `enum` value that
+ * looks like a `$ref` object is left as it is.
+ */
+function draft07RefsAlone(schema: unknown): unknown {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+  const object = schema as Record<string, unknown>;
+  if (typeof object["$ref"] === "string") return { $ref: object["$ref"] };
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    let out = value;
+    if (DRAFT_07_SCHEMA_ARRAY.has(key) && Array.isArray(value)) out = value.map(draft07RefsAlone);
+    else if (DRAFT_07_SCHEMA.has(key)) out = draft07RefsAlone(value);
+    else if (DRAFT_07_SCHEMA_MAP.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const members: Record<string, unknown> = {};
+      for (const name of Object.keys(value)) {
+        const member = (value as Record<string, unknown>)[name];
+        Object.defineProperty(members, name, { value: Array.isArray(member) ? member : draft07RefsAlone(member), writable: true, enumerable: true, configurable: true });
+      }
+      out = members;
+    }
+    Object.defineProperty(copy, key, { value: out, writable: true, enumerable: true, configurable: true });
+  }
+  return copy;
+}
+
+/** The dialect a file is read in: its own `$schema`, else the protocol's. */
+function dialectOf(value: unknown, dialect: string): string {
+  const own = typeof value === "object" && value !== null ? (value as Record<string, unknown>)["$schema"] : undefined;
+  return typeof own === "string" ? own : dialect;
+}
+
 async function compileRequest(request: CompileRequest): Promise<CompileReply> {
   const values = request.files.map((file) => parseJson(file.text).value);
   setCompileContext({ assertFormats: request.assertFormats, schemaNumber: schemaNumbers(values) });
   const documents = new Map<string, SchemaDocument>();
   const built: SchemaDocument[] = [];
   // A file whose `$schema` is another file (a meta-schema of the protocol's own) is built after it.
-  let pending = request.files.map((file, index) => ({ file, value: values[index] }));
+  let pending = request.files.map((file, index) => {
+    const value = values[index];
+    return { file, value: DRAFT_07.has(dialectOf(value, request.dialect)) ? draft07RefsAlone(value) : value };
+  });
   while (pending.length > 0) {
     const failed: typeof pending = [];
     let lastError: unknown;
@@ -87,7 +134,7 @@ async function compileRequest(request: CompileRequest): Promise<CompileReply> {
   }
   const entries: CompiledEntry[] = [];
   try {
-    for (const [index, uri] of request.entries.entries()) {
+    for (const uri of request.entries) {
       try {
         const schema = await getSchema(uri, { _cache: { ...cache } } as never);
         const compiled = await compile(schema);
@@ -101,7 +148,7 @@ async function compileRequest(request: CompileRequest): Promise<CompileReply> {
         }
         entries.push({ compiled: serialize(compiled), keywords: [...keywords], dialects: [...dialects] });
       } catch (error) {
-        return { error: { entry: index, message: messageOf(error) } };
+        entries.push({ error: messageOf(error) });
       }
     }
   } finally {
