@@ -85,13 +85,14 @@ export function exactOfKey(key: string): Exact {
  * (`const`, `enum`, `uniqueItems`): numbers by exact value (`1` and `1.0`
  * alike, `9007199254740993` and `9007199254740992` not), objects whatever
  * their member order. `written` is the text of a top-level number;
- * `numberOf` gives the exact value of a number found inside, by its
- * container and key (by default from the runtime's side table).
+ * `numberOf` gives the exact value of a number, by its container and key
+ * (`undefined` at the top; by default from the runtime's side table).
  */
 export function equalityKey(
   value: unknown,
   written?: string,
-  numberOf: (value: number | bigint, container: object, key: string | number) => Exact = (v, container, key) => exactOf(v, numberText(container, key)),
+  numberOf: (value: number | bigint, container: object | undefined, key: string | number) => Exact = (v, container, key) =>
+    exactOf(v, container === undefined ? written : numberText(container, key)),
 ): string {
   const walk = (v: unknown, exact: () => Exact): string => {
     if (typeof v === "number" || typeof v === "bigint") return `n${exactKey(exact())}`;
@@ -106,5 +107,5 @@ export function equalityKey(
     }
     throw new TypeError(`a ${typeof v} is not JSON`);
   };
-  return walk(value, () => exactOf(value as number, written));
+  return walk(value, () => numberOf(value as number, undefined, ""));
 }

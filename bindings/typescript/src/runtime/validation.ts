@@ -106,8 +106,32 @@ export function holdsInexactNumber(value: unknown, written?: string): boolean {
       if (typeof member === "number" && inexact(member, text)) return true;
     }
   }
-  const members: unknown[] = Array.isArray(value) ? value : Object.keys(value).map((name) => (value as Record<string, unknown>)[name]);
-  return members.some((member) => typeof member === "object" && member !== null && holdsInexactNumber(member));
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === "object" && item !== null && holdsInexactNumber(item)) return true;
+    }
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    const member = record[name];
+    if (typeof member === "object" && member !== null && holdsInexactNumber(member)) return true;
+  }
+  return false;
+}
+
+/** Whether `value` holds a bigint anywhere (the encoders accept bigints as exact integers). */
+function holdsBigint(value: unknown): boolean {
+  if (typeof value === "bigint") return true;
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsBigint(value[i])) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) if (holdsBigint(record[name])) return true;
+  return false;
 }
 
 /**
@@ -121,7 +145,7 @@ export function validate(validator: SchemaValidator, value: unknown, part: Messa
     subject = Number(value);
     text = value.toString();
   } else {
-    subject = withNumbers(value) ?? value;
+    subject = holdsBigint(value) ? (withNumbers(value) ?? value) : value;
   }
   let valid: boolean;
   try {

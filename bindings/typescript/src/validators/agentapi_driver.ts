@@ -8,7 +8,8 @@ const require = createRequire(import.meta.url);
 export const v0 = validate21;
 const schema32 = {"title":"Hello params","description":"Contains the Core's supported Driver API range.","type":"object","additionalProperties":false,"required":["core_version_range"],"properties":{"core_version_range":{"title":"Core version range","description":"The Driver API versions the Core supports.","$ref":"#/$defs/VersionRange"}}};
 const schema33 = {"title":"Version range","description":"The inclusive Driver RPC version range offered at hello. Both ends are required (non-empty).","type":"object","additionalProperties":false,"required":["minimum","maximum"],"properties":{"minimum":{"title":"Minimum","description":"Lowest supported Driver RPC version.","type":"string","minLength":1},"maximum":{"title":"Maximum","description":"Highest supported Driver RPC version.","type":"string","minLength":1}}};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+const func0 = Object.prototype.hasOwnProperty;
+const func65 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21,7 +22,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.core_version_range === undefined){
+if((data.core_version_range === undefined) || (!(func0.call(data, "core_version_range")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "core_version_range"},message:"must have required property '"+"core_version_range"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -31,7 +32,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(key0 === "core_version_range")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -43,10 +44,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.core_version_range !== undefined){
+if(data.core_version_range !== undefined && func0.call(data, "core_version_range")){
 let data0 = data.core_version_range;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.minimum === undefined){
+if((data0.minimum === undefined) || (!(func0.call(data0, "minimum")))){
 const err2 = {instancePath:instancePath+"/core_version_range",schemaPath:"#/$defs/VersionRange/required",keyword:"required",params:{missingProperty: "minimum"},message:"must have required property '"+"minimum"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -56,7 +57,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.maximum === undefined){
+if((data0.maximum === undefined) || (!(func0.call(data0, "maximum")))){
 const err3 = {instancePath:instancePath+"/core_version_range",schemaPath:"#/$defs/VersionRange/required",keyword:"required",params:{missingProperty: "maximum"},message:"must have required property '"+"maximum"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -66,7 +67,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key1 in data0){
+for(const key1 of Object.keys(data0)){
 if(!((key1 === "minimum") || (key1 === "maximum"))){
 const err4 = {instancePath:instancePath+"/core_version_range",schemaPath:"#/$defs/VersionRange/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -78,10 +79,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.minimum !== undefined){
+if(data0.minimum !== undefined && func0.call(data0, "minimum")){
 let data1 = data0.minimum;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func65(data1) < 1){
 const err5 = {instancePath:instancePath+"/core_version_range/minimum",schemaPath:"#/$defs/VersionRange/properties/minimum/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -103,10 +104,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data0.maximum !== undefined){
+if(data0.maximum !== undefined && func0.call(data0, "maximum")){
 let data2 = data0.maximum;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func65(data2) < 1){
 const err7 = {instancePath:instancePath+"/core_version_range/maximum",schemaPath:"#/$defs/VersionRange/properties/maximum/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -162,7 +163,6 @@ const schema39 = {"title":"Capabilities","description":"Declares what the driver
 const schema40 = {"title":"Permission","description":"Names a capability-scoped sandbox permission.","type":"string"};
 const schema36 = {"title":"Driver identity","description":"Pins all executable and client inputs relevant to an observation. Optional SDK/client fields are omitted for the built-in raw driver; an SDK name and version, and a client name and version, come in pairs.","type":"object","additionalProperties":false,"required":["name","version","runtime_name","runtime_version","os","architecture","artifact_digest"],"properties":{"name":{"title":"Name","description":"Driver name (must not be blank).","type":"string","pattern":"\\S"},"version":{"title":"Version","description":"Driver version (must not be blank).","type":"string","pattern":"\\S"},"sdk_name":{"title":"SDK name","description":"SDK name; omitted for the built-in raw driver; given together with sdk_version.","type":"string"},"sdk_version":{"title":"SDK version","description":"SDK version; given together with sdk_name.","type":"string"},"client_name":{"title":"Client name","description":"Client name; omitted for the built-in raw driver; given together with client_version.","type":"string"},"client_version":{"title":"Client version","description":"Client version; given together with client_name.","type":"string"},"runtime_name":{"title":"Runtime name","description":"Runtime name (must not be blank).","type":"string","pattern":"\\S"},"runtime_version":{"title":"Runtime version","description":"Runtime version (must not be blank).","type":"string","pattern":"\\S"},"os":{"title":"OS","description":"Operating system (must not be blank).","type":"string","pattern":"\\S"},"architecture":{"title":"Architecture","description":"CPU architecture (must not be blank).","type":"string","pattern":"\\S"},"artifact_digest":{"title":"Artifact digest","description":"Digest of the driver artifact.","$ref":"#/$defs/Digest"},"lockfile_digest":{"title":"Lockfile digest","description":"Digest of the driver's lockfile, when it has one.","$ref":"#/$defs/Digest"}},"dependentRequired":{"sdk_name":["sdk_version"],"sdk_version":["sdk_name"],"client_name":["client_version"],"client_version":["client_name"]}};
 const schema37 = {"title":"Digest","description":"publicschema.Digest: a lowercase, algorithm-qualified content digest, \"sha256:\" and 64 lowercase hex digits. Not defined in the spec; shape taken from the reference implementation (pkg/schema/digest.go). See Assumptions.","type":"string","pattern":"^sha256:[0-9a-f]{64}$"};
-const func5 = Object.prototype.hasOwnProperty;
 const pattern4 = new RegExp("\\S", "u");
 const pattern10 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
 
@@ -177,7 +177,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -187,7 +187,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.version === undefined){
+if((data.version === undefined) || (!(func0.call(data, "version")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -197,7 +197,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.runtime_name === undefined){
+if((data.runtime_name === undefined) || (!(func0.call(data, "runtime_name")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runtime_name"},message:"must have required property '"+"runtime_name"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -207,7 +207,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.runtime_version === undefined){
+if((data.runtime_version === undefined) || (!(func0.call(data, "runtime_version")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runtime_version"},message:"must have required property '"+"runtime_version"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -217,7 +217,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.os === undefined){
+if((data.os === undefined) || (!(func0.call(data, "os")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "os"},message:"must have required property '"+"os"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -227,7 +227,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.architecture === undefined){
+if((data.architecture === undefined) || (!(func0.call(data, "architecture")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "architecture"},message:"must have required property '"+"architecture"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -237,7 +237,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.artifact_digest === undefined){
+if((data.artifact_digest === undefined) || (!(func0.call(data, "artifact_digest")))){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "artifact_digest"},message:"must have required property '"+"artifact_digest"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -247,8 +247,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func5.call(schema36.properties, key0))){
+for(const key0 of Object.keys(data)){
+if(!(func0.call(schema36.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -259,7 +259,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
@@ -284,7 +284,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.version !== undefined){
+if(data.version !== undefined && func0.call(data, "version")){
 let data1 = data.version;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
@@ -309,7 +309,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.sdk_name !== undefined){
+if(data.sdk_name !== undefined && func0.call(data, "sdk_name")){
 if(typeof data.sdk_name !== "string"){
 const err12 = {instancePath:instancePath+"/sdk_name",schemaPath:"#/properties/sdk_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -321,7 +321,7 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.sdk_version !== undefined){
+if(data.sdk_version !== undefined && func0.call(data, "sdk_version")){
 if(typeof data.sdk_version !== "string"){
 const err13 = {instancePath:instancePath+"/sdk_version",schemaPath:"#/properties/sdk_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -333,7 +333,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.client_name !== undefined){
+if(data.client_name !== undefined && func0.call(data, "client_name")){
 if(typeof data.client_name !== "string"){
 const err14 = {instancePath:instancePath+"/client_name",schemaPath:"#/properties/client_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -345,7 +345,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.client_version !== undefined){
+if(data.client_version !== undefined && func0.call(data, "client_version")){
 if(typeof data.client_version !== "string"){
 const err15 = {instancePath:instancePath+"/client_version",schemaPath:"#/properties/client_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -357,7 +357,7 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.runtime_name !== undefined){
+if(data.runtime_name !== undefined && func0.call(data, "runtime_name")){
 let data6 = data.runtime_name;
 if(typeof data6 === "string"){
 if(!pattern4.test(data6)){
@@ -382,7 +382,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.runtime_version !== undefined){
+if(data.runtime_version !== undefined && func0.call(data, "runtime_version")){
 let data7 = data.runtime_version;
 if(typeof data7 === "string"){
 if(!pattern4.test(data7)){
@@ -407,7 +407,7 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.os !== undefined){
+if(data.os !== undefined && func0.call(data, "os")){
 let data8 = data.os;
 if(typeof data8 === "string"){
 if(!pattern4.test(data8)){
@@ -432,7 +432,7 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.architecture !== undefined){
+if(data.architecture !== undefined && func0.call(data, "architecture")){
 let data9 = data.architecture;
 if(typeof data9 === "string"){
 if(!pattern4.test(data9)){
@@ -457,7 +457,7 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.artifact_digest !== undefined){
+if(data.artifact_digest !== undefined && func0.call(data, "artifact_digest")){
 let data10 = data.artifact_digest;
 if(typeof data10 === "string"){
 if(!pattern10.test(data10)){
@@ -482,7 +482,7 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.lockfile_digest !== undefined){
+if(data.lockfile_digest !== undefined && func0.call(data, "lockfile_digest")){
 let data11 = data.lockfile_digest;
 if(typeof data11 === "string"){
 if(!pattern10.test(data11)){
@@ -507,8 +507,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.sdk_name !== undefined){
-if(data.sdk_version === undefined){
+if(data.sdk_name !== undefined && func0.call(data, "sdk_name")){
+if((data.sdk_version === undefined) || (!(func0.call(data, "sdk_version")))){
 const err28 = {instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "sdk_name",
     missingProperty: "sdk_version",
     depsCount: 1,
@@ -522,8 +522,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.sdk_version !== undefined){
-if(data.sdk_name === undefined){
+if(data.sdk_version !== undefined && func0.call(data, "sdk_version")){
+if((data.sdk_name === undefined) || (!(func0.call(data, "sdk_name")))){
 const err29 = {instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "sdk_version",
     missingProperty: "sdk_name",
     depsCount: 1,
@@ -537,8 +537,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.client_name !== undefined){
-if(data.client_version === undefined){
+if(data.client_name !== undefined && func0.call(data, "client_name")){
+if((data.client_version === undefined) || (!(func0.call(data, "client_version")))){
 const err30 = {instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "client_name",
     missingProperty: "client_version",
     depsCount: 1,
@@ -552,8 +552,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.client_version !== undefined){
-if(data.client_name === undefined){
+if(data.client_version !== undefined && func0.call(data, "client_version")){
+if((data.client_name === undefined) || (!(func0.call(data, "client_name")))){
 const err31 = {instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "client_version",
     missingProperty: "client_name",
     depsCount: 1,
@@ -595,7 +595,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.driver_version_range === undefined){
+if((data.driver_version_range === undefined) || (!(func0.call(data, "driver_version_range")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "driver_version_range"},message:"must have required property '"+"driver_version_range"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -605,7 +605,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.identity === undefined){
+if((data.identity === undefined) || (!(func0.call(data, "identity")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -615,7 +615,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.capabilities === undefined){
+if((data.capabilities === undefined) || (!(func0.call(data, "capabilities")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -625,7 +625,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.requested_permissions === undefined){
+if((data.requested_permissions === undefined) || (!(func0.call(data, "requested_permissions")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "requested_permissions"},message:"must have required property '"+"requested_permissions"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -635,7 +635,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((((key0 === "driver_version_range") || (key0 === "identity")) || (key0 === "capabilities")) || (key0 === "requested_permissions"))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -647,10 +647,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.driver_version_range !== undefined){
+if(data.driver_version_range !== undefined && func0.call(data, "driver_version_range")){
 let data0 = data.driver_version_range;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.minimum === undefined){
+if((data0.minimum === undefined) || (!(func0.call(data0, "minimum")))){
 const err5 = {instancePath:instancePath+"/driver_version_range",schemaPath:"#/$defs/VersionRange/required",keyword:"required",params:{missingProperty: "minimum"},message:"must have required property '"+"minimum"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -660,7 +660,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data0.maximum === undefined){
+if((data0.maximum === undefined) || (!(func0.call(data0, "maximum")))){
 const err6 = {instancePath:instancePath+"/driver_version_range",schemaPath:"#/$defs/VersionRange/required",keyword:"required",params:{missingProperty: "maximum"},message:"must have required property '"+"maximum"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -670,7 +670,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key1 in data0){
+for(const key1 of Object.keys(data0)){
 if(!((key1 === "minimum") || (key1 === "maximum"))){
 const err7 = {instancePath:instancePath+"/driver_version_range",schemaPath:"#/$defs/VersionRange/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -682,10 +682,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.minimum !== undefined){
+if(data0.minimum !== undefined && func0.call(data0, "minimum")){
 let data1 = data0.minimum;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func65(data1) < 1){
 const err8 = {instancePath:instancePath+"/driver_version_range/minimum",schemaPath:"#/$defs/VersionRange/properties/minimum/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -707,10 +707,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.maximum !== undefined){
+if(data0.maximum !== undefined && func0.call(data0, "maximum")){
 let data2 = data0.maximum;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func65(data2) < 1){
 const err10 = {instancePath:instancePath+"/driver_version_range/maximum",schemaPath:"#/$defs/VersionRange/properties/maximum/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -744,16 +744,16 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.identity !== undefined){
+if(data.identity !== undefined && func0.call(data, "identity")){
 if(!(validate23(data.identity, {instancePath:instancePath+"/identity",parentData:data,parentDataProperty:"identity",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 let data4 = data.capabilities;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.protocols === undefined){
+if((data4.protocols === undefined) || (!(func0.call(data4, "protocols")))){
 const err13 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "protocols"},message:"must have required property '"+"protocols"+"'"};
 if(vErrors === null){
 vErrors = [err13];
@@ -763,7 +763,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data4.operations === undefined){
+if((data4.operations === undefined) || (!(func0.call(data4, "operations")))){
 const err14 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'"};
 if(vErrors === null){
 vErrors = [err14];
@@ -773,7 +773,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data4.streaming === undefined){
+if((data4.streaming === undefined) || (!(func0.call(data4, "streaming")))){
 const err15 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "streaming"},message:"must have required property '"+"streaming"+"'"};
 if(vErrors === null){
 vErrors = [err15];
@@ -783,7 +783,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data4.cancellation === undefined){
+if((data4.cancellation === undefined) || (!(func0.call(data4, "cancellation")))){
 const err16 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "cancellation"},message:"must have required property '"+"cancellation"+"'"};
 if(vErrors === null){
 vErrors = [err16];
@@ -793,7 +793,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data4.retry_observed === undefined){
+if((data4.retry_observed === undefined) || (!(func0.call(data4, "retry_observed")))){
 const err17 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "retry_observed"},message:"must have required property '"+"retry_observed"+"'"};
 if(vErrors === null){
 vErrors = [err17];
@@ -803,7 +803,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data4.concurrency === undefined){
+if((data4.concurrency === undefined) || (!(func0.call(data4, "concurrency")))){
 const err18 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "concurrency"},message:"must have required property '"+"concurrency"+"'"};
 if(vErrors === null){
 vErrors = [err18];
@@ -813,7 +813,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data4.max_concurrency === undefined){
+if((data4.max_concurrency === undefined) || (!(func0.call(data4, "max_concurrency")))){
 const err19 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "max_concurrency"},message:"must have required property '"+"max_concurrency"+"'"};
 if(vErrors === null){
 vErrors = [err19];
@@ -823,7 +823,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key2 in data4){
+for(const key2 of Object.keys(data4)){
 if(!(((((((key2 === "protocols") || (key2 === "operations")) || (key2 === "streaming")) || (key2 === "cancellation")) || (key2 === "retry_observed")) || (key2 === "concurrency")) || (key2 === "max_concurrency"))){
 const err20 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -835,7 +835,7 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data4.protocols !== undefined){
+if(data4.protocols !== undefined && func0.call(data4, "protocols")){
 let data5 = data4.protocols;
 if((!(Array.isArray(data5))) && (data5 !== null)){
 const err21 = {instancePath:instancePath+"/capabilities/protocols",schemaPath:"#/$defs/Capabilities/properties/protocols/type",keyword:"type",params:{type: schema39.properties.protocols.type},message:"must be array,null"};
@@ -863,7 +863,7 @@ errors++;
 }
 }
 }
-if(data4.operations !== undefined){
+if(data4.operations !== undefined && func0.call(data4, "operations")){
 let data7 = data4.operations;
 if((!(Array.isArray(data7))) && (data7 !== null)){
 const err23 = {instancePath:instancePath+"/capabilities/operations",schemaPath:"#/$defs/Capabilities/properties/operations/type",keyword:"type",params:{type: schema39.properties.operations.type},message:"must be array,null"};
@@ -891,7 +891,7 @@ errors++;
 }
 }
 }
-if(data4.streaming !== undefined){
+if(data4.streaming !== undefined && func0.call(data4, "streaming")){
 if(typeof data4.streaming !== "boolean"){
 const err25 = {instancePath:instancePath+"/capabilities/streaming",schemaPath:"#/$defs/Capabilities/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -903,7 +903,7 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data4.cancellation !== undefined){
+if(data4.cancellation !== undefined && func0.call(data4, "cancellation")){
 if(typeof data4.cancellation !== "boolean"){
 const err26 = {instancePath:instancePath+"/capabilities/cancellation",schemaPath:"#/$defs/Capabilities/properties/cancellation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -915,7 +915,7 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data4.retry_observed !== undefined){
+if(data4.retry_observed !== undefined && func0.call(data4, "retry_observed")){
 if(typeof data4.retry_observed !== "boolean"){
 const err27 = {instancePath:instancePath+"/capabilities/retry_observed",schemaPath:"#/$defs/Capabilities/properties/retry_observed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -927,7 +927,7 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data4.concurrency !== undefined){
+if(data4.concurrency !== undefined && func0.call(data4, "concurrency")){
 if(typeof data4.concurrency !== "boolean"){
 const err28 = {instancePath:instancePath+"/capabilities/concurrency",schemaPath:"#/$defs/Capabilities/properties/concurrency/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -939,7 +939,7 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data4.max_concurrency !== undefined){
+if(data4.max_concurrency !== undefined && func0.call(data4, "max_concurrency")){
 let data13 = data4.max_concurrency;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
 const err29 = {instancePath:instancePath+"/capabilities/max_concurrency",schemaPath:"#/$defs/Capabilities/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -986,7 +986,7 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.requested_permissions !== undefined){
+if(data.requested_permissions !== undefined && func0.call(data, "requested_permissions")){
 let data14 = data.requested_permissions;
 if((!(Array.isArray(data14))) && (data14 !== null)){
 const err33 = {instancePath:instancePath+"/requested_permissions",schemaPath:"#/properties/requested_permissions/type",keyword:"type",params:{type: schema34.properties.requested_permissions.type},message:"must be array,null"};
@@ -1048,7 +1048,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1058,7 +1058,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.content_digest === undefined){
+if((data.content_digest === undefined) || (!(func0.call(data, "content_digest")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content_digest"},message:"must have required property '"+"content_digest"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1068,7 +1068,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(((key0 === "kind") || (key0 === "instance_id")) || (key0 === "content_digest"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1080,7 +1080,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data0 = data.kind;
 if(typeof data0 === "string"){
 if(!pattern13.test(data0)){
@@ -1105,7 +1105,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.instance_id !== undefined){
+if(data.instance_id !== undefined && func0.call(data, "instance_id")){
 let data1 = data.instance_id;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
@@ -1130,7 +1130,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.content_digest !== undefined){
+if(data.content_digest !== undefined && func0.call(data, "content_digest")){
 let data2 = data.content_digest;
 if(typeof data2 === "string"){
 if(!pattern10.test(data2)){
@@ -1183,7 +1183,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.resolved_plan_digest === undefined){
+if((data.resolved_plan_digest === undefined) || (!(func0.call(data, "resolved_plan_digest")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "resolved_plan_digest"},message:"must have required property '"+"resolved_plan_digest"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1193,7 +1193,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.capability_token === undefined){
+if((data.capability_token === undefined) || (!(func0.call(data, "capability_token")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capability_token"},message:"must have required property '"+"capability_token"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1203,7 +1203,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.approved_permissions === undefined){
+if((data.approved_permissions === undefined) || (!(func0.call(data, "approved_permissions")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "approved_permissions"},message:"must have required property '"+"approved_permissions"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1213,7 +1213,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((((key0 === "resolved_plan_digest") || (key0 === "capability_token")) || (key0 === "fixture_refs")) || (key0 === "approved_permissions"))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1225,7 +1225,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.resolved_plan_digest !== undefined){
+if(data.resolved_plan_digest !== undefined && func0.call(data, "resolved_plan_digest")){
 let data0 = data.resolved_plan_digest;
 if(typeof data0 === "string"){
 if(!pattern10.test(data0)){
@@ -1250,10 +1250,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.capability_token !== undefined){
+if(data.capability_token !== undefined && func0.call(data, "capability_token")){
 let data1 = data.capability_token;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func65(data1) < 1){
 const err6 = {instancePath:instancePath+"/capability_token",schemaPath:"#/properties/capability_token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1275,7 +1275,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.fixture_refs !== undefined){
+if(data.fixture_refs !== undefined && func0.call(data, "fixture_refs")){
 let data2 = data.fixture_refs;
 if(Array.isArray(data2)){
 const len0 = data2.length;
@@ -1297,7 +1297,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.approved_permissions !== undefined){
+if(data.approved_permissions !== undefined && func0.call(data, "approved_permissions")){
 let data4 = data.approved_permissions;
 if((!(Array.isArray(data4))) && (data4 !== null)){
 const err9 = {instancePath:instancePath+"/approved_permissions",schemaPath:"#/properties/approved_permissions/type",keyword:"type",params:{type: schema41.properties.approved_permissions.type},message:"must be array,null"};
@@ -1355,7 +1355,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.accepted_permissions === undefined){
+if((data.accepted_permissions === undefined) || (!(func0.call(data, "accepted_permissions")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "accepted_permissions"},message:"must have required property '"+"accepted_permissions"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1365,7 +1365,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(key0 === "accepted_permissions")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1377,7 +1377,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.accepted_permissions !== undefined){
+if(data.accepted_permissions !== undefined && func0.call(data, "accepted_permissions")){
 let data0 = data.accepted_permissions;
 if((!(Array.isArray(data0))) && (data0 !== null)){
 const err2 = {instancePath:instancePath+"/accepted_permissions",schemaPath:"#/properties/accepted_permissions/type",keyword:"type",params:{type: schema47.properties.accepted_permissions.type},message:"must be array,null"};
@@ -1435,7 +1435,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1475,7 +1475,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.capabilities === undefined){
+if((data.capabilities === undefined) || (!(func0.call(data, "capabilities")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1485,7 +1485,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(key0 === "capabilities")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1497,10 +1497,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 let data0 = data.capabilities;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.protocols === undefined){
+if((data0.protocols === undefined) || (!(func0.call(data0, "protocols")))){
 const err2 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "protocols"},message:"must have required property '"+"protocols"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1510,7 +1510,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.operations === undefined){
+if((data0.operations === undefined) || (!(func0.call(data0, "operations")))){
 const err3 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1520,7 +1520,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.streaming === undefined){
+if((data0.streaming === undefined) || (!(func0.call(data0, "streaming")))){
 const err4 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "streaming"},message:"must have required property '"+"streaming"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1530,7 +1530,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data0.cancellation === undefined){
+if((data0.cancellation === undefined) || (!(func0.call(data0, "cancellation")))){
 const err5 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "cancellation"},message:"must have required property '"+"cancellation"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1540,7 +1540,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data0.retry_observed === undefined){
+if((data0.retry_observed === undefined) || (!(func0.call(data0, "retry_observed")))){
 const err6 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "retry_observed"},message:"must have required property '"+"retry_observed"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1550,7 +1550,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.concurrency === undefined){
+if((data0.concurrency === undefined) || (!(func0.call(data0, "concurrency")))){
 const err7 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "concurrency"},message:"must have required property '"+"concurrency"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1560,7 +1560,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data0.max_concurrency === undefined){
+if((data0.max_concurrency === undefined) || (!(func0.call(data0, "max_concurrency")))){
 const err8 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "max_concurrency"},message:"must have required property '"+"max_concurrency"+"'"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1570,7 +1570,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-for(const key1 in data0){
+for(const key1 of Object.keys(data0)){
 if(!(((((((key1 === "protocols") || (key1 === "operations")) || (key1 === "streaming")) || (key1 === "cancellation")) || (key1 === "retry_observed")) || (key1 === "concurrency")) || (key1 === "max_concurrency"))){
 const err9 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1582,7 +1582,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.protocols !== undefined){
+if(data0.protocols !== undefined && func0.call(data0, "protocols")){
 let data1 = data0.protocols;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err10 = {instancePath:instancePath+"/capabilities/protocols",schemaPath:"#/$defs/Capabilities/properties/protocols/type",keyword:"type",params:{type: schema39.properties.protocols.type},message:"must be array,null"};
@@ -1610,7 +1610,7 @@ errors++;
 }
 }
 }
-if(data0.operations !== undefined){
+if(data0.operations !== undefined && func0.call(data0, "operations")){
 let data3 = data0.operations;
 if((!(Array.isArray(data3))) && (data3 !== null)){
 const err12 = {instancePath:instancePath+"/capabilities/operations",schemaPath:"#/$defs/Capabilities/properties/operations/type",keyword:"type",params:{type: schema39.properties.operations.type},message:"must be array,null"};
@@ -1638,7 +1638,7 @@ errors++;
 }
 }
 }
-if(data0.streaming !== undefined){
+if(data0.streaming !== undefined && func0.call(data0, "streaming")){
 if(typeof data0.streaming !== "boolean"){
 const err14 = {instancePath:instancePath+"/capabilities/streaming",schemaPath:"#/$defs/Capabilities/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -1650,7 +1650,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data0.cancellation !== undefined){
+if(data0.cancellation !== undefined && func0.call(data0, "cancellation")){
 if(typeof data0.cancellation !== "boolean"){
 const err15 = {instancePath:instancePath+"/capabilities/cancellation",schemaPath:"#/$defs/Capabilities/properties/cancellation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -1662,7 +1662,7 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data0.retry_observed !== undefined){
+if(data0.retry_observed !== undefined && func0.call(data0, "retry_observed")){
 if(typeof data0.retry_observed !== "boolean"){
 const err16 = {instancePath:instancePath+"/capabilities/retry_observed",schemaPath:"#/$defs/Capabilities/properties/retry_observed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -1674,7 +1674,7 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data0.concurrency !== undefined){
+if(data0.concurrency !== undefined && func0.call(data0, "concurrency")){
 if(typeof data0.concurrency !== "boolean"){
 const err17 = {instancePath:instancePath+"/capabilities/concurrency",schemaPath:"#/$defs/Capabilities/properties/concurrency/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -1686,7 +1686,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data0.max_concurrency !== undefined){
+if(data0.max_concurrency !== undefined && func0.call(data0, "max_concurrency")){
 let data9 = data0.max_concurrency;
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
 const err18 = {instancePath:instancePath+"/capabilities/max_concurrency",schemaPath:"#/$defs/Capabilities/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1764,7 +1764,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.invocation_id === undefined){
+if((data.invocation_id === undefined) || (!(func0.call(data, "invocation_id")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "invocation_id"},message:"must have required property '"+"invocation_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1774,7 +1774,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.attempt_id === undefined){
+if((data.attempt_id === undefined) || (!(func0.call(data, "attempt_id")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt_id"},message:"must have required property '"+"attempt_id"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1784,7 +1784,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.operation === undefined){
+if((data.operation === undefined) || (!(func0.call(data, "operation")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1794,7 +1794,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.ephemeral_exact_input_handle === undefined){
+if((data.ephemeral_exact_input_handle === undefined) || (!(func0.call(data, "ephemeral_exact_input_handle")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ephemeral_exact_input_handle"},message:"must have required property '"+"ephemeral_exact_input_handle"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1804,7 +1804,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((((key0 === "invocation_id") || (key0 === "attempt_id")) || (key0 === "operation")) || (key0 === "ephemeral_exact_input_handle"))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1816,7 +1816,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.invocation_id !== undefined){
+if(data.invocation_id !== undefined && func0.call(data, "invocation_id")){
 let data0 = data.invocation_id;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
@@ -1841,7 +1841,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.attempt_id !== undefined){
+if(data.attempt_id !== undefined && func0.call(data, "attempt_id")){
 let data1 = data.attempt_id;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
@@ -1866,10 +1866,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.operation !== undefined){
+if(data.operation !== undefined && func0.call(data, "operation")){
 let data2 = data.operation;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func65(data2) < 1){
 const err9 = {instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1891,10 +1891,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.ephemeral_exact_input_handle !== undefined){
+if(data.ephemeral_exact_input_handle !== undefined && func0.call(data, "ephemeral_exact_input_handle")){
 let data3 = data.ephemeral_exact_input_handle;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.kind === undefined){
+if((data3.kind === undefined) || (!(func0.call(data3, "kind")))){
 const err11 = {instancePath:instancePath+"/ephemeral_exact_input_handle",schemaPath:"#/$defs/ExactInputHandle/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1904,7 +1904,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3.value === undefined){
+if((data3.value === undefined) || (!(func0.call(data3, "value")))){
 const err12 = {instancePath:instancePath+"/ephemeral_exact_input_handle",schemaPath:"#/$defs/ExactInputHandle/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err12];
@@ -1914,7 +1914,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key1 in data3){
+for(const key1 of Object.keys(data3)){
 if(!((key1 === "kind") || (key1 === "value"))){
 const err13 = {instancePath:instancePath+"/ephemeral_exact_input_handle",schemaPath:"#/$defs/ExactInputHandle/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1926,7 +1926,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data3.kind !== undefined){
+if(data3.kind !== undefined && func0.call(data3, "kind")){
 let data4 = data3.kind;
 if(typeof data4 !== "string"){
 const err14 = {instancePath:instancePath+"/ephemeral_exact_input_handle/kind",schemaPath:"#/$defs/ExactInputHandle/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -1949,10 +1949,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data3.value !== undefined){
+if(data3.value !== undefined && func0.call(data3, "value")){
 let data5 = data3.value;
 if(typeof data5 === "string"){
-if(func1(data5) < 1){
+if(func65(data5) < 1){
 const err16 = {instancePath:instancePath+"/ephemeral_exact_input_handle/value",schemaPath:"#/$defs/ExactInputHandle/properties/value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -2016,7 +2016,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2056,7 +2056,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.invocation_id === undefined){
+if((data.invocation_id === undefined) || (!(func0.call(data, "invocation_id")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "invocation_id"},message:"must have required property '"+"invocation_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2066,7 +2066,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.reason === undefined){
+if((data.reason === undefined) || (!(func0.call(data, "reason")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2076,7 +2076,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.deadline_millis === undefined){
+if((data.deadline_millis === undefined) || (!(func0.call(data, "deadline_millis")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "deadline_millis"},message:"must have required property '"+"deadline_millis"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2086,7 +2086,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(((key0 === "invocation_id") || (key0 === "reason")) || (key0 === "deadline_millis"))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2098,7 +2098,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.invocation_id !== undefined){
+if(data.invocation_id !== undefined && func0.call(data, "invocation_id")){
 let data0 = data.invocation_id;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
@@ -2123,10 +2123,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.reason !== undefined){
+if(data.reason !== undefined && func0.call(data, "reason")){
 let data1 = data.reason;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func65(data1) < 1){
 const err6 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2148,7 +2148,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.deadline_millis !== undefined){
+if(data.deadline_millis !== undefined && func0.call(data, "deadline_millis")){
 let data2 = data.deadline_millis;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
 const err8 = {instancePath:instancePath+"/deadline_millis",schemaPath:"#/properties/deadline_millis/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2203,7 +2203,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.acknowledged === undefined){
+if((data.acknowledged === undefined) || (!(func0.call(data, "acknowledged")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "acknowledged"},message:"must have required property '"+"acknowledged"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2213,7 +2213,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(key0 === "acknowledged")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2225,7 +2225,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.acknowledged !== undefined){
+if(data.acknowledged !== undefined && func0.call(data, "acknowledged")){
 if(typeof data.acknowledged !== "boolean"){
 const err2 = {instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -2267,7 +2267,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2307,7 +2307,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2347,7 +2347,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2387,7 +2387,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2431,7 +2431,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.payload === undefined) && (missing0 = "payload")) || ((data.data_stream === undefined) && (missing0 = "data_stream"))){
+if((((data.payload === undefined) || (!(func0.call(data, "payload")))) && (missing0 = "payload")) || (((data.data_stream === undefined) || (!(func0.call(data, "data_stream")))) && (missing0 = "data_stream"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -2465,7 +2465,7 @@ vErrors = null;
 }
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.invocation_id === undefined){
+if((data.invocation_id === undefined) || (!(func0.call(data, "invocation_id")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "invocation_id"},message:"must have required property '"+"invocation_id"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2475,7 +2475,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.attempt_id === undefined){
+if((data.attempt_id === undefined) || (!(func0.call(data, "attempt_id")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt_id"},message:"must have required property '"+"attempt_id"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2485,7 +2485,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.sequence === undefined){
+if((data.sequence === undefined) || (!(func0.call(data, "sequence")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence"},message:"must have required property '"+"sequence"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2495,7 +2495,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2505,7 +2505,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.monotonic_ns === undefined){
+if((data.monotonic_ns === undefined) || (!(func0.call(data, "monotonic_ns")))){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "monotonic_ns"},message:"must have required property '"+"monotonic_ns"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2515,7 +2515,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "invocation_id") || (key0 === "attempt_id")) || (key0 === "sequence")) || (key0 === "kind")) || (key0 === "monotonic_ns")) || (key0 === "payload")) || (key0 === "data_stream"))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2527,7 +2527,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.invocation_id !== undefined){
+if(data.invocation_id !== undefined && func0.call(data, "invocation_id")){
 let data0 = data.invocation_id;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
@@ -2552,7 +2552,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.attempt_id !== undefined){
+if(data.attempt_id !== undefined && func0.call(data, "attempt_id")){
 let data1 = data.attempt_id;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
@@ -2577,7 +2577,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.sequence !== undefined){
+if(data.sequence !== undefined && func0.call(data, "sequence")){
 let data2 = data.sequence;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
 const err12 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2602,10 +2602,10 @@ errors++;
 }
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data3 = data.kind;
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
+if(func65(data3) < 1){
 const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err14];
@@ -2627,7 +2627,7 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.monotonic_ns !== undefined){
+if(data.monotonic_ns !== undefined && func0.call(data, "monotonic_ns")){
 let data4 = data.monotonic_ns;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err16 = {instancePath:instancePath+"/monotonic_ns",schemaPath:"#/properties/monotonic_ns/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2652,10 +2652,10 @@ errors++;
 }
 }
 }
-if(data.data_stream !== undefined){
+if(data.data_stream !== undefined && func0.call(data, "data_stream")){
 let data5 = data.data_stream;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.stream_id === undefined){
+if((data5.stream_id === undefined) || (!(func0.call(data5, "stream_id")))){
 const err18 = {instancePath:instancePath+"/data_stream",schemaPath:"#/$defs/CompanionStreamRef/required",keyword:"required",params:{missingProperty: "stream_id"},message:"must have required property '"+"stream_id"+"'"};
 if(vErrors === null){
 vErrors = [err18];
@@ -2665,7 +2665,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-for(const key1 in data5){
+for(const key1 of Object.keys(data5)){
 if(!(key1 === "stream_id")){
 const err19 = {instancePath:instancePath+"/data_stream",schemaPath:"#/$defs/CompanionStreamRef/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2677,10 +2677,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.stream_id !== undefined){
+if(data5.stream_id !== undefined && func0.call(data5, "stream_id")){
 let data6 = data5.stream_id;
 if(typeof data6 === "string"){
-if(func1(data6) < 1){
+if(func65(data6) < 1){
 const err20 = {instancePath:instancePath+"/data_stream/stream_id",schemaPath:"#/$defs/CompanionStreamRef/properties/stream_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
@@ -2745,7 +2745,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.invocation_id === undefined){
+if((data.invocation_id === undefined) || (!(func0.call(data, "invocation_id")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "invocation_id"},message:"must have required property '"+"invocation_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2755,7 +2755,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.attempt_id === undefined){
+if((data.attempt_id === undefined) || (!(func0.call(data, "attempt_id")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt_id"},message:"must have required property '"+"attempt_id"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2765,7 +2765,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.status === undefined){
+if((data.status === undefined) || (!(func0.call(data, "status")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2775,7 +2775,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.summary_digest === undefined){
+if((data.summary_digest === undefined) || (!(func0.call(data, "summary_digest")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "summary_digest"},message:"must have required property '"+"summary_digest"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2785,7 +2785,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(((((key0 === "invocation_id") || (key0 === "attempt_id")) || (key0 === "status")) || (key0 === "last_sequence")) || (key0 === "summary_digest"))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2797,7 +2797,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.invocation_id !== undefined){
+if(data.invocation_id !== undefined && func0.call(data, "invocation_id")){
 let data0 = data.invocation_id;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
@@ -2822,7 +2822,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.attempt_id !== undefined){
+if(data.attempt_id !== undefined && func0.call(data, "attempt_id")){
 let data1 = data.attempt_id;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
@@ -2847,7 +2847,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.status !== undefined){
+if(data.status !== undefined && func0.call(data, "status")){
 let data2 = data.status;
 if(typeof data2 !== "string"){
 const err9 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/TerminalStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -2870,7 +2870,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.last_sequence !== undefined){
+if(data.last_sequence !== undefined && func0.call(data, "last_sequence")){
 let data3 = data.last_sequence;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err11 = {instancePath:instancePath+"/last_sequence",schemaPath:"#/properties/last_sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2895,7 +2895,7 @@ errors++;
 }
 }
 }
-if(data.summary_digest !== undefined){
+if(data.summary_digest !== undefined && func0.call(data, "summary_digest")){
 let data4 = data.summary_digest;
 if(typeof data4 === "string"){
 if(!pattern10.test(data4)){
@@ -2951,7 +2951,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.class === undefined){
+if((data.class === undefined) || (!(func0.call(data, "class")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "class"},message:"must have required property '"+"class"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2961,7 +2961,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((key0 === "class") || (key0 === "details"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2973,7 +2973,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.class !== undefined){
+if(data.class !== undefined && func0.call(data, "class")){
 let data0 = data.class;
 if(typeof data0 !== "string"){
 const err2 = {instancePath:instancePath+"/class",schemaPath:"#/$defs/ErrorClass/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -3026,7 +3026,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.code === undefined){
+if((data.code === undefined) || (!(func0.call(data, "code")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3036,7 +3036,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3046,7 +3046,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.data === undefined){
+if((data.data === undefined) || (!(func0.call(data, "data")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3056,7 +3056,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(((key0 === "code") || (key0 === "message")) || (key0 === "data"))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3068,7 +3068,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.code !== undefined){
+if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err4 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -3081,10 +3081,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 let data1 = data.message;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func65(data1) < 1){
 const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3106,7 +3106,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.data !== undefined){
+if(data.data !== undefined && func0.call(data, "data")){
 if(!(validate41(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;

@@ -7,6 +7,7 @@ import type { SchemaValidator } from "../runtime/validation.js";
 const require = createRequire(import.meta.url);
 export const v0 = validate21;
 const schema32 = {"title":"Initialize params","description":"The params object of the \"initialize\" method.","type":"object","required":["root_path"],"properties":{"root_path":{"title":"Root path","description":"Absolute path to the project root.","type":"string"},"config":{"title":"Config","description":"Analyzer-specific config from .gaze.yaml. Omitted when no config is provided.","type":"object"}}};
+const func0 = Object.prototype.hasOwnProperty;
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -19,7 +20,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -29,7 +30,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -41,7 +42,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.config !== undefined){
+if(data.config !== undefined && func0.call(data, "config")){
 let data1 = data.config;
 if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
 const err2 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"};
@@ -85,7 +86,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.capabilities === undefined){
+if((data.capabilities === undefined) || (!(func0.call(data, "capabilities")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -95,7 +96,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.protocol_version === undefined){
+if((data.protocol_version === undefined) || (!(func0.call(data, "protocol_version")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocol_version"},message:"must have required property '"+"protocol_version"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -105,7 +106,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.analyzer_name === undefined){
+if((data.analyzer_name === undefined) || (!(func0.call(data, "analyzer_name")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "analyzer_name"},message:"must have required property '"+"analyzer_name"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -115,7 +116,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.language === undefined){
+if((data.language === undefined) || (!(func0.call(data, "language")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "language"},message:"must have required property '"+"language"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -125,10 +126,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 let data0 = data.capabilities;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.discover === undefined){
+if((data0.discover === undefined) || (!(func0.call(data0, "discover")))){
 const err4 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "discover"},message:"must have required property '"+"discover"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -138,7 +139,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data0.test_mapping === undefined){
+if((data0.test_mapping === undefined) || (!(func0.call(data0, "test_mapping")))){
 const err5 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "test_mapping"},message:"must have required property '"+"test_mapping"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -148,7 +149,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data0.classify_signals === undefined){
+if((data0.classify_signals === undefined) || (!(func0.call(data0, "classify_signals")))){
 const err6 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "classify_signals"},message:"must have required property '"+"classify_signals"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -158,7 +159,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.discover !== undefined){
+if(data0.discover !== undefined && func0.call(data0, "discover")){
 if(typeof data0.discover !== "boolean"){
 const err7 = {instancePath:instancePath+"/capabilities/discover",schemaPath:"#/$defs/Capabilities/properties/discover/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -170,7 +171,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.test_mapping !== undefined){
+if(data0.test_mapping !== undefined && func0.call(data0, "test_mapping")){
 if(typeof data0.test_mapping !== "boolean"){
 const err8 = {instancePath:instancePath+"/capabilities/test_mapping",schemaPath:"#/$defs/Capabilities/properties/test_mapping/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -182,7 +183,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.classify_signals !== undefined){
+if(data0.classify_signals !== undefined && func0.call(data0, "classify_signals")){
 if(typeof data0.classify_signals !== "boolean"){
 const err9 = {instancePath:instancePath+"/capabilities/classify_signals",schemaPath:"#/$defs/Capabilities/properties/classify_signals/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -206,7 +207,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.protocol_version !== undefined){
+if(data.protocol_version !== undefined && func0.call(data, "protocol_version")){
 if(typeof data.protocol_version !== "string"){
 const err11 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/properties/protocol_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -218,7 +219,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.analyzer_name !== undefined){
+if(data.analyzer_name !== undefined && func0.call(data, "analyzer_name")){
 if(typeof data.analyzer_name !== "string"){
 const err12 = {instancePath:instancePath+"/analyzer_name",schemaPath:"#/properties/analyzer_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -230,7 +231,7 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.language !== undefined){
+if(data.language !== undefined && func0.call(data, "language")){
 if(typeof data.language !== "string"){
 const err13 = {instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -272,7 +273,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -282,7 +283,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -294,7 +295,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema35.properties.patterns.type},message:"must be array,null"};
@@ -357,7 +358,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.label === undefined){
+if((data.label === undefined) || (!(func0.call(data, "label")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -367,7 +368,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.confidence === undefined){
+if((data.confidence === undefined) || (!(func0.call(data, "confidence")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "confidence"},message:"must have required property '"+"confidence"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -377,7 +378,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.label !== undefined){
+if(data.label !== undefined && func0.call(data, "label")){
 let data0 = data.label;
 if(typeof data0 !== "string"){
 const err2 = {instancePath:instancePath+"/label",schemaPath:"#/$defs/ClassificationLabel/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -400,7 +401,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.confidence !== undefined){
+if(data.confidence !== undefined && func0.call(data, "confidence")){
 let data1 = data.confidence;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 const err4 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -463,7 +464,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
+if((data.type === undefined) || (!(func0.call(data, "type")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -473,7 +474,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.description === undefined){
+if((data.description === undefined) || (!(func0.call(data, "description")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -483,7 +484,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.type !== undefined){
+if(data.type !== undefined && func0.call(data, "type")){
 if(typeof data.type !== "string"){
 const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/SideEffectType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -495,7 +496,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.description !== undefined){
+if(data.description !== undefined && func0.call(data, "description")){
 if(typeof data.description !== "string"){
 const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -507,7 +508,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.location !== undefined){
+if(data.location !== undefined && func0.call(data, "location")){
 if(typeof data.location !== "string"){
 const err4 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -519,7 +520,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.target !== undefined){
+if(data.target !== undefined && func0.call(data, "target")){
 if(typeof data.target !== "string"){
 const err5 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -531,7 +532,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.classification !== undefined){
+if(data.classification !== undefined && func0.call(data, "classification")){
 let data4 = data.classification;
 const _errs11 = errors;
 let valid2 = false;
@@ -610,7 +611,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -620,7 +621,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.package === undefined){
+if((data.package === undefined) || (!(func0.call(data, "package")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -630,7 +631,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.file === undefined){
+if((data.file === undefined) || (!(func0.call(data, "file")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -640,7 +641,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.line === undefined){
+if((data.line === undefined) || (!(func0.call(data, "line")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -650,7 +651,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.side_effects === undefined){
+if((data.side_effects === undefined) || (!(func0.call(data, "side_effects")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side_effects"},message:"must have required property '"+"side_effects"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -660,7 +661,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 if(typeof data.name !== "string"){
 const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -672,7 +673,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.package !== undefined){
+if(data.package !== undefined && func0.call(data, "package")){
 if(typeof data.package !== "string"){
 const err6 = {instancePath:instancePath+"/package",schemaPath:"#/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -684,7 +685,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.file !== undefined){
+if(data.file !== undefined && func0.call(data, "file")){
 if(typeof data.file !== "string"){
 const err7 = {instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -696,7 +697,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.line !== undefined){
+if(data.line !== undefined && func0.call(data, "line")){
 let data3 = data.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err8 = {instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -709,7 +710,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.side_effects !== undefined){
+if(data.side_effects !== undefined && func0.call(data, "side_effects")){
 let data4 = data.side_effects;
 if(Array.isArray(data4)){
 const len0 = data4.length;
@@ -759,7 +760,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.functions === undefined){
+if((data.functions === undefined) || (!(func0.call(data, "functions")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "functions"},message:"must have required property '"+"functions"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -769,7 +770,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.functions !== undefined){
+if(data.functions !== undefined && func0.call(data, "functions")){
 let data0 = data.functions;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -821,7 +822,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -831,7 +832,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -843,7 +844,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema42.properties.patterns.type},message:"must be array,null"};
@@ -902,7 +903,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.functions === undefined){
+if((data.functions === undefined) || (!(func0.call(data, "functions")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "functions"},message:"must have required property '"+"functions"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -912,14 +913,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.functions !== undefined){
+if(data.functions !== undefined && func0.call(data, "functions")){
 let data0 = data.functions;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.name === undefined){
+if((data1.name === undefined) || (!(func0.call(data1, "name")))){
 const err1 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -929,7 +930,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data1.package === undefined){
+if((data1.package === undefined) || (!(func0.call(data1, "package")))){
 const err2 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -939,7 +940,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.file === undefined){
+if((data1.file === undefined) || (!(func0.call(data1, "file")))){
 const err3 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -949,7 +950,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data1.line === undefined){
+if((data1.line === undefined) || (!(func0.call(data1, "line")))){
 const err4 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -959,7 +960,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.complexity === undefined){
+if((data1.complexity === undefined) || (!(func0.call(data1, "complexity")))){
 const err5 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "complexity"},message:"must have required property '"+"complexity"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -969,7 +970,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.name !== undefined){
+if(data1.name !== undefined && func0.call(data1, "name")){
 if(typeof data1.name !== "string"){
 const err6 = {instancePath:instancePath+"/functions/" + i0+"/name",schemaPath:"#/$defs/FunctionComplexity/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -981,7 +982,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data1.package !== undefined){
+if(data1.package !== undefined && func0.call(data1, "package")){
 if(typeof data1.package !== "string"){
 const err7 = {instancePath:instancePath+"/functions/" + i0+"/package",schemaPath:"#/$defs/FunctionComplexity/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -993,7 +994,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data1.file !== undefined){
+if(data1.file !== undefined && func0.call(data1, "file")){
 if(typeof data1.file !== "string"){
 const err8 = {instancePath:instancePath+"/functions/" + i0+"/file",schemaPath:"#/$defs/FunctionComplexity/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1005,7 +1006,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data1.line !== undefined){
+if(data1.line !== undefined && func0.call(data1, "line")){
 let data5 = data1.line;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err9 = {instancePath:instancePath+"/functions/" + i0+"/line",schemaPath:"#/$defs/FunctionComplexity/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1018,7 +1019,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data1.complexity !== undefined){
+if(data1.complexity !== undefined && func0.call(data1, "complexity")){
 let data6 = data1.complexity;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
 const err10 = {instancePath:instancePath+"/functions/" + i0+"/complexity",schemaPath:"#/$defs/FunctionComplexity/properties/complexity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1085,7 +1086,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1095,7 +1096,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1107,7 +1108,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema45.properties.patterns.type},message:"must be array,null"};
@@ -1166,7 +1167,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.functions === undefined){
+if((data.functions === undefined) || (!(func0.call(data, "functions")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "functions"},message:"must have required property '"+"functions"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1176,14 +1177,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.functions !== undefined){
+if(data.functions !== undefined && func0.call(data, "functions")){
 let data0 = data.functions;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.file === undefined){
+if((data1.file === undefined) || (!(func0.call(data1, "file")))){
 const err1 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1193,7 +1194,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data1.function === undefined){
+if((data1.function === undefined) || (!(func0.call(data1, "function")))){
 const err2 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1203,7 +1204,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.start_line === undefined){
+if((data1.start_line === undefined) || (!(func0.call(data1, "start_line")))){
 const err3 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "start_line"},message:"must have required property '"+"start_line"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1213,7 +1214,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data1.end_line === undefined){
+if((data1.end_line === undefined) || (!(func0.call(data1, "end_line")))){
 const err4 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "end_line"},message:"must have required property '"+"end_line"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1223,7 +1224,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.covered_stmts === undefined){
+if((data1.covered_stmts === undefined) || (!(func0.call(data1, "covered_stmts")))){
 const err5 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "covered_stmts"},message:"must have required property '"+"covered_stmts"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1233,7 +1234,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.total_stmts === undefined){
+if((data1.total_stmts === undefined) || (!(func0.call(data1, "total_stmts")))){
 const err6 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "total_stmts"},message:"must have required property '"+"total_stmts"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1243,7 +1244,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data1.percentage === undefined){
+if((data1.percentage === undefined) || (!(func0.call(data1, "percentage")))){
 const err7 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "percentage"},message:"must have required property '"+"percentage"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1253,7 +1254,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1.file !== undefined){
+if(data1.file !== undefined && func0.call(data1, "file")){
 if(typeof data1.file !== "string"){
 const err8 = {instancePath:instancePath+"/functions/" + i0+"/file",schemaPath:"#/$defs/FunctionCoverage/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1265,7 +1266,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data1.function !== undefined){
+if(data1.function !== undefined && func0.call(data1, "function")){
 if(typeof data1.function !== "string"){
 const err9 = {instancePath:instancePath+"/functions/" + i0+"/function",schemaPath:"#/$defs/FunctionCoverage/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1277,7 +1278,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data1.start_line !== undefined){
+if(data1.start_line !== undefined && func0.call(data1, "start_line")){
 let data4 = data1.start_line;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err10 = {instancePath:instancePath+"/functions/" + i0+"/start_line",schemaPath:"#/$defs/FunctionCoverage/properties/start_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1290,7 +1291,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data1.end_line !== undefined){
+if(data1.end_line !== undefined && func0.call(data1, "end_line")){
 let data5 = data1.end_line;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err11 = {instancePath:instancePath+"/functions/" + i0+"/end_line",schemaPath:"#/$defs/FunctionCoverage/properties/end_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1303,7 +1304,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data1.covered_stmts !== undefined){
+if(data1.covered_stmts !== undefined && func0.call(data1, "covered_stmts")){
 let data6 = data1.covered_stmts;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
 const err12 = {instancePath:instancePath+"/functions/" + i0+"/covered_stmts",schemaPath:"#/$defs/FunctionCoverage/properties/covered_stmts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1328,7 +1329,7 @@ errors++;
 }
 }
 }
-if(data1.total_stmts !== undefined){
+if(data1.total_stmts !== undefined && func0.call(data1, "total_stmts")){
 let data7 = data1.total_stmts;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 const err14 = {instancePath:instancePath+"/functions/" + i0+"/total_stmts",schemaPath:"#/$defs/FunctionCoverage/properties/total_stmts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1353,7 +1354,7 @@ errors++;
 }
 }
 }
-if(data1.percentage !== undefined){
+if(data1.percentage !== undefined && func0.call(data1, "percentage")){
 let data8 = data1.percentage;
 if(typeof data8 == "number"){
 if(data8 > 100 || isNaN(data8)){
@@ -1498,7 +1499,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1508,7 +1509,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1550,7 +1551,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.source_files !== undefined){
+if(data.source_files !== undefined && func0.call(data, "source_files")){
 let data0 = data.source_files;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -1578,7 +1579,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.test_files !== undefined){
+if(data.test_files !== undefined && func0.call(data, "test_files")){
 let data2 = data.test_files;
 if(Array.isArray(data2)){
 const len1 = data2.length;
@@ -1606,7 +1607,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.framework !== undefined){
+if(data.framework !== undefined && func0.call(data, "framework")){
 if(typeof data.framework !== "string"){
 const err4 = {instancePath:instancePath+"/framework",schemaPath:"#/properties/framework/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1648,7 +1649,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1658,7 +1659,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1670,7 +1671,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema52.properties.patterns.type},message:"must be array,null"};
@@ -1730,7 +1731,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.test_function === undefined){
+if((data.test_function === undefined) || (!(func0.call(data, "test_function")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "test_function"},message:"must have required property '"+"test_function"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1740,7 +1741,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.test_file === undefined){
+if((data.test_file === undefined) || (!(func0.call(data, "test_file")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "test_file"},message:"must have required property '"+"test_file"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1750,7 +1751,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.assertion_location === undefined){
+if((data.assertion_location === undefined) || (!(func0.call(data, "assertion_location")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assertion_location"},message:"must have required property '"+"assertion_location"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1760,7 +1761,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.assertion_type === undefined){
+if((data.assertion_type === undefined) || (!(func0.call(data, "assertion_type")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assertion_type"},message:"must have required property '"+"assertion_type"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1770,7 +1771,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.target_function === undefined){
+if((data.target_function === undefined) || (!(func0.call(data, "target_function")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target_function"},message:"must have required property '"+"target_function"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1780,7 +1781,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.target_package === undefined){
+if((data.target_package === undefined) || (!(func0.call(data, "target_package")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target_package"},message:"must have required property '"+"target_package"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1790,7 +1791,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.side_effect_type === undefined){
+if((data.side_effect_type === undefined) || (!(func0.call(data, "side_effect_type")))){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side_effect_type"},message:"must have required property '"+"side_effect_type"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1800,7 +1801,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.confidence === undefined){
+if((data.confidence === undefined) || (!(func0.call(data, "confidence")))){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "confidence"},message:"must have required property '"+"confidence"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1810,7 +1811,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.test_function !== undefined){
+if(data.test_function !== undefined && func0.call(data, "test_function")){
 if(typeof data.test_function !== "string"){
 const err8 = {instancePath:instancePath+"/test_function",schemaPath:"#/properties/test_function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1822,7 +1823,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.test_file !== undefined){
+if(data.test_file !== undefined && func0.call(data, "test_file")){
 if(typeof data.test_file !== "string"){
 const err9 = {instancePath:instancePath+"/test_file",schemaPath:"#/properties/test_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1834,7 +1835,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.assertion_location !== undefined){
+if(data.assertion_location !== undefined && func0.call(data, "assertion_location")){
 if(typeof data.assertion_location !== "string"){
 const err10 = {instancePath:instancePath+"/assertion_location",schemaPath:"#/properties/assertion_location/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1846,7 +1847,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.assertion_type !== undefined){
+if(data.assertion_type !== undefined && func0.call(data, "assertion_type")){
 if(typeof data.assertion_type !== "string"){
 const err11 = {instancePath:instancePath+"/assertion_type",schemaPath:"#/$defs/AssertionType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1858,7 +1859,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.target_function !== undefined){
+if(data.target_function !== undefined && func0.call(data, "target_function")){
 if(typeof data.target_function !== "string"){
 const err12 = {instancePath:instancePath+"/target_function",schemaPath:"#/properties/target_function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1870,7 +1871,7 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.target_package !== undefined){
+if(data.target_package !== undefined && func0.call(data, "target_package")){
 if(typeof data.target_package !== "string"){
 const err13 = {instancePath:instancePath+"/target_package",schemaPath:"#/properties/target_package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1882,7 +1883,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.side_effect_type !== undefined){
+if(data.side_effect_type !== undefined && func0.call(data, "side_effect_type")){
 if(typeof data.side_effect_type !== "string"){
 const err14 = {instancePath:instancePath+"/side_effect_type",schemaPath:"#/$defs/SideEffectType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1894,7 +1895,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.confidence !== undefined){
+if(data.confidence !== undefined && func0.call(data, "confidence")){
 let data7 = data.confidence;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 const err15 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1957,7 +1958,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.mappings === undefined){
+if((data.mappings === undefined) || (!(func0.call(data, "mappings")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1967,7 +1968,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.mappings !== undefined){
+if(data.mappings !== undefined && func0.call(data, "mappings")){
 let data0 = data.mappings;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -2019,7 +2020,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2029,7 +2030,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2041,7 +2042,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema57.properties.patterns.type},message:"must be array,null"};
@@ -2101,7 +2102,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.function === undefined){
+if((data.function === undefined) || (!(func0.call(data, "function")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2111,7 +2112,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.package === undefined){
+if((data.package === undefined) || (!(func0.call(data, "package")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2121,7 +2122,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.side_effect_type === undefined){
+if((data.side_effect_type === undefined) || (!(func0.call(data, "side_effect_type")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side_effect_type"},message:"must have required property '"+"side_effect_type"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2131,7 +2132,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.source === undefined){
+if((data.source === undefined) || (!(func0.call(data, "source")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2141,7 +2142,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.weight === undefined){
+if((data.weight === undefined) || (!(func0.call(data, "weight")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "weight"},message:"must have required property '"+"weight"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2151,7 +2152,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.function !== undefined){
+if(data.function !== undefined && func0.call(data, "function")){
 if(typeof data.function !== "string"){
 const err5 = {instancePath:instancePath+"/function",schemaPath:"#/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2163,7 +2164,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.package !== undefined){
+if(data.package !== undefined && func0.call(data, "package")){
 if(typeof data.package !== "string"){
 const err6 = {instancePath:instancePath+"/package",schemaPath:"#/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2175,7 +2176,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.side_effect_type !== undefined){
+if(data.side_effect_type !== undefined && func0.call(data, "side_effect_type")){
 if(typeof data.side_effect_type !== "string"){
 const err7 = {instancePath:instancePath+"/side_effect_type",schemaPath:"#/$defs/SideEffectType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2187,7 +2188,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.source !== undefined){
+if(data.source !== undefined && func0.call(data, "source")){
 if(typeof data.source !== "string"){
 const err8 = {instancePath:instancePath+"/source",schemaPath:"#/$defs/SignalSource/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2199,7 +2200,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.weight !== undefined){
+if(data.weight !== undefined && func0.call(data, "weight")){
 let data4 = data.weight;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err9 = {instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2212,7 +2213,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.reasoning !== undefined){
+if(data.reasoning !== undefined && func0.call(data, "reasoning")){
 if(typeof data.reasoning !== "string"){
 const err10 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2252,7 +2253,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.signals === undefined){
+if((data.signals === undefined) || (!(func0.call(data, "signals")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signals"},message:"must have required property '"+"signals"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2262,7 +2263,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.signals !== undefined){
+if(data.signals !== undefined && func0.call(data, "signals")){
 let data0 = data.signals;
 if(Array.isArray(data0)){
 const len0 = data0.length;

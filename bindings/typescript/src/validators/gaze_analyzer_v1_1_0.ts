@@ -7,6 +7,7 @@ import type { SchemaValidator } from "../runtime/validation.js";
 const require = createRequire(import.meta.url);
 export const v0 = validate21;
 const schema32 = {"title":"Initialize params","description":"The params object of the \"initialize\" method.","type":"object","required":["root_path"],"properties":{"root_path":{"title":"Root path","description":"Absolute path to the project root.","type":"string"},"config":{"title":"Config","description":"Analyzer-specific config from .gaze.yaml. Omitted when no config is provided.","type":"object"}}};
+const func0 = Object.prototype.hasOwnProperty;
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -19,7 +20,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -29,7 +30,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -41,7 +42,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.config !== undefined){
+if(data.config !== undefined && func0.call(data, "config")){
 let data1 = data.config;
 if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
 const err2 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"};
@@ -85,7 +86,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.capabilities === undefined){
+if((data.capabilities === undefined) || (!(func0.call(data, "capabilities")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -95,7 +96,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.protocol_version === undefined){
+if((data.protocol_version === undefined) || (!(func0.call(data, "protocol_version")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocol_version"},message:"must have required property '"+"protocol_version"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -105,7 +106,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.analyzer_name === undefined){
+if((data.analyzer_name === undefined) || (!(func0.call(data, "analyzer_name")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "analyzer_name"},message:"must have required property '"+"analyzer_name"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -115,7 +116,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.language === undefined){
+if((data.language === undefined) || (!(func0.call(data, "language")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "language"},message:"must have required property '"+"language"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -125,10 +126,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 let data0 = data.capabilities;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.discover === undefined){
+if((data0.discover === undefined) || (!(func0.call(data0, "discover")))){
 const err4 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "discover"},message:"must have required property '"+"discover"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -138,7 +139,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data0.test_mapping === undefined){
+if((data0.test_mapping === undefined) || (!(func0.call(data0, "test_mapping")))){
 const err5 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "test_mapping"},message:"must have required property '"+"test_mapping"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -148,7 +149,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data0.classify_signals === undefined){
+if((data0.classify_signals === undefined) || (!(func0.call(data0, "classify_signals")))){
 const err6 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/Capabilities/required",keyword:"required",params:{missingProperty: "classify_signals"},message:"must have required property '"+"classify_signals"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -158,7 +159,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.discover !== undefined){
+if(data0.discover !== undefined && func0.call(data0, "discover")){
 if(typeof data0.discover !== "boolean"){
 const err7 = {instancePath:instancePath+"/capabilities/discover",schemaPath:"#/$defs/Capabilities/properties/discover/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -170,7 +171,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.test_mapping !== undefined){
+if(data0.test_mapping !== undefined && func0.call(data0, "test_mapping")){
 if(typeof data0.test_mapping !== "boolean"){
 const err8 = {instancePath:instancePath+"/capabilities/test_mapping",schemaPath:"#/$defs/Capabilities/properties/test_mapping/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -182,7 +183,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.classify_signals !== undefined){
+if(data0.classify_signals !== undefined && func0.call(data0, "classify_signals")){
 if(typeof data0.classify_signals !== "boolean"){
 const err9 = {instancePath:instancePath+"/capabilities/classify_signals",schemaPath:"#/$defs/Capabilities/properties/classify_signals/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -194,7 +195,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.streaming !== undefined){
+if(data0.streaming !== undefined && func0.call(data0, "streaming")){
 if(typeof data0.streaming !== "boolean"){
 const err10 = {instancePath:instancePath+"/capabilities/streaming",schemaPath:"#/$defs/Capabilities/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -206,7 +207,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.doc_coverage !== undefined){
+if(data0.doc_coverage !== undefined && func0.call(data0, "doc_coverage")){
 if(typeof data0.doc_coverage !== "boolean"){
 const err11 = {instancePath:instancePath+"/capabilities/doc_coverage",schemaPath:"#/$defs/Capabilities/properties/doc_coverage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -230,7 +231,7 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.protocol_version !== undefined){
+if(data.protocol_version !== undefined && func0.call(data, "protocol_version")){
 if(typeof data.protocol_version !== "string"){
 const err13 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/properties/protocol_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -242,7 +243,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.analyzer_name !== undefined){
+if(data.analyzer_name !== undefined && func0.call(data, "analyzer_name")){
 if(typeof data.analyzer_name !== "string"){
 const err14 = {instancePath:instancePath+"/analyzer_name",schemaPath:"#/properties/analyzer_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -254,7 +255,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.language !== undefined){
+if(data.language !== undefined && func0.call(data, "language")){
 if(typeof data.language !== "string"){
 const err15 = {instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -266,7 +267,7 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.language_version !== undefined){
+if(data.language_version !== undefined && func0.call(data, "language_version")){
 if(typeof data.language_version !== "string"){
 const err16 = {instancePath:instancePath+"/language_version",schemaPath:"#/properties/language_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -308,7 +309,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -318,7 +319,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -330,7 +331,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema35.properties.patterns.type},message:"must be array,null"};
@@ -393,7 +394,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.label === undefined){
+if((data.label === undefined) || (!(func0.call(data, "label")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -403,7 +404,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.confidence === undefined){
+if((data.confidence === undefined) || (!(func0.call(data, "confidence")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "confidence"},message:"must have required property '"+"confidence"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -413,7 +414,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.label !== undefined){
+if(data.label !== undefined && func0.call(data, "label")){
 let data0 = data.label;
 if(typeof data0 !== "string"){
 const err2 = {instancePath:instancePath+"/label",schemaPath:"#/$defs/ClassificationLabel/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -436,7 +437,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.confidence !== undefined){
+if(data.confidence !== undefined && func0.call(data, "confidence")){
 let data1 = data.confidence;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 const err4 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -499,7 +500,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
+if((data.type === undefined) || (!(func0.call(data, "type")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -509,7 +510,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.description === undefined){
+if((data.description === undefined) || (!(func0.call(data, "description")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -519,7 +520,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.type !== undefined){
+if(data.type !== undefined && func0.call(data, "type")){
 if(typeof data.type !== "string"){
 const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/SideEffectType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -531,7 +532,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.description !== undefined){
+if(data.description !== undefined && func0.call(data, "description")){
 if(typeof data.description !== "string"){
 const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -543,7 +544,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.location !== undefined){
+if(data.location !== undefined && func0.call(data, "location")){
 if(typeof data.location !== "string"){
 const err4 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -555,7 +556,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.target !== undefined){
+if(data.target !== undefined && func0.call(data, "target")){
 if(typeof data.target !== "string"){
 const err5 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -567,7 +568,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.classification !== undefined){
+if(data.classification !== undefined && func0.call(data, "classification")){
 let data4 = data.classification;
 const _errs11 = errors;
 let valid2 = false;
@@ -618,7 +619,7 @@ vErrors = null;
 }
 }
 }
-if(data.detail !== undefined){
+if(data.detail !== undefined && func0.call(data, "detail")){
 let data5 = data.detail;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
 const err8 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "object"},message:"must be object"};
@@ -659,7 +660,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -669,7 +670,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.package === undefined){
+if((data.package === undefined) || (!(func0.call(data, "package")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -679,7 +680,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.file === undefined){
+if((data.file === undefined) || (!(func0.call(data, "file")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -689,7 +690,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.line === undefined){
+if((data.line === undefined) || (!(func0.call(data, "line")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -699,7 +700,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.side_effects === undefined){
+if((data.side_effects === undefined) || (!(func0.call(data, "side_effects")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side_effects"},message:"must have required property '"+"side_effects"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -709,7 +710,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 if(typeof data.name !== "string"){
 const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -721,7 +722,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.package !== undefined){
+if(data.package !== undefined && func0.call(data, "package")){
 if(typeof data.package !== "string"){
 const err6 = {instancePath:instancePath+"/package",schemaPath:"#/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -733,7 +734,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.file !== undefined){
+if(data.file !== undefined && func0.call(data, "file")){
 if(typeof data.file !== "string"){
 const err7 = {instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -745,7 +746,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.line !== undefined){
+if(data.line !== undefined && func0.call(data, "line")){
 let data3 = data.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err8 = {instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -758,7 +759,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.side_effects !== undefined){
+if(data.side_effects !== undefined && func0.call(data, "side_effects")){
 let data4 = data.side_effects;
 if(Array.isArray(data4)){
 const len0 = data4.length;
@@ -808,7 +809,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.functions === undefined){
+if((data.functions === undefined) || (!(func0.call(data, "functions")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "functions"},message:"must have required property '"+"functions"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -818,7 +819,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.functions !== undefined){
+if(data.functions !== undefined && func0.call(data, "functions")){
 let data0 = data.functions;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -869,7 +870,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -879,7 +880,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.package === undefined){
+if((data.package === undefined) || (!(func0.call(data, "package")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -889,7 +890,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.file === undefined){
+if((data.file === undefined) || (!(func0.call(data, "file")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -899,7 +900,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.line === undefined){
+if((data.line === undefined) || (!(func0.call(data, "line")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -909,7 +910,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.side_effects === undefined){
+if((data.side_effects === undefined) || (!(func0.call(data, "side_effects")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side_effects"},message:"must have required property '"+"side_effects"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -919,7 +920,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 if(typeof data.name !== "string"){
 const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -931,7 +932,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.package !== undefined){
+if(data.package !== undefined && func0.call(data, "package")){
 if(typeof data.package !== "string"){
 const err6 = {instancePath:instancePath+"/package",schemaPath:"#/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -943,7 +944,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.file !== undefined){
+if(data.file !== undefined && func0.call(data, "file")){
 if(typeof data.file !== "string"){
 const err7 = {instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -955,7 +956,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.line !== undefined){
+if(data.line !== undefined && func0.call(data, "line")){
 let data3 = data.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err8 = {instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -968,7 +969,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.side_effects !== undefined){
+if(data.side_effects !== undefined && func0.call(data, "side_effects")){
 let data4 = data.side_effects;
 if(Array.isArray(data4)){
 const len0 = data4.length;
@@ -1020,7 +1021,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1030,7 +1031,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1042,7 +1043,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema43.properties.patterns.type},message:"must be array,null"};
@@ -1101,7 +1102,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.functions === undefined){
+if((data.functions === undefined) || (!(func0.call(data, "functions")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "functions"},message:"must have required property '"+"functions"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1111,14 +1112,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.functions !== undefined){
+if(data.functions !== undefined && func0.call(data, "functions")){
 let data0 = data.functions;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.name === undefined){
+if((data1.name === undefined) || (!(func0.call(data1, "name")))){
 const err1 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1128,7 +1129,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data1.package === undefined){
+if((data1.package === undefined) || (!(func0.call(data1, "package")))){
 const err2 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1138,7 +1139,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.file === undefined){
+if((data1.file === undefined) || (!(func0.call(data1, "file")))){
 const err3 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1148,7 +1149,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data1.line === undefined){
+if((data1.line === undefined) || (!(func0.call(data1, "line")))){
 const err4 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1158,7 +1159,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.complexity === undefined){
+if((data1.complexity === undefined) || (!(func0.call(data1, "complexity")))){
 const err5 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionComplexity/required",keyword:"required",params:{missingProperty: "complexity"},message:"must have required property '"+"complexity"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1168,7 +1169,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.name !== undefined){
+if(data1.name !== undefined && func0.call(data1, "name")){
 if(typeof data1.name !== "string"){
 const err6 = {instancePath:instancePath+"/functions/" + i0+"/name",schemaPath:"#/$defs/FunctionComplexity/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1180,7 +1181,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data1.package !== undefined){
+if(data1.package !== undefined && func0.call(data1, "package")){
 if(typeof data1.package !== "string"){
 const err7 = {instancePath:instancePath+"/functions/" + i0+"/package",schemaPath:"#/$defs/FunctionComplexity/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1192,7 +1193,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data1.file !== undefined){
+if(data1.file !== undefined && func0.call(data1, "file")){
 if(typeof data1.file !== "string"){
 const err8 = {instancePath:instancePath+"/functions/" + i0+"/file",schemaPath:"#/$defs/FunctionComplexity/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1204,7 +1205,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data1.line !== undefined){
+if(data1.line !== undefined && func0.call(data1, "line")){
 let data5 = data1.line;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err9 = {instancePath:instancePath+"/functions/" + i0+"/line",schemaPath:"#/$defs/FunctionComplexity/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1217,7 +1218,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data1.complexity !== undefined){
+if(data1.complexity !== undefined && func0.call(data1, "complexity")){
 let data6 = data1.complexity;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
 const err10 = {instancePath:instancePath+"/functions/" + i0+"/complexity",schemaPath:"#/$defs/FunctionComplexity/properties/complexity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1284,7 +1285,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1294,7 +1295,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1306,7 +1307,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema46.properties.patterns.type},message:"must be array,null"};
@@ -1365,7 +1366,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.functions === undefined){
+if((data.functions === undefined) || (!(func0.call(data, "functions")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "functions"},message:"must have required property '"+"functions"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1375,14 +1376,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.functions !== undefined){
+if(data.functions !== undefined && func0.call(data, "functions")){
 let data0 = data.functions;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.file === undefined){
+if((data1.file === undefined) || (!(func0.call(data1, "file")))){
 const err1 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1392,7 +1393,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data1.function === undefined){
+if((data1.function === undefined) || (!(func0.call(data1, "function")))){
 const err2 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1402,7 +1403,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.start_line === undefined){
+if((data1.start_line === undefined) || (!(func0.call(data1, "start_line")))){
 const err3 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "start_line"},message:"must have required property '"+"start_line"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1412,7 +1413,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data1.end_line === undefined){
+if((data1.end_line === undefined) || (!(func0.call(data1, "end_line")))){
 const err4 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "end_line"},message:"must have required property '"+"end_line"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1422,7 +1423,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.covered_stmts === undefined){
+if((data1.covered_stmts === undefined) || (!(func0.call(data1, "covered_stmts")))){
 const err5 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "covered_stmts"},message:"must have required property '"+"covered_stmts"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1432,7 +1433,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.total_stmts === undefined){
+if((data1.total_stmts === undefined) || (!(func0.call(data1, "total_stmts")))){
 const err6 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "total_stmts"},message:"must have required property '"+"total_stmts"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1442,7 +1443,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data1.percentage === undefined){
+if((data1.percentage === undefined) || (!(func0.call(data1, "percentage")))){
 const err7 = {instancePath:instancePath+"/functions/" + i0,schemaPath:"#/$defs/FunctionCoverage/required",keyword:"required",params:{missingProperty: "percentage"},message:"must have required property '"+"percentage"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1452,7 +1453,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1.file !== undefined){
+if(data1.file !== undefined && func0.call(data1, "file")){
 if(typeof data1.file !== "string"){
 const err8 = {instancePath:instancePath+"/functions/" + i0+"/file",schemaPath:"#/$defs/FunctionCoverage/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1464,7 +1465,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data1.function !== undefined){
+if(data1.function !== undefined && func0.call(data1, "function")){
 if(typeof data1.function !== "string"){
 const err9 = {instancePath:instancePath+"/functions/" + i0+"/function",schemaPath:"#/$defs/FunctionCoverage/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1476,7 +1477,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data1.start_line !== undefined){
+if(data1.start_line !== undefined && func0.call(data1, "start_line")){
 let data4 = data1.start_line;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err10 = {instancePath:instancePath+"/functions/" + i0+"/start_line",schemaPath:"#/$defs/FunctionCoverage/properties/start_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1489,7 +1490,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data1.end_line !== undefined){
+if(data1.end_line !== undefined && func0.call(data1, "end_line")){
 let data5 = data1.end_line;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err11 = {instancePath:instancePath+"/functions/" + i0+"/end_line",schemaPath:"#/$defs/FunctionCoverage/properties/end_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1502,7 +1503,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data1.covered_stmts !== undefined){
+if(data1.covered_stmts !== undefined && func0.call(data1, "covered_stmts")){
 let data6 = data1.covered_stmts;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
 const err12 = {instancePath:instancePath+"/functions/" + i0+"/covered_stmts",schemaPath:"#/$defs/FunctionCoverage/properties/covered_stmts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1527,7 +1528,7 @@ errors++;
 }
 }
 }
-if(data1.total_stmts !== undefined){
+if(data1.total_stmts !== undefined && func0.call(data1, "total_stmts")){
 let data7 = data1.total_stmts;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 const err14 = {instancePath:instancePath+"/functions/" + i0+"/total_stmts",schemaPath:"#/$defs/FunctionCoverage/properties/total_stmts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1552,7 +1553,7 @@ errors++;
 }
 }
 }
-if(data1.percentage !== undefined){
+if(data1.percentage !== undefined && func0.call(data1, "percentage")){
 let data8 = data1.percentage;
 if(typeof data8 == "number"){
 if(data8 > 100 || isNaN(data8)){
@@ -1697,7 +1698,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1707,7 +1708,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1749,7 +1750,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.source_files !== undefined){
+if(data.source_files !== undefined && func0.call(data, "source_files")){
 let data0 = data.source_files;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -1777,7 +1778,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.test_files !== undefined){
+if(data.test_files !== undefined && func0.call(data, "test_files")){
 let data2 = data.test_files;
 if(Array.isArray(data2)){
 const len1 = data2.length;
@@ -1805,7 +1806,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.framework !== undefined){
+if(data.framework !== undefined && func0.call(data, "framework")){
 if(typeof data.framework !== "string"){
 const err4 = {instancePath:instancePath+"/framework",schemaPath:"#/properties/framework/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1847,7 +1848,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1857,7 +1858,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1869,7 +1870,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema53.properties.patterns.type},message:"must be array,null"};
@@ -1929,7 +1930,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.test_function === undefined){
+if((data.test_function === undefined) || (!(func0.call(data, "test_function")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "test_function"},message:"must have required property '"+"test_function"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1939,7 +1940,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.test_file === undefined){
+if((data.test_file === undefined) || (!(func0.call(data, "test_file")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "test_file"},message:"must have required property '"+"test_file"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1949,7 +1950,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.assertion_location === undefined){
+if((data.assertion_location === undefined) || (!(func0.call(data, "assertion_location")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assertion_location"},message:"must have required property '"+"assertion_location"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1959,7 +1960,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.assertion_type === undefined){
+if((data.assertion_type === undefined) || (!(func0.call(data, "assertion_type")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assertion_type"},message:"must have required property '"+"assertion_type"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1969,7 +1970,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.target_function === undefined){
+if((data.target_function === undefined) || (!(func0.call(data, "target_function")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target_function"},message:"must have required property '"+"target_function"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1979,7 +1980,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.target_package === undefined){
+if((data.target_package === undefined) || (!(func0.call(data, "target_package")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target_package"},message:"must have required property '"+"target_package"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1989,7 +1990,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.side_effect_type === undefined){
+if((data.side_effect_type === undefined) || (!(func0.call(data, "side_effect_type")))){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side_effect_type"},message:"must have required property '"+"side_effect_type"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1999,7 +2000,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.confidence === undefined){
+if((data.confidence === undefined) || (!(func0.call(data, "confidence")))){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "confidence"},message:"must have required property '"+"confidence"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2009,7 +2010,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.test_function !== undefined){
+if(data.test_function !== undefined && func0.call(data, "test_function")){
 if(typeof data.test_function !== "string"){
 const err8 = {instancePath:instancePath+"/test_function",schemaPath:"#/properties/test_function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2021,7 +2022,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.test_file !== undefined){
+if(data.test_file !== undefined && func0.call(data, "test_file")){
 if(typeof data.test_file !== "string"){
 const err9 = {instancePath:instancePath+"/test_file",schemaPath:"#/properties/test_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2033,7 +2034,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.assertion_location !== undefined){
+if(data.assertion_location !== undefined && func0.call(data, "assertion_location")){
 if(typeof data.assertion_location !== "string"){
 const err10 = {instancePath:instancePath+"/assertion_location",schemaPath:"#/properties/assertion_location/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2045,7 +2046,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.assertion_type !== undefined){
+if(data.assertion_type !== undefined && func0.call(data, "assertion_type")){
 if(typeof data.assertion_type !== "string"){
 const err11 = {instancePath:instancePath+"/assertion_type",schemaPath:"#/$defs/AssertionType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2057,7 +2058,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.target_function !== undefined){
+if(data.target_function !== undefined && func0.call(data, "target_function")){
 if(typeof data.target_function !== "string"){
 const err12 = {instancePath:instancePath+"/target_function",schemaPath:"#/properties/target_function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2069,7 +2070,7 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.target_package !== undefined){
+if(data.target_package !== undefined && func0.call(data, "target_package")){
 if(typeof data.target_package !== "string"){
 const err13 = {instancePath:instancePath+"/target_package",schemaPath:"#/properties/target_package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2081,7 +2082,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.side_effect_type !== undefined){
+if(data.side_effect_type !== undefined && func0.call(data, "side_effect_type")){
 if(typeof data.side_effect_type !== "string"){
 const err14 = {instancePath:instancePath+"/side_effect_type",schemaPath:"#/$defs/SideEffectType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2093,7 +2094,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.confidence !== undefined){
+if(data.confidence !== undefined && func0.call(data, "confidence")){
 let data7 = data.confidence;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 const err15 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2156,7 +2157,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.mappings === undefined){
+if((data.mappings === undefined) || (!(func0.call(data, "mappings")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2166,7 +2167,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.mappings !== undefined){
+if(data.mappings !== undefined && func0.call(data, "mappings")){
 let data0 = data.mappings;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -2218,7 +2219,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2228,7 +2229,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err1 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2240,7 +2241,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema58.properties.patterns.type},message:"must be array,null"};
@@ -2300,7 +2301,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.function === undefined){
+if((data.function === undefined) || (!(func0.call(data, "function")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2310,7 +2311,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.package === undefined){
+if((data.package === undefined) || (!(func0.call(data, "package")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2320,7 +2321,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.side_effect_type === undefined){
+if((data.side_effect_type === undefined) || (!(func0.call(data, "side_effect_type")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side_effect_type"},message:"must have required property '"+"side_effect_type"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2330,7 +2331,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.source === undefined){
+if((data.source === undefined) || (!(func0.call(data, "source")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2340,7 +2341,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.weight === undefined){
+if((data.weight === undefined) || (!(func0.call(data, "weight")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "weight"},message:"must have required property '"+"weight"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2350,7 +2351,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.function !== undefined){
+if(data.function !== undefined && func0.call(data, "function")){
 if(typeof data.function !== "string"){
 const err5 = {instancePath:instancePath+"/function",schemaPath:"#/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2362,7 +2363,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.package !== undefined){
+if(data.package !== undefined && func0.call(data, "package")){
 if(typeof data.package !== "string"){
 const err6 = {instancePath:instancePath+"/package",schemaPath:"#/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2374,7 +2375,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.side_effect_type !== undefined){
+if(data.side_effect_type !== undefined && func0.call(data, "side_effect_type")){
 if(typeof data.side_effect_type !== "string"){
 const err7 = {instancePath:instancePath+"/side_effect_type",schemaPath:"#/$defs/SideEffectType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2386,7 +2387,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.source !== undefined){
+if(data.source !== undefined && func0.call(data, "source")){
 if(typeof data.source !== "string"){
 const err8 = {instancePath:instancePath+"/source",schemaPath:"#/$defs/SignalSource/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2398,7 +2399,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.weight !== undefined){
+if(data.weight !== undefined && func0.call(data, "weight")){
 let data4 = data.weight;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err9 = {instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2411,7 +2412,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.reasoning !== undefined){
+if(data.reasoning !== undefined && func0.call(data, "reasoning")){
 if(typeof data.reasoning !== "string"){
 const err10 = {instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2451,7 +2452,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.signals === undefined){
+if((data.signals === undefined) || (!(func0.call(data, "signals")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signals"},message:"must have required property '"+"signals"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2461,7 +2462,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.signals !== undefined){
+if(data.signals !== undefined && func0.call(data, "signals")){
 let data0 = data.signals;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -2513,7 +2514,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.root_path === undefined){
+if((data.root_path === undefined) || (!(func0.call(data, "root_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "root_path"},message:"must have required property '"+"root_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2523,7 +2524,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.patterns === undefined){
+if((data.patterns === undefined) || (!(func0.call(data, "patterns")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "patterns"},message:"must have required property '"+"patterns"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2533,7 +2534,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.root_path !== undefined){
+if(data.root_path !== undefined && func0.call(data, "root_path")){
 if(typeof data.root_path !== "string"){
 const err2 = {instancePath:instancePath+"/root_path",schemaPath:"#/properties/root_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2545,7 +2546,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.patterns !== undefined){
+if(data.patterns !== undefined && func0.call(data, "patterns")){
 let data1 = data.patterns;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err3 = {instancePath:instancePath+"/patterns",schemaPath:"#/properties/patterns/type",keyword:"type",params:{type: schema63.properties.patterns.type},message:"must be array,null"};
@@ -2605,7 +2606,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2615,7 +2616,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.package === undefined){
+if((data.package === undefined) || (!(func0.call(data, "package")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2625,7 +2626,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.file === undefined){
+if((data.file === undefined) || (!(func0.call(data, "file")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2635,7 +2636,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.line === undefined){
+if((data.line === undefined) || (!(func0.call(data, "line")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2645,7 +2646,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2655,7 +2656,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.documented === undefined){
+if((data.documented === undefined) || (!(func0.call(data, "documented")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "documented"},message:"must have required property '"+"documented"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2665,7 +2666,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 if(typeof data.name !== "string"){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2677,7 +2678,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.package !== undefined){
+if(data.package !== undefined && func0.call(data, "package")){
 if(typeof data.package !== "string"){
 const err7 = {instancePath:instancePath+"/package",schemaPath:"#/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2689,7 +2690,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.file !== undefined){
+if(data.file !== undefined && func0.call(data, "file")){
 if(typeof data.file !== "string"){
 const err8 = {instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2701,7 +2702,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.line !== undefined){
+if(data.line !== undefined && func0.call(data, "line")){
 let data3 = data.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err9 = {instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2714,7 +2715,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 if(typeof data.kind !== "string"){
 const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2726,7 +2727,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.documented !== undefined){
+if(data.documented !== undefined && func0.call(data, "documented")){
 if(typeof data.documented !== "boolean"){
 const err11 = {instancePath:instancePath+"/documented",schemaPath:"#/properties/documented/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -2738,7 +2739,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.doc_snippet !== undefined){
+if(data.doc_snippet !== undefined && func0.call(data, "doc_snippet")){
 if(typeof data.doc_snippet !== "string"){
 const err12 = {instancePath:instancePath+"/doc_snippet",schemaPath:"#/properties/doc_snippet/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2778,7 +2779,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.symbols === undefined){
+if((data.symbols === undefined) || (!(func0.call(data, "symbols")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbols"},message:"must have required property '"+"symbols"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2788,7 +2789,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.symbols !== undefined){
+if(data.symbols !== undefined && func0.call(data, "symbols")){
 let data0 = data.symbols;
 if(Array.isArray(data0)){
 const len0 = data0.length;

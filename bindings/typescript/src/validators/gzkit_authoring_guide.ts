@@ -7,6 +7,7 @@ import type { SchemaValidator } from "../runtime/validation.js";
 const require = createRequire(import.meta.url);
 export const v0 = validate21;
 const schema32 = {"title":"Initialize params","description":"Params of the initialize request: the client's protocol version.","type":"object","additionalProperties":false,"required":["clientVersion"],"properties":{"clientVersion":{"title":"Client version","description":"Client protocol version, major.minor (e.g. \"1.0\", \"1.3\", \"2.0\"); further components are permitted by the pattern, but compatibility uses only the major version. Absent or not matching: INVALID_PARAMS (-32602).","type":"string","pattern":"^\\d+\\.\\d+"}}};
+const func0 = Object.prototype.hasOwnProperty;
 const pattern4 = new RegExp("^\\d+\\.\\d+", "u");
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -20,7 +21,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.clientVersion === undefined){
+if((data.clientVersion === undefined) || (!(func0.call(data, "clientVersion")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "clientVersion"},message:"must have required property '"+"clientVersion"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -30,7 +31,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(key0 === "clientVersion")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -42,7 +43,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.clientVersion !== undefined){
+if(data.clientVersion !== undefined && func0.call(data, "clientVersion")){
 let data0 = data.clientVersion;
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
@@ -97,7 +98,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.version === undefined){
+if((data.version === undefined) || (!(func0.call(data, "version")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -107,7 +108,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.capabilities === undefined){
+if((data.capabilities === undefined) || (!(func0.call(data, "capabilities")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -117,7 +118,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((key0 === "version") || (key0 === "capabilities"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -129,7 +130,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.version !== undefined){
+if(data.version !== undefined && func0.call(data, "version")){
 if(typeof data.version !== "string"){
 const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -141,7 +142,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 let data1 = data.capabilities;
 if(Array.isArray(data1)){
 const len0 = data1.length;
@@ -187,7 +188,7 @@ validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v2 = validate23;
 const schema34 = {"title":"Analyze params","description":"Params of the analyze request: the file to analyze and an optional cursor position.","type":"object","additionalProperties":false,"required":["file_path"],"properties":{"file_path":{"title":"File path","description":"Absolute or workspace-relative path to the file. Absent: INVALID_PARAMS (-32602).","type":"string","minLength":1},"cursor_position":{"title":"Cursor position","description":"Optional cursor position (0-indexed byte offset); null or omitted means analyze the whole file.","type":["integer","null"],"minimum":0}}};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+const func68 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -200,7 +201,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.file_path === undefined){
+if((data.file_path === undefined) || (!(func0.call(data, "file_path")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -210,7 +211,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((key0 === "file_path") || (key0 === "cursor_position"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -222,10 +223,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.file_path !== undefined){
+if(data.file_path !== undefined && func0.call(data, "file_path")){
 let data0 = data.file_path;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func68(data0) < 1){
 const err2 = {instancePath:instancePath+"/file_path",schemaPath:"#/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -247,7 +248,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.cursor_position !== undefined){
+if(data.cursor_position !== undefined && func0.call(data, "cursor_position")){
 let data1 = data.cursor_position;
 if((!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) && (data1 !== null)){
 const err4 = {instancePath:instancePath+"/cursor_position",schemaPath:"#/properties/cursor_position/type",keyword:"type",params:{type: schema34.properties.cursor_position.type},message:"must be integer,null"};
@@ -293,7 +294,6 @@ const schema35 = {"title":"Analyze result","description":"The authoring hints fo
 const schema36 = {"required":["metric","precedence_band","crossing_value","archetype","doctrinal_frame_headline","recommended_move","file_path","start_line","end_line"],"properties":{"metric":{"title":"Metric","description":"Complexity metric key (e.g. \"radon_cc\").","type":"string","minLength":1,"examples":["radon_cc"]},"precedence_band":{"title":"Precedence band","description":"Position within the advise band.","$ref":"#/$defs/PrecedenceBand"},"crossing_value":{"title":"Crossing value","description":"Observed metric value that triggered the hint.","type":"number"},"archetype":{"title":"Archetype","description":"Canonical refactor archetype.","$ref":"#/$defs/Archetype"},"doctrinal_frame_headline":{"title":"Doctrinal frame headline","description":"One-line excerpt from the cited doctrinal frame; provides the doctrinal context.","type":"string"},"recommended_move":{"title":"Recommended move","description":"Human-readable refactor recommendation, suitable for inline display.","type":"string"},"file_path":{"title":"File path","description":"Source file path for editor navigation.","type":"string","minLength":1},"start_line":{"title":"Start line","description":"First line of the flagged region (1-indexed, inclusive).","type":"integer","minimum":1},"end_line":{"title":"End line","description":"Last line of the flagged region (1-indexed, inclusive; >= start_line, checked by the manifest rule not_before).","type":"integer","minimum":1}},"title":"AuthoringHint","description":"One authoring hint: the authoring-time projection of a gzkit advisor diagnosis (which metric, where it crossed in the advise band, the matching refactor archetype, the doctrinal headline, the recommended move, and the file region the editor renders it on). Mirrors the AuthoringHint shipped by gzkit as src/gzkit/schemas/authoring_hint.json; the cross-field constraint end_line >= start_line, which Draft 2020-12 cannot state, is the manifest rule not_before (analyze result, /hints/*).","type":"object","additionalProperties":false};
 const schema37 = {"title":"Precedence band","description":"Position within the advise band: \"approaching\" for the lower portion, \"approaching_warn\" for the upper (closer to the warn boundary).","type":"string","enum":["approaching","approaching_warn"]};
 const schema38 = {"title":"Refactor archetype","description":"Canonical refactor archetype; \"unclassified\" when no archetype rule matches.","type":"string","enum":["long_parameter_list","arrowhead","switch_on_type","feature_envy","large_class","divergent_change","shotgun_surgery","primitive_obsession","data_clumps","message_chain","unclassified"]};
-const func2 = Object.prototype.hasOwnProperty;
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -306,7 +306,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.metric === undefined){
+if((data.metric === undefined) || (!(func0.call(data, "metric")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metric"},message:"must have required property '"+"metric"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -316,7 +316,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.precedence_band === undefined){
+if((data.precedence_band === undefined) || (!(func0.call(data, "precedence_band")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "precedence_band"},message:"must have required property '"+"precedence_band"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -326,7 +326,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.crossing_value === undefined){
+if((data.crossing_value === undefined) || (!(func0.call(data, "crossing_value")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "crossing_value"},message:"must have required property '"+"crossing_value"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -336,7 +336,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.archetype === undefined){
+if((data.archetype === undefined) || (!(func0.call(data, "archetype")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "archetype"},message:"must have required property '"+"archetype"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -346,7 +346,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.doctrinal_frame_headline === undefined){
+if((data.doctrinal_frame_headline === undefined) || (!(func0.call(data, "doctrinal_frame_headline")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "doctrinal_frame_headline"},message:"must have required property '"+"doctrinal_frame_headline"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -356,7 +356,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.recommended_move === undefined){
+if((data.recommended_move === undefined) || (!(func0.call(data, "recommended_move")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recommended_move"},message:"must have required property '"+"recommended_move"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -366,7 +366,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.file_path === undefined){
+if((data.file_path === undefined) || (!(func0.call(data, "file_path")))){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -376,7 +376,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.start_line === undefined){
+if((data.start_line === undefined) || (!(func0.call(data, "start_line")))){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "start_line"},message:"must have required property '"+"start_line"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -386,7 +386,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.end_line === undefined){
+if((data.end_line === undefined) || (!(func0.call(data, "end_line")))){
 const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "end_line"},message:"must have required property '"+"end_line"+"'"};
 if(vErrors === null){
 vErrors = [err8];
@@ -396,8 +396,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func2.call(schema36.properties, key0))){
+for(const key0 of Object.keys(data)){
+if(!(func0.call(schema36.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -408,10 +408,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.metric !== undefined){
+if(data.metric !== undefined && func0.call(data, "metric")){
 let data0 = data.metric;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func68(data0) < 1){
 const err10 = {instancePath:instancePath+"/metric",schemaPath:"#/properties/metric/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -433,7 +433,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.precedence_band !== undefined){
+if(data.precedence_band !== undefined && func0.call(data, "precedence_band")){
 let data1 = data.precedence_band;
 if(typeof data1 !== "string"){
 const err12 = {instancePath:instancePath+"/precedence_band",schemaPath:"#/$defs/PrecedenceBand/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -456,7 +456,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.crossing_value !== undefined){
+if(data.crossing_value !== undefined && func0.call(data, "crossing_value")){
 if(!(typeof data.crossing_value == "number")){
 const err14 = {instancePath:instancePath+"/crossing_value",schemaPath:"#/properties/crossing_value/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -468,7 +468,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.archetype !== undefined){
+if(data.archetype !== undefined && func0.call(data, "archetype")){
 let data3 = data.archetype;
 if(typeof data3 !== "string"){
 const err15 = {instancePath:instancePath+"/archetype",schemaPath:"#/$defs/Archetype/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -491,7 +491,7 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.doctrinal_frame_headline !== undefined){
+if(data.doctrinal_frame_headline !== undefined && func0.call(data, "doctrinal_frame_headline")){
 if(typeof data.doctrinal_frame_headline !== "string"){
 const err17 = {instancePath:instancePath+"/doctrinal_frame_headline",schemaPath:"#/properties/doctrinal_frame_headline/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -503,7 +503,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.recommended_move !== undefined){
+if(data.recommended_move !== undefined && func0.call(data, "recommended_move")){
 if(typeof data.recommended_move !== "string"){
 const err18 = {instancePath:instancePath+"/recommended_move",schemaPath:"#/properties/recommended_move/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -515,10 +515,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.file_path !== undefined){
+if(data.file_path !== undefined && func0.call(data, "file_path")){
 let data6 = data.file_path;
 if(typeof data6 === "string"){
-if(func1(data6) < 1){
+if(func68(data6) < 1){
 const err19 = {instancePath:instancePath+"/file_path",schemaPath:"#/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -540,7 +540,7 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.start_line !== undefined){
+if(data.start_line !== undefined && func0.call(data, "start_line")){
 let data7 = data.start_line;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 const err21 = {instancePath:instancePath+"/start_line",schemaPath:"#/properties/start_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -565,7 +565,7 @@ errors++;
 }
 }
 }
-if(data.end_line !== undefined){
+if(data.end_line !== undefined && func0.call(data, "end_line")){
 let data8 = data.end_line;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
 const err23 = {instancePath:instancePath+"/end_line",schemaPath:"#/properties/end_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -618,7 +618,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.hints === undefined){
+if((data.hints === undefined) || (!(func0.call(data, "hints")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "hints"},message:"must have required property '"+"hints"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -628,7 +628,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(key0 === "hints")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -640,7 +640,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.hints !== undefined){
+if(data.hints !== undefined && func0.call(data, "hints")){
 let data0 = data.hints;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -720,7 +720,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -760,7 +760,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.code === undefined){
+if((data.code === undefined) || (!(func0.call(data, "code")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -770,7 +770,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -780,7 +780,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((key0 === "code") || (key0 === "message"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -792,7 +792,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.code !== undefined){
+if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err3 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -805,7 +805,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 if(typeof data.message !== "string"){
 const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){

@@ -11,6 +11,7 @@ const schema33 = {"title":"ProgressToken","description":"`ProgressToken`, as the
 const schema40 = {"title":"LSPAny","description":"The LSP any type.\nPlease note that strictly speaking a property with the value `undefined`\ncan't be converted into JSON preserving the property name. However for\nconvenience it is allowed and assumed that all these properties are\noptional as well.\n@since 3.17.0"};
 const schema42 = {"title":"TraceValues","description":"`TraceValues`, as the LSP 3.17 meta model defines it (it documents none).","type":"string","enum":["off","messages","verbose"],"x-lsp-values":"\"off\" (Off), \"messages\" (Messages), \"verbose\" (Verbose)"};
 const schema43 = {"title":"WorkspaceFolder","description":"A workspace folder inside a client.","type":"object","required":["uri","name"],"properties":{"uri":{"title":"Uri","description":"The associated URI for this workspace folder.","type":"string"},"name":{"title":"Name","description":"The name of the workspace folder. Used to refer to this\nworkspace folder in the user interface.","type":"string"}}};
+const func0 = Object.prototype.hasOwnProperty;
 const schema34 = {"title":"ClientCapabilities","description":"Defines the capabilities provided by the client.","type":"object","properties":{"workspace":{"title":"Workspace","description":"Workspace specific client capabilities.","anyOf":[{"$ref":"#/$defs/WorkspaceClientCapabilities"},{"type":"null"}]},"window":{"title":"Window","description":"Window specific client capabilities.","anyOf":[{"$ref":"#/$defs/WindowClientCapabilities"},{"type":"null"}]},"experimental":{"title":"Experimental","description":"Experimental client capabilities.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
 const schema39 = {"title":"WindowClientCapabilities","description":"`WindowClientCapabilities`, as the LSP 3.17 meta model defines it (it documents none).","type":"object","properties":{"workDoneProgress":{"title":"Work done progress","description":"It indicates whether the client supports server initiated\nprogress using the `window/workDoneProgress/create` request.\n\nThe capability also controls Whether client supports handling\nof progress notifications. If set servers are allowed to report a\n`workDoneProgress` property in the request specific server\ncapabilities.\n\n@since 3.15.0","type":["boolean","null"]}}};
 const schema35 = {"title":"WorkspaceClientCapabilities","description":"Workspace specific client capabilities.","type":"object","properties":{"applyEdit":{"title":"Apply edit","description":"The client supports applying batch edits\nto the workspace by supporting the request\n'workspace/applyEdit'","type":["boolean","null"]},"workspaceEdit":{"title":"Workspace edit","description":"Capabilities specific to `WorkspaceEdit`s.","anyOf":[{"$ref":"#/$defs/WorkspaceEditClientCapabilities"},{"type":"null"}]},"workspaceFolders":{"title":"Workspace folders","description":"The client has support for workspace folders.\n\n@since 3.6.0","type":["boolean","null"]},"configuration":{"title":"Configuration","description":"The client supports `workspace/configuration` requests.\n\n@since 3.6.0","type":["boolean","null"]}}};
@@ -29,7 +30,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.documentChanges !== undefined){
+if(data.documentChanges !== undefined && func0.call(data, "documentChanges")){
 let data0 = data.documentChanges;
 if((typeof data0 !== "boolean") && (data0 !== null)){
 const err0 = {instancePath:instancePath+"/documentChanges",schemaPath:"#/properties/documentChanges/type",keyword:"type",params:{type: schema36.properties.documentChanges.type},message:"must be boolean,null"};
@@ -42,7 +43,7 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data.resourceOperations !== undefined){
+if(data.resourceOperations !== undefined && func0.call(data, "resourceOperations")){
 let data1 = data.resourceOperations;
 if((!(Array.isArray(data1))) && (data1 !== null)){
 const err1 = {instancePath:instancePath+"/resourceOperations",schemaPath:"#/properties/resourceOperations/type",keyword:"type",params:{type: schema36.properties.resourceOperations.type},message:"must be array,null"};
@@ -81,7 +82,7 @@ errors++;
 }
 }
 }
-if(data.failureHandling !== undefined){
+if(data.failureHandling !== undefined && func0.call(data, "failureHandling")){
 let data3 = data.failureHandling;
 const _errs9 = errors;
 let valid4 = false;
@@ -171,7 +172,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.applyEdit !== undefined){
+if(data.applyEdit !== undefined && func0.call(data, "applyEdit")){
 let data0 = data.applyEdit;
 if((typeof data0 !== "boolean") && (data0 !== null)){
 const err0 = {instancePath:instancePath+"/applyEdit",schemaPath:"#/properties/applyEdit/type",keyword:"type",params:{type: schema35.properties.applyEdit.type},message:"must be boolean,null"};
@@ -184,7 +185,7 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data.workspaceEdit !== undefined){
+if(data.workspaceEdit !== undefined && func0.call(data, "workspaceEdit")){
 let data1 = data.workspaceEdit;
 const _errs4 = errors;
 let valid1 = false;
@@ -236,7 +237,7 @@ vErrors = null;
 }
 }
 }
-if(data.workspaceFolders !== undefined){
+if(data.workspaceFolders !== undefined && func0.call(data, "workspaceFolders")){
 let data2 = data.workspaceFolders;
 if((typeof data2 !== "boolean") && (data2 !== null)){
 const err3 = {instancePath:instancePath+"/workspaceFolders",schemaPath:"#/properties/workspaceFolders/type",keyword:"type",params:{type: schema35.properties.workspaceFolders.type},message:"must be boolean,null"};
@@ -249,7 +250,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.configuration !== undefined){
+if(data.configuration !== undefined && func0.call(data, "configuration")){
 let data3 = data.configuration;
 if((typeof data3 !== "boolean") && (data3 !== null)){
 const err4 = {instancePath:instancePath+"/configuration",schemaPath:"#/properties/configuration/type",keyword:"type",params:{type: schema35.properties.configuration.type},message:"must be boolean,null"};
@@ -290,7 +291,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.workspace !== undefined){
+if(data.workspace !== undefined && func0.call(data, "workspace")){
 let data0 = data.workspace;
 const _errs2 = errors;
 let valid1 = false;
@@ -343,13 +344,13 @@ vErrors = null;
 }
 }
 }
-if(data.window !== undefined){
+if(data.window !== undefined && func0.call(data, "window")){
 let data1 = data.window;
 const _errs7 = errors;
 let valid2 = false;
 const _errs8 = errors;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.workDoneProgress !== undefined){
+if(data1.workDoneProgress !== undefined && func0.call(data1, "workDoneProgress")){
 let data2 = data1.workDoneProgress;
 if((typeof data2 !== "boolean") && (data2 !== null)){
 const err2 = {instancePath:instancePath+"/window/workDoneProgress",schemaPath:"#/$defs/WindowClientCapabilities/properties/workDoneProgress/type",keyword:"type",params:{type: schema39.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -414,7 +415,7 @@ vErrors = null;
 }
 }
 }
-if(data.experimental !== undefined){
+if(data.experimental !== undefined && func0.call(data, "experimental")){
 const _errs16 = errors;
 let valid5 = false;
 const _errs17 = errors;
@@ -483,7 +484,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.processId === undefined){
+if((data.processId === undefined) || (!(func0.call(data, "processId")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "processId"},message:"must have required property '"+"processId"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -493,7 +494,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.rootUri === undefined){
+if((data.rootUri === undefined) || (!(func0.call(data, "rootUri")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rootUri"},message:"must have required property '"+"rootUri"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -503,7 +504,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.capabilities === undefined){
+if((data.capabilities === undefined) || (!(func0.call(data, "capabilities")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -513,7 +514,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data0 = data.workDoneToken;
 const _errs2 = errors;
 let valid1 = false;
@@ -626,7 +627,7 @@ vErrors = null;
 }
 }
 }
-if(data.processId !== undefined){
+if(data.processId !== undefined && func0.call(data, "processId")){
 let data1 = data.processId;
 const _errs13 = errors;
 let valid4 = false;
@@ -700,7 +701,7 @@ vErrors = null;
 }
 }
 }
-if(data.clientInfo !== undefined){
+if(data.clientInfo !== undefined && func0.call(data, "clientInfo")){
 let data2 = data.clientInfo;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
 const err15 = {instancePath:instancePath+"/clientInfo",schemaPath:"#/properties/clientInfo/type",keyword:"type",params:{type: schema32.properties.clientInfo.type},message:"must be object,null"};
@@ -713,7 +714,7 @@ vErrors.push(err15);
 errors++;
 }
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name === undefined){
+if((data2.name === undefined) || (!(func0.call(data2, "name")))){
 const err16 = {instancePath:instancePath+"/clientInfo",schemaPath:"#/properties/clientInfo/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err16];
@@ -723,7 +724,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data2.name !== undefined){
+if(data2.name !== undefined && func0.call(data2, "name")){
 if(typeof data2.name !== "string"){
 const err17 = {instancePath:instancePath+"/clientInfo/name",schemaPath:"#/properties/clientInfo/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -735,7 +736,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data2.version !== undefined){
+if(data2.version !== undefined && func0.call(data2, "version")){
 let data4 = data2.version;
 if((typeof data4 !== "string") && (data4 !== null)){
 const err18 = {instancePath:instancePath+"/clientInfo/version",schemaPath:"#/properties/clientInfo/properties/version/type",keyword:"type",params:{type: schema32.properties.clientInfo.properties.version.type},message:"must be string,null"};
@@ -750,7 +751,7 @@ errors++;
 }
 }
 }
-if(data.locale !== undefined){
+if(data.locale !== undefined && func0.call(data, "locale")){
 let data5 = data.locale;
 if((typeof data5 !== "string") && (data5 !== null)){
 const err19 = {instancePath:instancePath+"/locale",schemaPath:"#/properties/locale/type",keyword:"type",params:{type: schema32.properties.locale.type},message:"must be string,null"};
@@ -763,7 +764,7 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.rootPath !== undefined){
+if(data.rootPath !== undefined && func0.call(data, "rootPath")){
 let data6 = data.rootPath;
 const _errs27 = errors;
 let valid6 = false;
@@ -815,7 +816,7 @@ vErrors = null;
 }
 }
 }
-if(data.rootUri !== undefined){
+if(data.rootUri !== undefined && func0.call(data, "rootUri")){
 let data7 = data.rootUri;
 const _errs33 = errors;
 let valid7 = false;
@@ -867,13 +868,13 @@ vErrors = null;
 }
 }
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 if(!(validate22(data.capabilities, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data.initializationOptions !== undefined){
+if(data.initializationOptions !== undefined && func0.call(data, "initializationOptions")){
 const _errs40 = errors;
 let valid8 = false;
 const _errs41 = errors;
@@ -914,7 +915,7 @@ vErrors = null;
 }
 }
 }
-if(data.trace !== undefined){
+if(data.trace !== undefined && func0.call(data, "trace")){
 let data10 = data.trace;
 const _errs45 = errors;
 let valid10 = false;
@@ -976,7 +977,7 @@ vErrors = null;
 }
 }
 }
-if(data.workspaceFolders !== undefined){
+if(data.workspaceFolders !== undefined && func0.call(data, "workspaceFolders")){
 let data11 = data.workspaceFolders;
 const _errs52 = errors;
 let valid12 = false;
@@ -986,7 +987,7 @@ const len0 = data11.length;
 for(let i0=0; i0<len0; i0++){
 let data12 = data11[i0];
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.uri === undefined){
+if((data12.uri === undefined) || (!(func0.call(data12, "uri")))){
 const err32 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err32];
@@ -996,7 +997,7 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(data12.name === undefined){
+if((data12.name === undefined) || (!(func0.call(data12, "name")))){
 const err33 = {instancePath:instancePath+"/workspaceFolders/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err33];
@@ -1006,7 +1007,7 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data12.uri !== undefined){
+if(data12.uri !== undefined && func0.call(data12, "uri")){
 if(typeof data12.uri !== "string"){
 const err34 = {instancePath:instancePath+"/workspaceFolders/" + i0+"/uri",schemaPath:"#/$defs/WorkspaceFolder/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1018,7 +1019,7 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data12.name !== undefined){
+if(data12.name !== undefined && func0.call(data12, "name")){
 if(typeof data12.name !== "string"){
 const err35 = {instancePath:instancePath+"/workspaceFolders/" + i0+"/name",schemaPath:"#/$defs/WorkspaceFolder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1131,7 +1132,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.openClose !== undefined){
+if(data.openClose !== undefined && func0.call(data, "openClose")){
 let data0 = data.openClose;
 if((typeof data0 !== "boolean") && (data0 !== null)){
 const err0 = {instancePath:instancePath+"/openClose",schemaPath:"#/properties/openClose/type",keyword:"type",params:{type: schema47.properties.openClose.type},message:"must be boolean,null"};
@@ -1144,7 +1145,7 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data.change !== undefined){
+if(data.change !== undefined && func0.call(data, "change")){
 let data1 = data.change;
 const _errs4 = errors;
 let valid1 = false;
@@ -1206,7 +1207,7 @@ vErrors = null;
 }
 }
 }
-if(data.willSave !== undefined){
+if(data.willSave !== undefined && func0.call(data, "willSave")){
 let data2 = data.willSave;
 if((typeof data2 !== "boolean") && (data2 !== null)){
 const err5 = {instancePath:instancePath+"/willSave",schemaPath:"#/properties/willSave/type",keyword:"type",params:{type: schema47.properties.willSave.type},message:"must be boolean,null"};
@@ -1219,7 +1220,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.willSaveWaitUntil !== undefined){
+if(data.willSaveWaitUntil !== undefined && func0.call(data, "willSaveWaitUntil")){
 let data3 = data.willSaveWaitUntil;
 if((typeof data3 !== "boolean") && (data3 !== null)){
 const err6 = {instancePath:instancePath+"/willSaveWaitUntil",schemaPath:"#/properties/willSaveWaitUntil/type",keyword:"type",params:{type: schema47.properties.willSaveWaitUntil.type},message:"must be boolean,null"};
@@ -1232,7 +1233,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.save !== undefined){
+if(data.save !== undefined && func0.call(data, "save")){
 let data4 = data.save;
 const _errs15 = errors;
 let valid3 = false;
@@ -1251,7 +1252,7 @@ var _valid1 = _errs16 === errors;
 valid3 = valid3 || _valid1;
 const _errs18 = errors;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.includeText !== undefined){
+if(data4.includeText !== undefined && func0.call(data4, "includeText")){
 let data5 = data4.includeText;
 if((typeof data5 !== "boolean") && (data5 !== null)){
 const err8 = {instancePath:instancePath+"/save/includeText",schemaPath:"#/$defs/SaveOptions/properties/includeText/type",keyword:"type",params:{type: schema49.properties.includeText.type},message:"must be boolean,null"};
@@ -1346,7 +1347,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.documentSelector === undefined){
+if((data.documentSelector === undefined) || (!(func0.call(data, "documentSelector")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "documentSelector"},message:"must have required property '"+"documentSelector"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1356,7 +1357,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.documentSelector !== undefined){
+if(data.documentSelector !== undefined && func0.call(data, "documentSelector")){
 let data0 = data.documentSelector;
 const _errs2 = errors;
 let valid1 = false;
@@ -1408,7 +1409,7 @@ vErrors = null;
 }
 }
 }
-if(data.workDoneProgress !== undefined){
+if(data.workDoneProgress !== undefined && func0.call(data, "workDoneProgress")){
 let data1 = data.workDoneProgress;
 if((typeof data1 !== "boolean") && (data1 !== null)){
 const err4 = {instancePath:instancePath+"/workDoneProgress",schemaPath:"#/properties/workDoneProgress/type",keyword:"type",params:{type: schema57.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -1421,7 +1422,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.id !== undefined){
+if(data.id !== undefined && func0.call(data, "id")){
 let data2 = data.id;
 if((typeof data2 !== "string") && (data2 !== null)){
 const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema57.properties.id.type},message:"must be string,null"};
@@ -1462,7 +1463,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.positionEncoding !== undefined){
+if(data.positionEncoding !== undefined && func0.call(data, "positionEncoding")){
 let data0 = data.positionEncoding;
 const _errs2 = errors;
 let valid1 = false;
@@ -1514,7 +1515,7 @@ vErrors = null;
 }
 }
 }
-if(data.textDocumentSync !== undefined){
+if(data.textDocumentSync !== undefined && func0.call(data, "textDocumentSync")){
 let data1 = data.textDocumentSync;
 const _errs9 = errors;
 let valid3 = false;
@@ -1591,7 +1592,7 @@ vErrors = null;
 }
 }
 }
-if(data.hoverProvider !== undefined){
+if(data.hoverProvider !== undefined && func0.call(data, "hoverProvider")){
 let data2 = data.hoverProvider;
 const _errs17 = errors;
 let valid5 = false;
@@ -1610,7 +1611,7 @@ var _valid2 = _errs18 === errors;
 valid5 = valid5 || _valid2;
 const _errs20 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.workDoneProgress !== undefined){
+if(data2.workDoneProgress !== undefined && func0.call(data2, "workDoneProgress")){
 let data3 = data2.workDoneProgress;
 if((typeof data3 !== "boolean") && (data3 !== null)){
 const err8 = {instancePath:instancePath+"/hoverProvider/workDoneProgress",schemaPath:"#/$defs/HoverOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema51.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -1675,7 +1676,7 @@ vErrors = null;
 }
 }
 }
-if(data.definitionProvider !== undefined){
+if(data.definitionProvider !== undefined && func0.call(data, "definitionProvider")){
 let data4 = data.definitionProvider;
 const _errs28 = errors;
 let valid8 = false;
@@ -1694,7 +1695,7 @@ var _valid3 = _errs29 === errors;
 valid8 = valid8 || _valid3;
 const _errs31 = errors;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.workDoneProgress !== undefined){
+if(data4.workDoneProgress !== undefined && func0.call(data4, "workDoneProgress")){
 let data5 = data4.workDoneProgress;
 if((typeof data5 !== "boolean") && (data5 !== null)){
 const err13 = {instancePath:instancePath+"/definitionProvider/workDoneProgress",schemaPath:"#/$defs/DefinitionOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema52.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -1759,7 +1760,7 @@ vErrors = null;
 }
 }
 }
-if(data.referencesProvider !== undefined){
+if(data.referencesProvider !== undefined && func0.call(data, "referencesProvider")){
 let data6 = data.referencesProvider;
 const _errs39 = errors;
 let valid11 = false;
@@ -1778,7 +1779,7 @@ var _valid4 = _errs40 === errors;
 valid11 = valid11 || _valid4;
 const _errs42 = errors;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.workDoneProgress !== undefined){
+if(data6.workDoneProgress !== undefined && func0.call(data6, "workDoneProgress")){
 let data7 = data6.workDoneProgress;
 if((typeof data7 !== "boolean") && (data7 !== null)){
 const err18 = {instancePath:instancePath+"/referencesProvider/workDoneProgress",schemaPath:"#/$defs/ReferenceOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema53.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -1843,7 +1844,7 @@ vErrors = null;
 }
 }
 }
-if(data.documentSymbolProvider !== undefined){
+if(data.documentSymbolProvider !== undefined && func0.call(data, "documentSymbolProvider")){
 let data8 = data.documentSymbolProvider;
 const _errs50 = errors;
 let valid14 = false;
@@ -1862,7 +1863,7 @@ var _valid5 = _errs51 === errors;
 valid14 = valid14 || _valid5;
 const _errs53 = errors;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.workDoneProgress !== undefined){
+if(data8.workDoneProgress !== undefined && func0.call(data8, "workDoneProgress")){
 let data9 = data8.workDoneProgress;
 if((typeof data9 !== "boolean") && (data9 !== null)){
 const err23 = {instancePath:instancePath+"/documentSymbolProvider/workDoneProgress",schemaPath:"#/$defs/DocumentSymbolOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema54.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -1875,7 +1876,7 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data8.label !== undefined){
+if(data8.label !== undefined && func0.call(data8, "label")){
 let data10 = data8.label;
 if((typeof data10 !== "string") && (data10 !== null)){
 const err24 = {instancePath:instancePath+"/documentSymbolProvider/label",schemaPath:"#/$defs/DocumentSymbolOptions/properties/label/type",keyword:"type",params:{type: schema54.properties.label.type},message:"must be string,null"};
@@ -1941,7 +1942,7 @@ vErrors = null;
 }
 }
 }
-if(data.renameProvider !== undefined){
+if(data.renameProvider !== undefined && func0.call(data, "renameProvider")){
 let data11 = data.renameProvider;
 const _errs63 = errors;
 let valid17 = false;
@@ -1960,7 +1961,7 @@ var _valid6 = _errs64 === errors;
 valid17 = valid17 || _valid6;
 const _errs66 = errors;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.workDoneProgress !== undefined){
+if(data11.workDoneProgress !== undefined && func0.call(data11, "workDoneProgress")){
 let data12 = data11.workDoneProgress;
 if((typeof data12 !== "boolean") && (data12 !== null)){
 const err29 = {instancePath:instancePath+"/renameProvider/workDoneProgress",schemaPath:"#/$defs/RenameOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema55.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -1973,7 +1974,7 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data11.prepareProvider !== undefined){
+if(data11.prepareProvider !== undefined && func0.call(data11, "prepareProvider")){
 let data13 = data11.prepareProvider;
 if((typeof data13 !== "boolean") && (data13 !== null)){
 const err30 = {instancePath:instancePath+"/renameProvider/prepareProvider",schemaPath:"#/$defs/RenameOptions/properties/prepareProvider/type",keyword:"type",params:{type: schema55.properties.prepareProvider.type},message:"must be boolean,null"};
@@ -2039,7 +2040,7 @@ vErrors = null;
 }
 }
 }
-if(data.callHierarchyProvider !== undefined){
+if(data.callHierarchyProvider !== undefined && func0.call(data, "callHierarchyProvider")){
 let data14 = data.callHierarchyProvider;
 const _errs76 = errors;
 let valid20 = false;
@@ -2058,7 +2059,7 @@ var _valid7 = _errs77 === errors;
 valid20 = valid20 || _valid7;
 const _errs79 = errors;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.workDoneProgress !== undefined){
+if(data14.workDoneProgress !== undefined && func0.call(data14, "workDoneProgress")){
 let data15 = data14.workDoneProgress;
 if((typeof data15 !== "boolean") && (data15 !== null)){
 const err35 = {instancePath:instancePath+"/callHierarchyProvider/workDoneProgress",schemaPath:"#/$defs/CallHierarchyOptions/properties/workDoneProgress/type",keyword:"type",params:{type: schema56.properties.workDoneProgress.type},message:"must be boolean,null"};
@@ -2138,7 +2139,7 @@ vErrors = null;
 }
 }
 }
-if(data.experimental !== undefined){
+if(data.experimental !== undefined && func0.call(data, "experimental")){
 const _errs88 = errors;
 let valid23 = false;
 const _errs89 = errors;
@@ -2207,7 +2208,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.capabilities === undefined){
+if((data.capabilities === undefined) || (!(func0.call(data, "capabilities")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2217,13 +2218,13 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 if(!(validate29(data.capabilities, {instancePath:instancePath+"/capabilities",parentData:data,parentDataProperty:"capabilities",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 }
-if(data.serverInfo !== undefined){
+if(data.serverInfo !== undefined && func0.call(data, "serverInfo")){
 let data1 = data.serverInfo;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
 const err1 = {instancePath:instancePath+"/serverInfo",schemaPath:"#/properties/serverInfo/type",keyword:"type",params:{type: schema44.properties.serverInfo.type},message:"must be object,null"};
@@ -2236,7 +2237,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.name === undefined){
+if((data1.name === undefined) || (!(func0.call(data1, "name")))){
 const err2 = {instancePath:instancePath+"/serverInfo",schemaPath:"#/properties/serverInfo/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2246,7 +2247,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.name !== undefined){
+if(data1.name !== undefined && func0.call(data1, "name")){
 if(typeof data1.name !== "string"){
 const err3 = {instancePath:instancePath+"/serverInfo/name",schemaPath:"#/properties/serverInfo/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2258,7 +2259,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data1.version !== undefined){
+if(data1.version !== undefined && func0.call(data1, "version")){
 let data3 = data1.version;
 if((typeof data3 !== "string") && (data3 !== null)){
 const err4 = {instancePath:instancePath+"/serverInfo/version",schemaPath:"#/properties/serverInfo/properties/version/type",keyword:"type",params:{type: schema44.properties.serverInfo.properties.version.type},message:"must be string,null"};
@@ -2332,7 +2333,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2342,10 +2343,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err1 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentItem/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2355,7 +2356,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data0.languageId === undefined){
+if((data0.languageId === undefined) || (!(func0.call(data0, "languageId")))){
 const err2 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentItem/required",keyword:"required",params:{missingProperty: "languageId"},message:"must have required property '"+"languageId"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2365,7 +2366,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.version === undefined){
+if((data0.version === undefined) || (!(func0.call(data0, "version")))){
 const err3 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentItem/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2375,7 +2376,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.text === undefined){
+if((data0.text === undefined) || (!(func0.call(data0, "text")))){
 const err4 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentItem/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2385,7 +2386,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err5 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentItem/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2397,7 +2398,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data0.languageId !== undefined){
+if(data0.languageId !== undefined && func0.call(data0, "languageId")){
 if(typeof data0.languageId !== "string"){
 const err6 = {instancePath:instancePath+"/textDocument/languageId",schemaPath:"#/$defs/TextDocumentItem/properties/languageId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2409,7 +2410,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data0.version !== undefined){
+if(data0.version !== undefined && func0.call(data0, "version")){
 let data3 = data0.version;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err7 = {instancePath:instancePath+"/textDocument/version",schemaPath:"#/$defs/TextDocumentItem/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2444,7 +2445,7 @@ errors++;
 }
 }
 }
-if(data0.text !== undefined){
+if(data0.text !== undefined && func0.call(data0, "text")){
 if(typeof data0.text !== "string"){
 const err10 = {instancePath:instancePath+"/textDocument/text",schemaPath:"#/$defs/TextDocumentItem/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2502,7 +2503,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.start === undefined){
+if((data.start === undefined) || (!(func0.call(data, "start")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "start"},message:"must have required property '"+"start"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2512,7 +2513,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.end === undefined){
+if((data.end === undefined) || (!(func0.call(data, "end")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "end"},message:"must have required property '"+"end"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2522,10 +2523,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.start !== undefined){
+if(data.start !== undefined && func0.call(data, "start")){
 let data0 = data.start;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.line === undefined){
+if((data0.line === undefined) || (!(func0.call(data0, "line")))){
 const err2 = {instancePath:instancePath+"/start",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2535,7 +2536,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.character === undefined){
+if((data0.character === undefined) || (!(func0.call(data0, "character")))){
 const err3 = {instancePath:instancePath+"/start",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2545,7 +2546,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.line !== undefined){
+if(data0.line !== undefined && func0.call(data0, "line")){
 let data1 = data0.line;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 const err4 = {instancePath:instancePath+"/start/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2580,7 +2581,7 @@ errors++;
 }
 }
 }
-if(data0.character !== undefined){
+if(data0.character !== undefined && func0.call(data0, "character")){
 let data2 = data0.character;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
 const err7 = {instancePath:instancePath+"/start/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2627,10 +2628,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.end !== undefined){
+if(data.end !== undefined && func0.call(data, "end")){
 let data3 = data.end;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.line === undefined){
+if((data3.line === undefined) || (!(func0.call(data3, "line")))){
 const err11 = {instancePath:instancePath+"/end",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2640,7 +2641,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3.character === undefined){
+if((data3.character === undefined) || (!(func0.call(data3, "character")))){
 const err12 = {instancePath:instancePath+"/end",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err12];
@@ -2650,7 +2651,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data3.line !== undefined){
+if(data3.line !== undefined && func0.call(data3, "line")){
 let data4 = data3.line;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err13 = {instancePath:instancePath+"/end/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2685,7 +2686,7 @@ errors++;
 }
 }
 }
-if(data3.character !== undefined){
+if(data3.character !== undefined && func0.call(data3, "character")){
 let data5 = data3.character;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err16 = {instancePath:instancePath+"/end/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -2763,7 +2764,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2773,7 +2774,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.text === undefined){
+if((data.text === undefined) || (!(func0.call(data, "text")))){
 const err1 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2783,13 +2784,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.rangeLength !== undefined){
+if(data.rangeLength !== undefined && func0.call(data, "rangeLength")){
 let data1 = data.rangeLength;
 if((!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/rangeLength",schemaPath:"#/anyOf/0/properties/rangeLength/type",keyword:"type",params:{type: schema65.anyOf[0].properties.rangeLength.type},message:"must be integer,null"};
@@ -2824,7 +2825,7 @@ errors++;
 }
 }
 }
-if(data.text !== undefined){
+if(data.text !== undefined && func0.call(data, "text")){
 if(typeof data.text !== "string"){
 const err5 = {instancePath:instancePath+"/text",schemaPath:"#/anyOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2857,7 +2858,7 @@ props0.text = true;
 }
 const _errs8 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text === undefined){
+if((data.text === undefined) || (!(func0.call(data, "text")))){
 const err7 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2867,7 +2868,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.text !== undefined){
+if(data.text !== undefined && func0.call(data, "text")){
 if(typeof data.text !== "string"){
 const err8 = {instancePath:instancePath+"/text",schemaPath:"#/anyOf/1/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2937,7 +2938,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2947,7 +2948,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.contentChanges === undefined){
+if((data.contentChanges === undefined) || (!(func0.call(data, "contentChanges")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contentChanges"},message:"must have required property '"+"contentChanges"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2957,10 +2958,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err2 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/VersionedTextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2970,7 +2971,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.version === undefined){
+if((data0.version === undefined) || (!(func0.call(data0, "version")))){
 const err3 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/VersionedTextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2980,7 +2981,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err4 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/VersionedTextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2992,7 +2993,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.version !== undefined){
+if(data0.version !== undefined && func0.call(data0, "version")){
 let data2 = data0.version;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
 const err5 = {instancePath:instancePath+"/textDocument/version",schemaPath:"#/$defs/VersionedTextDocumentIdentifier/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -3039,7 +3040,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.contentChanges !== undefined){
+if(data.contentChanges !== undefined && func0.call(data, "contentChanges")){
 let data3 = data.contentChanges;
 if(Array.isArray(data3)){
 const len0 = data3.length;
@@ -3092,7 +3093,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3102,10 +3103,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err1 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3115,7 +3116,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err2 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3169,7 +3170,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3179,7 +3180,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.position === undefined){
+if((data.position === undefined) || (!(func0.call(data, "position")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3189,10 +3190,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err2 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3202,7 +3203,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err3 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3226,10 +3227,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.position !== undefined){
+if(data.position !== undefined && func0.call(data, "position")){
 let data2 = data.position;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.line === undefined){
+if((data2.line === undefined) || (!(func0.call(data2, "line")))){
 const err5 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3239,7 +3240,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2.character === undefined){
+if((data2.character === undefined) || (!(func0.call(data2, "character")))){
 const err6 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -3249,7 +3250,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data2.line !== undefined){
+if(data2.line !== undefined && func0.call(data2, "line")){
 let data3 = data2.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err7 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -3284,7 +3285,7 @@ errors++;
 }
 }
 }
-if(data2.character !== undefined){
+if(data2.character !== undefined && func0.call(data2, "character")){
 let data4 = data2.character;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err10 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -3331,7 +3332,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data5 = data.workDoneToken;
 const _errs14 = errors;
 let valid5 = false;
@@ -3444,7 +3445,7 @@ vErrors = null;
 }
 }
 }
-if(data.partialResultToken !== undefined){
+if(data.partialResultToken !== undefined && func0.call(data, "partialResultToken")){
 let data6 = data.partialResultToken;
 const _errs25 = errors;
 let valid8 = false;
@@ -3589,7 +3590,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.uri === undefined){
+if((data.uri === undefined) || (!(func0.call(data, "uri")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3599,7 +3600,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3609,7 +3610,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.uri !== undefined){
+if(data.uri !== undefined && func0.call(data, "uri")){
 if(typeof data.uri !== "string"){
 const err2 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3621,7 +3622,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
@@ -3734,7 +3735,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.targetUri === undefined){
+if((data.targetUri === undefined) || (!(func0.call(data, "targetUri")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "targetUri"},message:"must have required property '"+"targetUri"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3744,7 +3745,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.targetRange === undefined){
+if((data.targetRange === undefined) || (!(func0.call(data, "targetRange")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "targetRange"},message:"must have required property '"+"targetRange"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3754,7 +3755,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.targetSelectionRange === undefined){
+if((data.targetSelectionRange === undefined) || (!(func0.call(data, "targetSelectionRange")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "targetSelectionRange"},message:"must have required property '"+"targetSelectionRange"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3764,7 +3765,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.originSelectionRange !== undefined){
+if(data.originSelectionRange !== undefined && func0.call(data, "originSelectionRange")){
 let data0 = data.originSelectionRange;
 const _errs2 = errors;
 let valid1 = false;
@@ -3815,7 +3816,7 @@ vErrors = null;
 }
 }
 }
-if(data.targetUri !== undefined){
+if(data.targetUri !== undefined && func0.call(data, "targetUri")){
 if(typeof data.targetUri !== "string"){
 const err5 = {instancePath:instancePath+"/targetUri",schemaPath:"#/properties/targetUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3827,13 +3828,13 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.targetRange !== undefined){
+if(data.targetRange !== undefined && func0.call(data, "targetRange")){
 if(!(validate39(data.targetRange, {instancePath:instancePath+"/targetRange",parentData:data,parentDataProperty:"targetRange",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.targetSelectionRange !== undefined){
+if(data.targetSelectionRange !== undefined && func0.call(data, "targetSelectionRange")){
 if(!(validate39(data.targetSelectionRange, {instancePath:instancePath+"/targetSelectionRange",parentData:data,parentDataProperty:"targetSelectionRange",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
@@ -3962,7 +3963,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3972,7 +3973,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.position === undefined){
+if((data.position === undefined) || (!(func0.call(data, "position")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3982,7 +3983,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.context === undefined){
+if((data.context === undefined) || (!(func0.call(data, "context")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "context"},message:"must have required property '"+"context"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3992,10 +3993,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err3 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4005,7 +4006,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err4 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -4029,10 +4030,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.position !== undefined){
+if(data.position !== undefined && func0.call(data, "position")){
 let data2 = data.position;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.line === undefined){
+if((data2.line === undefined) || (!(func0.call(data2, "line")))){
 const err6 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -4042,7 +4043,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data2.character === undefined){
+if((data2.character === undefined) || (!(func0.call(data2, "character")))){
 const err7 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -4052,7 +4053,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data2.line !== undefined){
+if(data2.line !== undefined && func0.call(data2, "line")){
 let data3 = data2.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err8 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4087,7 +4088,7 @@ errors++;
 }
 }
 }
-if(data2.character !== undefined){
+if(data2.character !== undefined && func0.call(data2, "character")){
 let data4 = data2.character;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err11 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4134,7 +4135,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data5 = data.workDoneToken;
 const _errs14 = errors;
 let valid5 = false;
@@ -4247,7 +4248,7 @@ vErrors = null;
 }
 }
 }
-if(data.partialResultToken !== undefined){
+if(data.partialResultToken !== undefined && func0.call(data, "partialResultToken")){
 let data6 = data.partialResultToken;
 const _errs25 = errors;
 let valid8 = false;
@@ -4360,10 +4361,10 @@ vErrors = null;
 }
 }
 }
-if(data.context !== undefined){
+if(data.context !== undefined && func0.call(data, "context")){
 let data7 = data.context;
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.includeDeclaration === undefined){
+if((data7.includeDeclaration === undefined) || (!(func0.call(data7, "includeDeclaration")))){
 const err29 = {instancePath:instancePath+"/context",schemaPath:"#/$defs/ReferenceContext/required",keyword:"required",params:{missingProperty: "includeDeclaration"},message:"must have required property '"+"includeDeclaration"+"'"};
 if(vErrors === null){
 vErrors = [err29];
@@ -4373,7 +4374,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data7.includeDeclaration !== undefined){
+if(data7.includeDeclaration !== undefined && func0.call(data7, "includeDeclaration")){
 if(typeof data7.includeDeclaration !== "boolean"){
 const err30 = {instancePath:instancePath+"/context/includeDeclaration",schemaPath:"#/$defs/ReferenceContext/properties/includeDeclaration/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -4507,7 +4508,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -4517,7 +4518,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.position === undefined){
+if((data.position === undefined) || (!(func0.call(data, "position")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4527,10 +4528,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err2 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -4540,7 +4541,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err3 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -4564,10 +4565,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.position !== undefined){
+if(data.position !== undefined && func0.call(data, "position")){
 let data2 = data.position;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.line === undefined){
+if((data2.line === undefined) || (!(func0.call(data2, "line")))){
 const err5 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4577,7 +4578,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2.character === undefined){
+if((data2.character === undefined) || (!(func0.call(data2, "character")))){
 const err6 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -4587,7 +4588,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data2.line !== undefined){
+if(data2.line !== undefined && func0.call(data2, "line")){
 let data3 = data2.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err7 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4622,7 +4623,7 @@ errors++;
 }
 }
 }
-if(data2.character !== undefined){
+if(data2.character !== undefined && func0.call(data2, "character")){
 let data4 = data2.character;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err10 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4669,7 +4670,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data5 = data.workDoneToken;
 const _errs14 = errors;
 let valid5 = false;
@@ -4816,7 +4817,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -4826,7 +4827,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.value === undefined){
+if((data.value === undefined) || (!(func0.call(data, "value")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4836,7 +4837,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data0 = data.kind;
 if(typeof data0 !== "string"){
 const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/MarkupKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -4859,7 +4860,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.value !== undefined){
+if(data.value !== undefined && func0.call(data, "value")){
 if(typeof data.value !== "string"){
 const err4 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -4899,7 +4900,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.contents === undefined){
+if((data.contents === undefined) || (!(func0.call(data, "contents")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contents"},message:"must have required property '"+"contents"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -4909,7 +4910,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.contents !== undefined){
+if(data.contents !== undefined && func0.call(data, "contents")){
 let data0 = data.contents;
 const _errs2 = errors;
 let valid1 = false;
@@ -4943,7 +4944,7 @@ var _valid1 = _errs7 === errors;
 valid3 = valid3 || _valid1;
 const _errs9 = errors;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.language === undefined){
+if((data0.language === undefined) || (!(func0.call(data0, "language")))){
 const err2 = {instancePath:instancePath+"/contents",schemaPath:"#/$defs/MarkedString/anyOf/1/required",keyword:"required",params:{missingProperty: "language"},message:"must have required property '"+"language"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -4953,7 +4954,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.value === undefined){
+if((data0.value === undefined) || (!(func0.call(data0, "value")))){
 const err3 = {instancePath:instancePath+"/contents",schemaPath:"#/$defs/MarkedString/anyOf/1/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4963,7 +4964,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.language !== undefined){
+if(data0.language !== undefined && func0.call(data0, "language")){
 if(typeof data0.language !== "string"){
 const err4 = {instancePath:instancePath+"/contents/language",schemaPath:"#/$defs/MarkedString/anyOf/1/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -4975,7 +4976,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.value !== undefined){
+if(data0.value !== undefined && func0.call(data0, "value")){
 if(typeof data0.value !== "string"){
 const err5 = {instancePath:instancePath+"/contents/value",schemaPath:"#/$defs/MarkedString/anyOf/1/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5061,7 +5062,7 @@ var _valid2 = _errs20 === errors;
 valid8 = valid8 || _valid2;
 const _errs22 = errors;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.language === undefined){
+if((data3.language === undefined) || (!(func0.call(data3, "language")))){
 const err9 = {instancePath:instancePath+"/contents/" + i0,schemaPath:"#/$defs/MarkedString/anyOf/1/required",keyword:"required",params:{missingProperty: "language"},message:"must have required property '"+"language"+"'"};
 if(vErrors === null){
 vErrors = [err9];
@@ -5071,7 +5072,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data3.value === undefined){
+if((data3.value === undefined) || (!(func0.call(data3, "value")))){
 const err10 = {instancePath:instancePath+"/contents/" + i0,schemaPath:"#/$defs/MarkedString/anyOf/1/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err10];
@@ -5081,7 +5082,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data3.language !== undefined){
+if(data3.language !== undefined && func0.call(data3, "language")){
 if(typeof data3.language !== "string"){
 const err11 = {instancePath:instancePath+"/contents/" + i0+"/language",schemaPath:"#/$defs/MarkedString/anyOf/1/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5093,7 +5094,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data3.value !== undefined){
+if(data3.value !== undefined && func0.call(data3, "value")){
 if(typeof data3.value !== "string"){
 const err12 = {instancePath:instancePath+"/contents/" + i0+"/value",schemaPath:"#/$defs/MarkedString/anyOf/1/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5180,7 +5181,7 @@ vErrors = null;
 }
 }
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 let data6 = data.range;
 const _errs29 = errors;
 let valid10 = false;
@@ -5326,7 +5327,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -5336,7 +5337,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data0 = data.workDoneToken;
 const _errs2 = errors;
 let valid1 = false;
@@ -5449,7 +5450,7 @@ vErrors = null;
 }
 }
 }
-if(data.partialResultToken !== undefined){
+if(data.partialResultToken !== undefined && func0.call(data, "partialResultToken")){
 let data1 = data.partialResultToken;
 const _errs13 = errors;
 let valid4 = false;
@@ -5562,10 +5563,10 @@ vErrors = null;
 }
 }
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data2 = data.textDocument;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.uri === undefined){
+if((data2.uri === undefined) || (!(func0.call(data2, "uri")))){
 const err15 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err15];
@@ -5575,7 +5576,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data2.uri !== undefined){
+if(data2.uri !== undefined && func0.call(data2, "uri")){
 if(typeof data2.uri !== "string"){
 const err16 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5632,7 +5633,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -5642,7 +5643,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -5652,7 +5653,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.location === undefined){
+if((data.location === undefined) || (!(func0.call(data, "location")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -5662,7 +5663,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 if(typeof data.name !== "string"){
 const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5674,7 +5675,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data1 = data.kind;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -5709,7 +5710,7 @@ errors++;
 }
 }
 }
-if(data.tags !== undefined){
+if(data.tags !== undefined && func0.call(data, "tags")){
 let data2 = data.tags;
 if((!(Array.isArray(data2))) && (data2 !== null)){
 const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema102.properties.tags.type},message:"must be array,null"};
@@ -5760,7 +5761,7 @@ errors++;
 }
 }
 }
-if(data.containerName !== undefined){
+if(data.containerName !== undefined && func0.call(data, "containerName")){
 let data4 = data.containerName;
 if((typeof data4 !== "string") && (data4 !== null)){
 const err11 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema102.properties.containerName.type},message:"must be string,null"};
@@ -5773,7 +5774,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.deprecated !== undefined){
+if(data.deprecated !== undefined && func0.call(data, "deprecated")){
 let data5 = data.deprecated;
 if((typeof data5 !== "boolean") && (data5 !== null)){
 const err12 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema102.properties.deprecated.type},message:"must be boolean,null"};
@@ -5786,7 +5787,7 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.location !== undefined){
+if(data.location !== undefined && func0.call(data, "location")){
 if(!(validate46(data.location, {instancePath:instancePath+"/location",parentData:data,parentDataProperty:"location",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
@@ -5822,7 +5823,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -5832,7 +5833,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -5842,7 +5843,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -5852,7 +5853,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.selectionRange === undefined){
+if((data.selectionRange === undefined) || (!(func0.call(data, "selectionRange")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "selectionRange"},message:"must have required property '"+"selectionRange"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -5862,7 +5863,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 if(typeof data.name !== "string"){
 const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -5874,7 +5875,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.detail !== undefined){
+if(data.detail !== undefined && func0.call(data, "detail")){
 let data1 = data.detail;
 if((typeof data1 !== "string") && (data1 !== null)){
 const err5 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema105.properties.detail.type},message:"must be string,null"};
@@ -5887,7 +5888,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data2 = data.kind;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
 const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -5922,7 +5923,7 @@ errors++;
 }
 }
 }
-if(data.tags !== undefined){
+if(data.tags !== undefined && func0.call(data, "tags")){
 let data3 = data.tags;
 if((!(Array.isArray(data3))) && (data3 !== null)){
 const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema105.properties.tags.type},message:"must be array,null"};
@@ -5973,7 +5974,7 @@ errors++;
 }
 }
 }
-if(data.deprecated !== undefined){
+if(data.deprecated !== undefined && func0.call(data, "deprecated")){
 let data5 = data.deprecated;
 if((typeof data5 !== "boolean") && (data5 !== null)){
 const err13 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema105.properties.deprecated.type},message:"must be boolean,null"};
@@ -5986,19 +5987,19 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.selectionRange !== undefined){
+if(data.selectionRange !== undefined && func0.call(data, "selectionRange")){
 if(!(validate39(data.selectionRange, {instancePath:instancePath+"/selectionRange",parentData:data,parentDataProperty:"selectionRange",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.children !== undefined){
+if(data.children !== undefined && func0.call(data, "children")){
 let data8 = data.children;
 if((!(Array.isArray(data8))) && (data8 !== null)){
 const err14 = {instancePath:instancePath+"/children",schemaPath:"#/properties/children/type",keyword:"type",params:{type: schema105.properties.children.type},message:"must be array,null"};
@@ -6155,7 +6156,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -6165,7 +6166,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.position === undefined){
+if((data.position === undefined) || (!(func0.call(data, "position")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -6175,10 +6176,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err2 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -6188,7 +6189,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err3 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6212,10 +6213,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.position !== undefined){
+if(data.position !== undefined && func0.call(data, "position")){
 let data2 = data.position;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.line === undefined){
+if((data2.line === undefined) || (!(func0.call(data2, "line")))){
 const err5 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -6225,7 +6226,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2.character === undefined){
+if((data2.character === undefined) || (!(func0.call(data2, "character")))){
 const err6 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -6235,7 +6236,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data2.line !== undefined){
+if(data2.line !== undefined && func0.call(data2, "line")){
 let data3 = data2.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err7 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -6270,7 +6271,7 @@ errors++;
 }
 }
 }
-if(data2.character !== undefined){
+if(data2.character !== undefined && func0.call(data2, "character")){
 let data4 = data2.character;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err10 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -6317,7 +6318,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data5 = data.workDoneToken;
 const _errs14 = errors;
 let valid5 = false;
@@ -6476,7 +6477,7 @@ props0.end = true;
 }
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err0 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -6486,7 +6487,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.placeholder === undefined){
+if((data.placeholder === undefined) || (!(func0.call(data, "placeholder")))){
 const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "placeholder"},message:"must have required property '"+"placeholder"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -6496,13 +6497,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.placeholder !== undefined){
+if(data.placeholder !== undefined && func0.call(data, "placeholder")){
 if(typeof data.placeholder !== "string"){
 const err2 = {instancePath:instancePath+"/placeholder",schemaPath:"#/anyOf/1/properties/placeholder/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6536,7 +6537,7 @@ props0.placeholder = true;
 }
 const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.defaultBehavior === undefined){
+if((data.defaultBehavior === undefined) || (!(func0.call(data, "defaultBehavior")))){
 const err4 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: "defaultBehavior"},message:"must have required property '"+"defaultBehavior"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -6546,7 +6547,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.defaultBehavior !== undefined){
+if(data.defaultBehavior !== undefined && func0.call(data, "defaultBehavior")){
 if(typeof data.defaultBehavior !== "boolean"){
 const err5 = {instancePath:instancePath+"/defaultBehavior",schemaPath:"#/anyOf/2/properties/defaultBehavior/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -6681,7 +6682,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -6691,7 +6692,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.position === undefined){
+if((data.position === undefined) || (!(func0.call(data, "position")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -6701,7 +6702,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.newName === undefined){
+if((data.newName === undefined) || (!(func0.call(data, "newName")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "newName"},message:"must have required property '"+"newName"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -6711,7 +6712,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data0 = data.workDoneToken;
 const _errs2 = errors;
 let valid1 = false;
@@ -6824,10 +6825,10 @@ vErrors = null;
 }
 }
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data1 = data.textDocument;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.uri === undefined){
+if((data1.uri === undefined) || (!(func0.call(data1, "uri")))){
 const err10 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err10];
@@ -6837,7 +6838,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data1.uri !== undefined){
+if(data1.uri !== undefined && func0.call(data1, "uri")){
 if(typeof data1.uri !== "string"){
 const err11 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6861,10 +6862,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.position !== undefined){
+if(data.position !== undefined && func0.call(data, "position")){
 let data3 = data.position;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.line === undefined){
+if((data3.line === undefined) || (!(func0.call(data3, "line")))){
 const err13 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err13];
@@ -6874,7 +6875,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data3.character === undefined){
+if((data3.character === undefined) || (!(func0.call(data3, "character")))){
 const err14 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err14];
@@ -6884,7 +6885,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data3.line !== undefined){
+if(data3.line !== undefined && func0.call(data3, "line")){
 let data4 = data3.line;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err15 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -6919,7 +6920,7 @@ errors++;
 }
 }
 }
-if(data3.character !== undefined){
+if(data3.character !== undefined && func0.call(data3, "character")){
 let data5 = data3.character;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err18 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -6966,7 +6967,7 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.newName !== undefined){
+if(data.newName !== undefined && func0.call(data, "newName")){
 if(typeof data.newName !== "string"){
 const err22 = {instancePath:instancePath+"/newName",schemaPath:"#/properties/newName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7011,7 +7012,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7021,7 +7022,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.newText === undefined){
+if((data.newText === undefined) || (!(func0.call(data, "newText")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "newText"},message:"must have required property '"+"newText"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7031,13 +7032,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.newText !== undefined){
+if(data.newText !== undefined && func0.call(data, "newText")){
 if(typeof data.newText !== "string"){
 const err2 = {instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7081,7 +7082,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7091,7 +7092,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.newText === undefined){
+if((data.newText === undefined) || (!(func0.call(data, "newText")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "newText"},message:"must have required property '"+"newText"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7101,7 +7102,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.annotationId === undefined){
+if((data.annotationId === undefined) || (!(func0.call(data, "annotationId")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "annotationId"},message:"must have required property '"+"annotationId"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -7111,13 +7112,13 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.newText !== undefined){
+if(data.newText !== undefined && func0.call(data, "newText")){
 if(typeof data.newText !== "string"){
 const err3 = {instancePath:instancePath+"/newText",schemaPath:"#/properties/newText/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7129,7 +7130,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.annotationId !== undefined){
+if(data.annotationId !== undefined && func0.call(data, "annotationId")){
 if(typeof data.annotationId !== "string"){
 const err4 = {instancePath:instancePath+"/annotationId",schemaPath:"#/$defs/ChangeAnnotationIdentifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7169,7 +7170,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7179,7 +7180,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.edits === undefined){
+if((data.edits === undefined) || (!(func0.call(data, "edits")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "edits"},message:"must have required property '"+"edits"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7189,10 +7190,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err2 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/OptionalVersionedTextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -7202,7 +7203,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.version === undefined){
+if((data0.version === undefined) || (!(func0.call(data0, "version")))){
 const err3 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/OptionalVersionedTextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -7212,7 +7213,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err4 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/OptionalVersionedTextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7224,7 +7225,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.version !== undefined){
+if(data0.version !== undefined && func0.call(data0, "version")){
 let data2 = data0.version;
 const _errs7 = errors;
 let valid3 = false;
@@ -7310,7 +7311,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.edits !== undefined){
+if(data.edits !== undefined && func0.call(data, "edits")){
 let data3 = data.edits;
 if(Array.isArray(data3)){
 const len0 = data3.length;
@@ -7409,7 +7410,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7419,7 +7420,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.uri === undefined){
+if((data.uri === undefined) || (!(func0.call(data, "uri")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7429,7 +7430,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.annotationId !== undefined){
+if(data.annotationId !== undefined && func0.call(data, "annotationId")){
 let data0 = data.annotationId;
 const _errs2 = errors;
 let valid1 = false;
@@ -7481,7 +7482,7 @@ vErrors = null;
 }
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data1 = data.kind;
 if(typeof data1 !== "string"){
 const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -7504,7 +7505,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.uri !== undefined){
+if(data.uri !== undefined && func0.call(data, "uri")){
 if(typeof data.uri !== "string"){
 const err7 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7516,13 +7517,13 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.options !== undefined){
+if(data.options !== undefined && func0.call(data, "options")){
 let data3 = data.options;
 const _errs13 = errors;
 let valid3 = false;
 const _errs14 = errors;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.overwrite !== undefined){
+if(data3.overwrite !== undefined && func0.call(data3, "overwrite")){
 let data4 = data3.overwrite;
 if((typeof data4 !== "boolean") && (data4 !== null)){
 const err8 = {instancePath:instancePath+"/options/overwrite",schemaPath:"#/$defs/CreateFileOptions/properties/overwrite/type",keyword:"type",params:{type: schema127.properties.overwrite.type},message:"must be boolean,null"};
@@ -7535,7 +7536,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data3.ignoreIfExists !== undefined){
+if(data3.ignoreIfExists !== undefined && func0.call(data3, "ignoreIfExists")){
 let data5 = data3.ignoreIfExists;
 if((typeof data5 !== "boolean") && (data5 !== null)){
 const err9 = {instancePath:instancePath+"/options/ignoreIfExists",schemaPath:"#/$defs/CreateFileOptions/properties/ignoreIfExists/type",keyword:"type",params:{type: schema127.properties.ignoreIfExists.type},message:"must be boolean,null"};
@@ -7631,7 +7632,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7641,7 +7642,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.oldUri === undefined){
+if((data.oldUri === undefined) || (!(func0.call(data, "oldUri")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "oldUri"},message:"must have required property '"+"oldUri"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7651,7 +7652,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.newUri === undefined){
+if((data.newUri === undefined) || (!(func0.call(data, "newUri")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "newUri"},message:"must have required property '"+"newUri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -7661,7 +7662,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.annotationId !== undefined){
+if(data.annotationId !== undefined && func0.call(data, "annotationId")){
 let data0 = data.annotationId;
 const _errs2 = errors;
 let valid1 = false;
@@ -7713,7 +7714,7 @@ vErrors = null;
 }
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data1 = data.kind;
 if(typeof data1 !== "string"){
 const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -7736,7 +7737,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.oldUri !== undefined){
+if(data.oldUri !== undefined && func0.call(data, "oldUri")){
 if(typeof data.oldUri !== "string"){
 const err8 = {instancePath:instancePath+"/oldUri",schemaPath:"#/properties/oldUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7748,7 +7749,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.newUri !== undefined){
+if(data.newUri !== undefined && func0.call(data, "newUri")){
 if(typeof data.newUri !== "string"){
 const err9 = {instancePath:instancePath+"/newUri",schemaPath:"#/properties/newUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7760,13 +7761,13 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.options !== undefined){
+if(data.options !== undefined && func0.call(data, "options")){
 let data4 = data.options;
 const _errs15 = errors;
 let valid3 = false;
 const _errs16 = errors;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.overwrite !== undefined){
+if(data4.overwrite !== undefined && func0.call(data4, "overwrite")){
 let data5 = data4.overwrite;
 if((typeof data5 !== "boolean") && (data5 !== null)){
 const err10 = {instancePath:instancePath+"/options/overwrite",schemaPath:"#/$defs/RenameFileOptions/properties/overwrite/type",keyword:"type",params:{type: schema130.properties.overwrite.type},message:"must be boolean,null"};
@@ -7779,7 +7780,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data4.ignoreIfExists !== undefined){
+if(data4.ignoreIfExists !== undefined && func0.call(data4, "ignoreIfExists")){
 let data6 = data4.ignoreIfExists;
 if((typeof data6 !== "boolean") && (data6 !== null)){
 const err11 = {instancePath:instancePath+"/options/ignoreIfExists",schemaPath:"#/$defs/RenameFileOptions/properties/ignoreIfExists/type",keyword:"type",params:{type: schema130.properties.ignoreIfExists.type},message:"must be boolean,null"};
@@ -7875,7 +7876,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7885,7 +7886,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.uri === undefined){
+if((data.uri === undefined) || (!(func0.call(data, "uri")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7895,7 +7896,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.annotationId !== undefined){
+if(data.annotationId !== undefined && func0.call(data, "annotationId")){
 let data0 = data.annotationId;
 const _errs2 = errors;
 let valid1 = false;
@@ -7947,7 +7948,7 @@ vErrors = null;
 }
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data1 = data.kind;
 if(typeof data1 !== "string"){
 const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -7970,7 +7971,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.uri !== undefined){
+if(data.uri !== undefined && func0.call(data, "uri")){
 if(typeof data.uri !== "string"){
 const err7 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -7982,13 +7983,13 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.options !== undefined){
+if(data.options !== undefined && func0.call(data, "options")){
 let data3 = data.options;
 const _errs13 = errors;
 let valid3 = false;
 const _errs14 = errors;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.recursive !== undefined){
+if(data3.recursive !== undefined && func0.call(data3, "recursive")){
 let data4 = data3.recursive;
 if((typeof data4 !== "boolean") && (data4 !== null)){
 const err8 = {instancePath:instancePath+"/options/recursive",schemaPath:"#/$defs/DeleteFileOptions/properties/recursive/type",keyword:"type",params:{type: schema133.properties.recursive.type},message:"must be boolean,null"};
@@ -8001,7 +8002,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data3.ignoreIfNotExists !== undefined){
+if(data3.ignoreIfNotExists !== undefined && func0.call(data3, "ignoreIfNotExists")){
 let data5 = data3.ignoreIfNotExists;
 if((typeof data5 !== "boolean") && (data5 !== null)){
 const err9 = {instancePath:instancePath+"/options/ignoreIfNotExists",schemaPath:"#/$defs/DeleteFileOptions/properties/ignoreIfNotExists/type",keyword:"type",params:{type: schema133.properties.ignoreIfNotExists.type},message:"must be boolean,null"};
@@ -8095,7 +8096,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.changes !== undefined){
+if(data.changes !== undefined && func0.call(data, "changes")){
 let data0 = data.changes;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
 const err0 = {instancePath:instancePath+"/changes",schemaPath:"#/properties/changes/type",keyword:"type",params:{type: schema119.properties.changes.type},message:"must be object,null"};
@@ -8108,7 +8109,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key0 in data0){
+for(const key0 of Object.keys(data0)){
 let data1 = data0[key0];
 if(Array.isArray(data1)){
 const len0 = data1.length;
@@ -8132,7 +8133,7 @@ errors++;
 }
 }
 }
-if(data.documentChanges !== undefined){
+if(data.documentChanges !== undefined && func0.call(data, "documentChanges")){
 let data3 = data.documentChanges;
 if((!(Array.isArray(data3))) && (data3 !== null)){
 const err2 = {instancePath:instancePath+"/documentChanges",schemaPath:"#/properties/documentChanges/type",keyword:"type",params:{type: schema119.properties.documentChanges.type},message:"must be array,null"};
@@ -8235,7 +8236,7 @@ vErrors = null;
 }
 }
 }
-if(data.changeAnnotations !== undefined){
+if(data.changeAnnotations !== undefined && func0.call(data, "changeAnnotations")){
 let data5 = data.changeAnnotations;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
 const err4 = {instancePath:instancePath+"/changeAnnotations",schemaPath:"#/properties/changeAnnotations/type",keyword:"type",params:{type: schema119.properties.changeAnnotations.type},message:"must be object,null"};
@@ -8248,10 +8249,10 @@ vErrors.push(err4);
 errors++;
 }
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-for(const key1 in data5){
+for(const key1 of Object.keys(data5)){
 let data6 = data5[key1];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.label === undefined){
+if((data6.label === undefined) || (!(func0.call(data6, "label")))){
 const err5 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ChangeAnnotation/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -8261,7 +8262,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data6.label !== undefined){
+if(data6.label !== undefined && func0.call(data6, "label")){
 if(typeof data6.label !== "string"){
 const err6 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/label",schemaPath:"#/$defs/ChangeAnnotation/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8273,7 +8274,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data6.needsConfirmation !== undefined){
+if(data6.needsConfirmation !== undefined && func0.call(data6, "needsConfirmation")){
 let data8 = data6.needsConfirmation;
 if((typeof data8 !== "boolean") && (data8 !== null)){
 const err7 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/needsConfirmation",schemaPath:"#/$defs/ChangeAnnotation/properties/needsConfirmation/type",keyword:"type",params:{type: schema134.properties.needsConfirmation.type},message:"must be boolean,null"};
@@ -8286,7 +8287,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data6.description !== undefined){
+if(data6.description !== undefined && func0.call(data6, "description")){
 let data9 = data6.description;
 if((typeof data9 !== "string") && (data9 !== null)){
 const err8 = {instancePath:instancePath+"/changeAnnotations/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/description",schemaPath:"#/$defs/ChangeAnnotation/properties/description/type",keyword:"type",params:{type: schema134.properties.description.type},message:"must be string,null"};
@@ -8409,7 +8410,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.textDocument === undefined){
+if((data.textDocument === undefined) || (!(func0.call(data, "textDocument")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "textDocument"},message:"must have required property '"+"textDocument"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8419,7 +8420,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.position === undefined){
+if((data.position === undefined) || (!(func0.call(data, "position")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8429,10 +8430,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.textDocument !== undefined){
+if(data.textDocument !== undefined && func0.call(data, "textDocument")){
 let data0 = data.textDocument;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err2 = {instancePath:instancePath+"/textDocument",schemaPath:"#/$defs/TextDocumentIdentifier/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -8442,7 +8443,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err3 = {instancePath:instancePath+"/textDocument/uri",schemaPath:"#/$defs/TextDocumentIdentifier/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8466,10 +8467,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.position !== undefined){
+if(data.position !== undefined && func0.call(data, "position")){
 let data2 = data.position;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.line === undefined){
+if((data2.line === undefined) || (!(func0.call(data2, "line")))){
 const err5 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -8479,7 +8480,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2.character === undefined){
+if((data2.character === undefined) || (!(func0.call(data2, "character")))){
 const err6 = {instancePath:instancePath+"/position",schemaPath:"#/$defs/Position/required",keyword:"required",params:{missingProperty: "character"},message:"must have required property '"+"character"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -8489,7 +8490,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data2.line !== undefined){
+if(data2.line !== undefined && func0.call(data2, "line")){
 let data3 = data2.line;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err7 = {instancePath:instancePath+"/position/line",schemaPath:"#/$defs/Position/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -8524,7 +8525,7 @@ errors++;
 }
 }
 }
-if(data2.character !== undefined){
+if(data2.character !== undefined && func0.call(data2, "character")){
 let data4 = data2.character;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err10 = {instancePath:instancePath+"/position/character",schemaPath:"#/$defs/Position/properties/character/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -8571,7 +8572,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data5 = data.workDoneToken;
 const _errs14 = errors;
 let valid5 = false;
@@ -8715,7 +8716,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
+if((data.name === undefined) || (!(func0.call(data, "name")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8725,7 +8726,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8735,7 +8736,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.uri === undefined){
+if((data.uri === undefined) || (!(func0.call(data, "uri")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -8745,7 +8746,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -8755,7 +8756,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.selectionRange === undefined){
+if((data.selectionRange === undefined) || (!(func0.call(data, "selectionRange")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "selectionRange"},message:"must have required property '"+"selectionRange"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -8765,7 +8766,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.name !== undefined){
+if(data.name !== undefined && func0.call(data, "name")){
 if(typeof data.name !== "string"){
 const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8777,7 +8778,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data1 = data.kind;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -8812,7 +8813,7 @@ errors++;
 }
 }
 }
-if(data.tags !== undefined){
+if(data.tags !== undefined && func0.call(data, "tags")){
 let data2 = data.tags;
 if((!(Array.isArray(data2))) && (data2 !== null)){
 const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema140.properties.tags.type},message:"must be array,null"};
@@ -8863,7 +8864,7 @@ errors++;
 }
 }
 }
-if(data.detail !== undefined){
+if(data.detail !== undefined && func0.call(data, "detail")){
 let data4 = data.detail;
 if((typeof data4 !== "string") && (data4 !== null)){
 const err13 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema140.properties.detail.type},message:"must be string,null"};
@@ -8876,7 +8877,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.uri !== undefined){
+if(data.uri !== undefined && func0.call(data, "uri")){
 if(typeof data.uri !== "string"){
 const err14 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8888,19 +8889,19 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.selectionRange !== undefined){
+if(data.selectionRange !== undefined && func0.call(data, "selectionRange")){
 if(!(validate39(data.selectionRange, {instancePath:instancePath+"/selectionRange",parentData:data,parentDataProperty:"selectionRange",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.data !== undefined){
+if(data.data !== undefined && func0.call(data, "data")){
 const _errs18 = errors;
 let valid5 = false;
 const _errs19 = errors;
@@ -9049,7 +9050,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.item === undefined){
+if((data.item === undefined) || (!(func0.call(data, "item")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "item"},message:"must have required property '"+"item"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -9059,7 +9060,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data0 = data.workDoneToken;
 const _errs2 = errors;
 let valid1 = false;
@@ -9172,7 +9173,7 @@ vErrors = null;
 }
 }
 }
-if(data.partialResultToken !== undefined){
+if(data.partialResultToken !== undefined && func0.call(data, "partialResultToken")){
 let data1 = data.partialResultToken;
 const _errs13 = errors;
 let valid4 = false;
@@ -9285,7 +9286,7 @@ vErrors = null;
 }
 }
 }
-if(data.item !== undefined){
+if(data.item !== undefined && func0.call(data, "item")){
 if(!(validate102(data.item, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
@@ -9322,7 +9323,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.from === undefined){
+if((data.from === undefined) || (!(func0.call(data, "from")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -9332,7 +9333,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.fromRanges === undefined){
+if((data.fromRanges === undefined) || (!(func0.call(data, "fromRanges")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "fromRanges"},message:"must have required property '"+"fromRanges"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -9342,13 +9343,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.from !== undefined){
+if(data.from !== undefined && func0.call(data, "from")){
 if(!(validate102(data.from, {instancePath:instancePath+"/from",parentData:data,parentDataProperty:"from",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 }
-if(data.fromRanges !== undefined){
+if(data.fromRanges !== undefined && func0.call(data, "fromRanges")){
 let data1 = data.fromRanges;
 if(Array.isArray(data1)){
 const len0 = data1.length;
@@ -9478,7 +9479,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.item === undefined){
+if((data.item === undefined) || (!(func0.call(data, "item")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "item"},message:"must have required property '"+"item"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -9488,7 +9489,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.workDoneToken !== undefined){
+if(data.workDoneToken !== undefined && func0.call(data, "workDoneToken")){
 let data0 = data.workDoneToken;
 const _errs2 = errors;
 let valid1 = false;
@@ -9601,7 +9602,7 @@ vErrors = null;
 }
 }
 }
-if(data.partialResultToken !== undefined){
+if(data.partialResultToken !== undefined && func0.call(data, "partialResultToken")){
 let data1 = data.partialResultToken;
 const _errs13 = errors;
 let valid4 = false;
@@ -9714,7 +9715,7 @@ vErrors = null;
 }
 }
 }
-if(data.item !== undefined){
+if(data.item !== undefined && func0.call(data, "item")){
 if(!(validate102(data.item, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
@@ -9751,7 +9752,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.to === undefined){
+if((data.to === undefined) || (!(func0.call(data, "to")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -9761,7 +9762,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.fromRanges === undefined){
+if((data.fromRanges === undefined) || (!(func0.call(data, "fromRanges")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "fromRanges"},message:"must have required property '"+"fromRanges"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -9771,13 +9772,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.to !== undefined){
+if(data.to !== undefined && func0.call(data, "to")){
 if(!(validate102(data.to, {instancePath:instancePath+"/to",parentData:data,parentDataProperty:"to",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 }
-if(data.fromRanges !== undefined){
+if(data.fromRanges !== undefined && func0.call(data, "fromRanges")){
 let data1 = data.fromRanges;
 if(Array.isArray(data1)){
 const len0 = data1.length;
@@ -9987,7 +9988,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
+if((data.id === undefined) || (!(func0.call(data, "id")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -9997,7 +9998,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.id !== undefined){
+if(data.id !== undefined && func0.call(data, "id")){
 let data0 = data.id;
 const _errs2 = errors;
 let valid1 = false;
@@ -10106,7 +10107,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.location === undefined){
+if((data.location === undefined) || (!(func0.call(data, "location")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -10116,7 +10117,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10126,13 +10127,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.location !== undefined){
+if(data.location !== undefined && func0.call(data, "location")){
 if(!(validate46(data.location, {instancePath:instancePath+"/location",parentData:data,parentDataProperty:"location",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 if(typeof data.message !== "string"){
 const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10172,7 +10173,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.range === undefined){
+if((data.range === undefined) || (!(func0.call(data, "range")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -10182,7 +10183,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10192,13 +10193,13 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.range !== undefined){
+if(data.range !== undefined && func0.call(data, "range")){
 if(!(validate39(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.severity !== undefined){
+if(data.severity !== undefined && func0.call(data, "severity")){
 let data1 = data.severity;
 const _errs3 = errors;
 let valid1 = false;
@@ -10260,7 +10261,7 @@ vErrors = null;
 }
 }
 }
-if(data.code !== undefined){
+if(data.code !== undefined && func0.call(data, "code")){
 let data2 = data.code;
 const _errs10 = errors;
 let valid3 = false;
@@ -10347,13 +10348,13 @@ vErrors = null;
 }
 }
 }
-if(data.codeDescription !== undefined){
+if(data.codeDescription !== undefined && func0.call(data, "codeDescription")){
 let data3 = data.codeDescription;
 const _errs18 = errors;
 let valid4 = false;
 const _errs19 = errors;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.href === undefined){
+if((data3.href === undefined) || (!(func0.call(data3, "href")))){
 const err12 = {instancePath:instancePath+"/codeDescription",schemaPath:"#/$defs/CodeDescription/required",keyword:"required",params:{missingProperty: "href"},message:"must have required property '"+"href"+"'"};
 if(vErrors === null){
 vErrors = [err12];
@@ -10363,7 +10364,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data3.href !== undefined){
+if(data3.href !== undefined && func0.call(data3, "href")){
 if(typeof data3.href !== "string"){
 const err13 = {instancePath:instancePath+"/codeDescription/href",schemaPath:"#/$defs/CodeDescription/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10427,7 +10428,7 @@ vErrors = null;
 }
 }
 }
-if(data.source !== undefined){
+if(data.source !== undefined && func0.call(data, "source")){
 let data5 = data.source;
 if((typeof data5 !== "string") && (data5 !== null)){
 const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: schema158.properties.source.type},message:"must be string,null"};
@@ -10440,7 +10441,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 if(typeof data.message !== "string"){
 const err18 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10452,7 +10453,7 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.tags !== undefined){
+if(data.tags !== undefined && func0.call(data, "tags")){
 let data7 = data.tags;
 if((!(Array.isArray(data7))) && (data7 !== null)){
 const err19 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema158.properties.tags.type},message:"must be array,null"};
@@ -10503,7 +10504,7 @@ errors++;
 }
 }
 }
-if(data.relatedInformation !== undefined){
+if(data.relatedInformation !== undefined && func0.call(data, "relatedInformation")){
 let data9 = data.relatedInformation;
 if((!(Array.isArray(data9))) && (data9 !== null)){
 const err23 = {instancePath:instancePath+"/relatedInformation",schemaPath:"#/properties/relatedInformation/type",keyword:"type",params:{type: schema158.properties.relatedInformation.type},message:"must be array,null"};
@@ -10525,7 +10526,7 @@ errors = vErrors.length;
 }
 }
 }
-if(data.data !== undefined){
+if(data.data !== undefined && func0.call(data, "data")){
 const _errs39 = errors;
 let valid12 = false;
 const _errs40 = errors;
@@ -10594,7 +10595,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.uri === undefined){
+if((data.uri === undefined) || (!(func0.call(data, "uri")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -10604,7 +10605,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.diagnostics === undefined){
+if((data.diagnostics === undefined) || (!(func0.call(data, "diagnostics")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "diagnostics"},message:"must have required property '"+"diagnostics"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10614,7 +10615,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.uri !== undefined){
+if(data.uri !== undefined && func0.call(data, "uri")){
 if(typeof data.uri !== "string"){
 const err2 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10626,7 +10627,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.version !== undefined){
+if(data.version !== undefined && func0.call(data, "version")){
 let data1 = data.version;
 if((!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) && (data1 !== null)){
 const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: schema157.properties.version.type},message:"must be integer,null"};
@@ -10661,7 +10662,7 @@ errors++;
 }
 }
 }
-if(data.diagnostics !== undefined){
+if(data.diagnostics !== undefined && func0.call(data, "diagnostics")){
 let data2 = data.diagnostics;
 if(Array.isArray(data2)){
 const len0 = data2.length;
@@ -10713,7 +10714,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.token === undefined){
+if((data.token === undefined) || (!(func0.call(data, "token")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "token"},message:"must have required property '"+"token"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -10723,7 +10724,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.value === undefined){
+if((data.value === undefined) || (!(func0.call(data, "value")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10733,7 +10734,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.token !== undefined){
+if(data.token !== undefined && func0.call(data, "token")){
 let data0 = data.token;
 const _errs3 = errors;
 let valid2 = false;
@@ -10838,7 +10839,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
+if((data.type === undefined) || (!(func0.call(data, "type")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -10848,7 +10849,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10858,7 +10859,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.type !== undefined){
+if(data.type !== undefined && func0.call(data, "type")){
 let data0 = data.type;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -10893,7 +10894,7 @@ errors++;
 }
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 if(typeof data.message !== "string"){
 const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10935,7 +10936,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
+if((data.type === undefined) || (!(func0.call(data, "type")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -10945,7 +10946,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10955,7 +10956,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.type !== undefined){
+if(data.type !== undefined && func0.call(data, "type")){
 let data0 = data.type;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -10990,7 +10991,7 @@ errors++;
 }
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 if(typeof data.message !== "string"){
 const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11032,7 +11033,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.edit === undefined){
+if((data.edit === undefined) || (!(func0.call(data, "edit")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "edit"},message:"must have required property '"+"edit"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11042,7 +11043,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.label !== undefined){
+if(data.label !== undefined && func0.call(data, "label")){
 let data0 = data.label;
 if((typeof data0 !== "string") && (data0 !== null)){
 const err1 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema171.properties.label.type},message:"must be string,null"};
@@ -11055,7 +11056,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.edit !== undefined){
+if(data.edit !== undefined && func0.call(data, "edit")){
 if(!(validate83(data.edit, {instancePath:instancePath+"/edit",parentData:data,parentDataProperty:"edit",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
@@ -11091,7 +11092,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.applied === undefined){
+if((data.applied === undefined) || (!(func0.call(data, "applied")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "applied"},message:"must have required property '"+"applied"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11101,7 +11102,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.applied !== undefined){
+if(data.applied !== undefined && func0.call(data, "applied")){
 if(typeof data.applied !== "boolean"){
 const err1 = {instancePath:instancePath+"/applied",schemaPath:"#/properties/applied/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -11113,7 +11114,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.failureReason !== undefined){
+if(data.failureReason !== undefined && func0.call(data, "failureReason")){
 let data1 = data.failureReason;
 if((typeof data1 !== "string") && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: schema172.properties.failureReason.type},message:"must be string,null"};
@@ -11126,7 +11127,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.failedChange !== undefined){
+if(data.failedChange !== undefined && func0.call(data, "failedChange")){
 let data2 = data.failedChange;
 if((!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) && (data2 !== null)){
 const err3 = {instancePath:instancePath+"/failedChange",schemaPath:"#/properties/failedChange/type",keyword:"type",params:{type: schema172.properties.failedChange.type},message:"must be integer,null"};
@@ -11192,7 +11193,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.items === undefined){
+if((data.items === undefined) || (!(func0.call(data, "items")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11202,14 +11203,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.items !== undefined){
+if(data.items !== undefined && func0.call(data, "items")){
 let data0 = data.items;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.scopeUri !== undefined){
+if(data1.scopeUri !== undefined && func0.call(data1, "scopeUri")){
 let data2 = data1.scopeUri;
 if((typeof data2 !== "string") && (data2 !== null)){
 const err1 = {instancePath:instancePath+"/items/" + i0+"/scopeUri",schemaPath:"#/$defs/ConfigurationItem/properties/scopeUri/type",keyword:"type",params:{type: schema174.properties.scopeUri.type},message:"must be string,null"};
@@ -11222,7 +11223,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data1.section !== undefined){
+if(data1.section !== undefined && func0.call(data1, "section")){
 let data3 = data1.section;
 if((typeof data3 !== "string") && (data3 !== null)){
 const err2 = {instancePath:instancePath+"/items/" + i0+"/section",schemaPath:"#/$defs/ConfigurationItem/properties/section/type",keyword:"type",params:{type: schema174.properties.section.type},message:"must be string,null"};
@@ -11319,7 +11320,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.token === undefined){
+if((data.token === undefined) || (!(func0.call(data, "token")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "token"},message:"must have required property '"+"token"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11329,7 +11330,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.token !== undefined){
+if(data.token !== undefined && func0.call(data, "token")){
 let data0 = data.token;
 const _errs3 = errors;
 let valid2 = false;
@@ -11462,7 +11463,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
+if((data.id === undefined) || (!(func0.call(data, "id")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11472,7 +11473,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.method === undefined){
+if((data.method === undefined) || (!(func0.call(data, "method")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -11482,7 +11483,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.id !== undefined){
+if(data.id !== undefined && func0.call(data, "id")){
 if(typeof data.id !== "string"){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11494,7 +11495,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.method !== undefined){
+if(data.method !== undefined && func0.call(data, "method")){
 if(typeof data.method !== "string"){
 const err3 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11506,7 +11507,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.registerOptions !== undefined){
+if(data.registerOptions !== undefined && func0.call(data, "registerOptions")){
 const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
@@ -11575,7 +11576,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.registrations === undefined){
+if((data.registrations === undefined) || (!(func0.call(data, "registrations")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registrations"},message:"must have required property '"+"registrations"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11585,7 +11586,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.registrations !== undefined){
+if(data.registrations !== undefined && func0.call(data, "registrations")){
 let data0 = data.registrations;
 if(Array.isArray(data0)){
 const len0 = data0.length;
@@ -11666,7 +11667,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.unregisterations === undefined){
+if((data.unregisterations === undefined) || (!(func0.call(data, "unregisterations")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "unregisterations"},message:"must have required property '"+"unregisterations"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11676,14 +11677,14 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.unregisterations !== undefined){
+if(data.unregisterations !== undefined && func0.call(data, "unregisterations")){
 let data0 = data.unregisterations;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.id === undefined){
+if((data1.id === undefined) || (!(func0.call(data1, "id")))){
 const err1 = {instancePath:instancePath+"/unregisterations/" + i0,schemaPath:"#/$defs/Unregistration/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -11693,7 +11694,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data1.method === undefined){
+if((data1.method === undefined) || (!(func0.call(data1, "method")))){
 const err2 = {instancePath:instancePath+"/unregisterations/" + i0,schemaPath:"#/$defs/Unregistration/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -11703,7 +11704,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.id !== undefined){
+if(data1.id !== undefined && func0.call(data1, "id")){
 if(typeof data1.id !== "string"){
 const err3 = {instancePath:instancePath+"/unregisterations/" + i0+"/id",schemaPath:"#/$defs/Unregistration/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11715,7 +11716,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data1.method !== undefined){
+if(data1.method !== undefined && func0.call(data1, "method")){
 if(typeof data1.method !== "string"){
 const err4 = {instancePath:instancePath+"/unregisterations/" + i0+"/method",schemaPath:"#/$defs/Unregistration/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11816,7 +11817,7 @@ const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.uri === undefined){
+if((data0.uri === undefined) || (!(func0.call(data0, "uri")))){
 const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11826,7 +11827,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data0.name === undefined){
+if((data0.name === undefined) || (!(func0.call(data0, "name")))){
 const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/WorkspaceFolder/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -11836,7 +11837,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data0.uri !== undefined){
+if(data0.uri !== undefined && func0.call(data0, "uri")){
 if(typeof data0.uri !== "string"){
 const err2 = {instancePath:instancePath+"/" + i0+"/uri",schemaPath:"#/$defs/WorkspaceFolder/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11848,7 +11849,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data0.name !== undefined){
+if(data0.name !== undefined && func0.call(data0, "name")){
 if(typeof data0.name !== "string"){
 const err3 = {instancePath:instancePath+"/" + i0+"/name",schemaPath:"#/$defs/WorkspaceFolder/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){

@@ -11,8 +11,8 @@ const schema32 = {"title":"JSON Schema settings","description":"How the schema f
 const schema33 = {"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
 const schema42 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
 const schema44 = {"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}};
-const func1 = Object.prototype.hasOwnProperty;
-const func2 = require("ajv/dist/runtime/ucs2length").default;
+const func0 = Object.prototype.hasOwnProperty;
+const func73 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9-]*$", "u");
 const pattern5 = new RegExp("^[0-9A-Za-z][0-9A-Za-z.+-]*$", "u");
 const pattern6 = new RegExp("^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$", "u");
@@ -35,7 +35,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.$ref === undefined){
+if((data.$ref === undefined) || (!(func0.call(data, "$ref")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "$ref"},message:"must have required property '"+"$ref"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -45,7 +45,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(key0 === "$ref")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -57,7 +57,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.$ref !== undefined){
+if(data.$ref !== undefined && func0.call(data, "$ref")){
 let data0 = data.$ref;
 if(typeof data0 === "string"){
 if(!pattern10.test(data0)){
@@ -101,7 +101,7 @@ validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 const schema37 = {"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}};
 const schema38 = {"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1};
 const schema40 = {"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}};
-const func0 = require("ajv/dist/runtime/equal").default;
+const func27 = require("ajv/dist/runtime/equal").default;
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -114,7 +114,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.allowed_in === undefined){
+if((data.allowed_in === undefined) || (!(func0.call(data, "allowed_in")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "allowed_in"},message:"must have required property '"+"allowed_in"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -124,7 +124,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((((((key0 === "allowed_in") || (key0 === "on_success")) || (key0 === "ends_session")) || (key0 === "followed_by")) || (key0 === "completion")) || (key0 === "violation"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -136,7 +136,7 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.allowed_in !== undefined){
+if(data.allowed_in !== undefined && func0.call(data, "allowed_in")){
 let data0 = data.allowed_in;
 if(Array.isArray(data0)){
 if(data0.length < 1){
@@ -153,7 +153,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(func2(data1) < 1){
+if(func73(data1) < 1){
 const err3 = {instancePath:instancePath+"/allowed_in/" + i0,schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -181,7 +181,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func0(data0[i1], data0[j0])){
+if(func27(data0[i1], data0[j0])){
 const err5 = {instancePath:instancePath+"/allowed_in",schemaPath:"#/properties/allowed_in/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err5];
@@ -207,10 +207,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.on_success !== undefined){
+if(data.on_success !== undefined && func0.call(data, "on_success")){
 let data2 = data.on_success;
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func73(data2) < 1){
 const err7 = {instancePath:instancePath+"/on_success",schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -232,7 +232,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.ends_session !== undefined){
+if(data.ends_session !== undefined && func0.call(data, "ends_session")){
 if(typeof data.ends_session !== "boolean"){
 const err9 = {instancePath:instancePath+"/ends_session",schemaPath:"#/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -244,10 +244,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.followed_by !== undefined){
+if(data.followed_by !== undefined && func0.call(data, "followed_by")){
 let data4 = data.followed_by;
 if(typeof data4 === "string"){
-if(func2(data4) < 1){
+if(func73(data4) < 1){
 const err10 = {instancePath:instancePath+"/followed_by",schemaPath:"#/properties/followed_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -269,10 +269,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.completion !== undefined){
+if(data.completion !== undefined && func0.call(data, "completion")){
 let data5 = data.completion;
 if(typeof data5 === "string"){
-if(func2(data5) < 1){
+if(func73(data5) < 1){
 const err12 = {instancePath:instancePath+"/completion",schemaPath:"#/properties/completion/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -294,10 +294,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.violation !== undefined){
+if(data.violation !== undefined && func0.call(data, "violation")){
 let data6 = data.violation;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.code === undefined){
+if((data6.code === undefined) || (!(func0.call(data6, "code")))){
 const err14 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err14];
@@ -307,7 +307,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data6.message === undefined){
+if((data6.message === undefined) || (!(func0.call(data6, "message")))){
 const err15 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err15];
@@ -317,7 +317,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data6.data === undefined){
+if((data6.data === undefined) || (!(func0.call(data6, "data")))){
 const err16 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
 if(vErrors === null){
 vErrors = [err16];
@@ -327,7 +327,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-for(const key1 in data6){
+for(const key1 of Object.keys(data6)){
 if(!(((key1 === "code") || (key1 === "message")) || (key1 === "data"))){
 const err17 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -339,7 +339,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data6.code !== undefined){
+if(data6.code !== undefined && func0.call(data6, "code")){
 let data7 = data6.code;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 const err18 = {instancePath:instancePath+"/violation/code",schemaPath:"#/$defs/Violation/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -352,10 +352,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data6.message !== undefined){
+if(data6.message !== undefined && func0.call(data6, "message")){
 let data8 = data6.message;
 if(typeof data8 === "string"){
-if(func2(data8) < 1){
+if(func73(data8) < 1){
 const err19 = {instancePath:instancePath+"/violation/message",schemaPath:"#/$defs/Violation/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -420,7 +420,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.result === undefined) && (missing0 = "result")) || ((data.result_stream === undefined) && (missing0 = "result_stream"))){
+if((((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result")) || (((data.result_stream === undefined) || (!(func0.call(data, "result_stream")))) && (missing0 = "result_stream"))){
 const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
@@ -457,7 +457,7 @@ const _errs5 = errors;
 let valid2 = true;
 const _errs6 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 if("notification" !== data.kind){
 const err2 = {};
 if(vErrors === null){
@@ -484,7 +484,7 @@ let ifClause0;
 if(_valid0){
 const _errs8 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.result !== undefined){
+if(data.result !== undefined && func0.call(data, "result")){
 const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/then/properties/result/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 if(vErrors === null){
 vErrors = [err3];
@@ -494,7 +494,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.result_stream !== undefined){
+if(data.result_stream !== undefined && func0.call(data, "result_stream")){
 const err4 = {instancePath:instancePath+"/result_stream",schemaPath:"#/allOf/1/then/properties/result_stream/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 if(vErrors === null){
 vErrors = [err4];
@@ -504,7 +504,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.timeout_ms !== undefined){
+if(data.timeout_ms !== undefined && func0.call(data, "timeout_ms")){
 const err5 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/allOf/1/then/properties/timeout_ms/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
 if(vErrors === null){
 vErrors = [err5];
@@ -532,7 +532,7 @@ const _errs10 = errors;
 let valid5 = false;
 const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.result === undefined){
+if((data.result === undefined) || (!(func0.call(data, "result")))){
 const err6 = {instancePath,schemaPath:"#/allOf/1/else/anyOf/0/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -547,7 +547,7 @@ var _valid1 = _errs11 === errors;
 valid5 = valid5 || _valid1;
 const _errs12 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.result_stream === undefined){
+if((data.result_stream === undefined) || (!(func0.call(data, "result_stream")))){
 const err7 = {instancePath,schemaPath:"#/allOf/1/else/anyOf/1/required",keyword:"required",params:{missingProperty: "result_stream"},message:"must have required property '"+"result_stream"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -596,7 +596,7 @@ vErrors.push(err9);
 errors++;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
 const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err10];
@@ -606,7 +606,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.direction === undefined){
+if((data.direction === undefined) || (!(func0.call(data, "direction")))){
 const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "direction"},message:"must have required property '"+"direction"+"'"};
 if(vErrors === null){
 vErrors = [err11];
@@ -616,7 +616,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.description === undefined){
+if((data.description === undefined) || (!(func0.call(data, "description")))){
 const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err12];
@@ -626,8 +626,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema35.properties, key0))){
+for(const key0 of Object.keys(data)){
+if(!(func0.call(schema35.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -638,7 +638,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.kind !== undefined){
+if(data.kind !== undefined && func0.call(data, "kind")){
 let data4 = data.kind;
 if(!((data4 === "request") || (data4 === "notification"))){
 const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema35.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -651,7 +651,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.direction !== undefined){
+if(data.direction !== undefined && func0.call(data, "direction")){
 let data5 = data.direction;
 if(!((data5 === "client-to-server") || (data5 === "server-to-client"))){
 const err15 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema35.properties.direction.enum},message:"must be equal to one of the allowed values"};
@@ -664,10 +664,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.description !== undefined){
+if(data.description !== undefined && func0.call(data, "description")){
 let data6 = data.description;
 if(typeof data6 === "string"){
-if(func2(data6) < 1){
+if(func73(data6) < 1){
 const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -689,13 +689,13 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.params !== undefined){
+if(data.params !== undefined && func0.call(data, "params")){
 if(!(validate22(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data.params_optional !== undefined){
+if(data.params_optional !== undefined && func0.call(data, "params_optional")){
 if(typeof data.params_optional !== "boolean"){
 const err18 = {instancePath:instancePath+"/params_optional",schemaPath:"#/properties/params_optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -707,22 +707,22 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.result !== undefined){
+if(data.result !== undefined && func0.call(data, "result")){
 if(!(validate22(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data.result_stream !== undefined){
+if(data.result_stream !== undefined && func0.call(data, "result_stream")){
 if(!(validate22(data.result_stream, {instancePath:instancePath+"/result_stream",parentData:data,parentDataProperty:"result_stream",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data.capability !== undefined){
+if(data.capability !== undefined && func0.call(data, "capability")){
 let data11 = data.capability;
 if(typeof data11 === "string"){
-if(func2(data11) < 1){
+if(func73(data11) < 1){
 const err19 = {instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -744,7 +744,7 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.timeout_ms !== undefined){
+if(data.timeout_ms !== undefined && func0.call(data, "timeout_ms")){
 let data12 = data.timeout_ms;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
 const err21 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -769,13 +769,13 @@ errors++;
 }
 }
 }
-if(data.lifecycle !== undefined){
+if(data.lifecycle !== undefined && func0.call(data, "lifecycle")){
 if(!(validate26(data.lifecycle, {instancePath:instancePath+"/lifecycle",parentData:data,parentDataProperty:"lifecycle",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
 }
-if(data.examples !== undefined){
+if(data.examples !== undefined && func0.call(data, "examples")){
 let data14 = data.examples;
 if(Array.isArray(data14)){
 const len0 = data14.length;
@@ -785,7 +785,7 @@ const _errs33 = errors;
 const _errs34 = errors;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if(((data15.result === undefined) && (missing1 = "result")) || ((data15.error === undefined) && (missing1 = "error"))){
+if((((data15.result === undefined) || (!(func0.call(data15, "result")))) && (missing1 = "result")) || (((data15.error === undefined) || (!(func0.call(data15, "error")))) && (missing1 = "error"))){
 const err23 = {};
 if(vErrors === null){
 vErrors = [err23];
@@ -819,7 +819,7 @@ vErrors = null;
 }
 }
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.title === undefined){
+if((data15.title === undefined) || (!(func0.call(data15, "title")))){
 const err25 = {instancePath:instancePath+"/examples/" + i0,schemaPath:"#/$defs/Example/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
 if(vErrors === null){
 vErrors = [err25];
@@ -829,7 +829,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-for(const key1 in data15){
+for(const key1 of Object.keys(data15)){
 if(!((((((key1 === "title") || (key1 === "description")) || (key1 === "params")) || (key1 === "result")) || (key1 === "items")) || (key1 === "error"))){
 const err26 = {instancePath:instancePath+"/examples/" + i0,schemaPath:"#/$defs/Example/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -841,10 +841,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data15.title !== undefined){
+if(data15.title !== undefined && func0.call(data15, "title")){
 let data16 = data15.title;
 if(typeof data16 === "string"){
-if(func2(data16) < 1){
+if(func73(data16) < 1){
 const err27 = {instancePath:instancePath+"/examples/" + i0+"/title",schemaPath:"#/$defs/Example/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err27];
@@ -866,7 +866,7 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data15.description !== undefined){
+if(data15.description !== undefined && func0.call(data15, "description")){
 if(typeof data15.description !== "string"){
 const err29 = {instancePath:instancePath+"/examples/" + i0+"/description",schemaPath:"#/$defs/Example/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -878,7 +878,7 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data15.items !== undefined){
+if(data15.items !== undefined && func0.call(data15, "items")){
 if(!(Array.isArray(data15.items))){
 const err30 = {instancePath:instancePath+"/examples/" + i0+"/items",schemaPath:"#/$defs/Example/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
@@ -890,10 +890,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data15.error !== undefined){
+if(data15.error !== undefined && func0.call(data15, "error")){
 let data19 = data15.error;
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.code === undefined){
+if((data19.code === undefined) || (!(func0.call(data19, "code")))){
 const err31 = {instancePath:instancePath+"/examples/" + i0+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err31];
@@ -903,7 +903,7 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data19.message === undefined){
+if((data19.message === undefined) || (!(func0.call(data19, "message")))){
 const err32 = {instancePath:instancePath+"/examples/" + i0+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err32];
@@ -913,7 +913,7 @@ vErrors.push(err32);
 }
 errors++;
 }
-for(const key2 in data19){
+for(const key2 of Object.keys(data19)){
 if(!(((key2 === "code") || (key2 === "message")) || (key2 === "data"))){
 const err33 = {instancePath:instancePath+"/examples/" + i0+"/error",schemaPath:"#/$defs/Example/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -925,7 +925,7 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data19.code !== undefined){
+if(data19.code !== undefined && func0.call(data19, "code")){
 let data20 = data19.code;
 if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
 const err34 = {instancePath:instancePath+"/examples/" + i0+"/error/code",schemaPath:"#/$defs/Example/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -938,7 +938,7 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data19.message !== undefined){
+if(data19.message !== undefined && func0.call(data19, "message")){
 if(typeof data19.message !== "string"){
 const err35 = {instancePath:instancePath+"/examples/" + i0+"/error/message",schemaPath:"#/$defs/Example/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1016,7 +1016,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(((key0 === "code") || (key0 === "data")) || (key0 === "by_kind"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1028,7 +1028,7 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data.code !== undefined){
+if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1041,10 +1041,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.by_kind !== undefined){
+if(data.by_kind !== undefined && func0.call(data, "by_kind")){
 let data1 = data.by_kind;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-for(const key1 in data1){
+for(const key1 of Object.keys(data1)){
 const _errs6 = errors;
 if(typeof key1 === "string"){
 if(!pattern12.test(key1)){
@@ -1070,10 +1070,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-for(const key2 in data1){
+for(const key2 of Object.keys(data1)){
 let data2 = data1[key2];
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-for(const key3 in data2){
+for(const key3 of Object.keys(data2)){
 if(!((key3 === "code") || (key3 === "data"))){
 const err4 = {instancePath:instancePath+"/by_kind/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1085,7 +1085,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data2.code !== undefined){
+if(data2.code !== undefined && func0.call(data2, "code")){
 let data3 = data2.code;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
 const err5 = {instancePath:instancePath+"/by_kind/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1151,7 +1151,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.initial === undefined){
+if((data.initial === undefined) || (!(func0.call(data, "initial")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "initial"},message:"must have required property '"+"initial"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1161,7 +1161,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.states === undefined){
+if((data.states === undefined) || (!(func0.call(data, "states")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "states"},message:"must have required property '"+"states"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1171,7 +1171,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.terminal === undefined){
+if((data.terminal === undefined) || (!(func0.call(data, "terminal")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "terminal"},message:"must have required property '"+"terminal"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1181,7 +1181,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.violation === undefined){
+if((data.violation === undefined) || (!(func0.call(data, "violation")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "violation"},message:"must have required property '"+"violation"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1191,7 +1191,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((((key0 === "initial") || (key0 === "states")) || (key0 === "terminal")) || (key0 === "violation"))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1203,10 +1203,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.initial !== undefined){
+if(data.initial !== undefined && func0.call(data, "initial")){
 let data0 = data.initial;
 if(typeof data0 === "string"){
-if(func2(data0) < 1){
+if(func73(data0) < 1){
 const err5 = {instancePath:instancePath+"/initial",schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1228,7 +1228,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.states !== undefined){
+if(data.states !== undefined && func0.call(data, "states")){
 let data1 = data.states;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(Object.keys(data1).length < 1){
@@ -1241,10 +1241,10 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key1 in data1){
+for(const key1 of Object.keys(data1)){
 let data2 = data1[key1];
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func73(data2) < 1){
 const err8 = {instancePath:instancePath+"/states/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/states/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1278,14 +1278,14 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.terminal !== undefined){
+if(data.terminal !== undefined && func0.call(data, "terminal")){
 let data3 = data.terminal;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(typeof data4 === "string"){
-if(func2(data4) < 1){
+if(func73(data4) < 1){
 const err11 = {instancePath:instancePath+"/terminal/" + i0,schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1313,7 +1313,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func0(data3[i1], data3[j0])){
+if(func27(data3[i1], data3[j0])){
 const err13 = {instancePath:instancePath+"/terminal",schemaPath:"#/properties/terminal/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err13];
@@ -1339,10 +1339,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.violation !== undefined){
+if(data.violation !== undefined && func0.call(data, "violation")){
 let data5 = data.violation;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.code === undefined){
+if((data5.code === undefined) || (!(func0.call(data5, "code")))){
 const err15 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err15];
@@ -1352,7 +1352,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5.message === undefined){
+if((data5.message === undefined) || (!(func0.call(data5, "message")))){
 const err16 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err16];
@@ -1362,7 +1362,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data5.data === undefined){
+if((data5.data === undefined) || (!(func0.call(data5, "data")))){
 const err17 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
 if(vErrors === null){
 vErrors = [err17];
@@ -1372,7 +1372,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-for(const key2 in data5){
+for(const key2 of Object.keys(data5)){
 if(!(((key2 === "code") || (key2 === "message")) || (key2 === "data"))){
 const err18 = {instancePath:instancePath+"/violation",schemaPath:"#/$defs/Violation/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1384,7 +1384,7 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data5.code !== undefined){
+if(data5.code !== undefined && func0.call(data5, "code")){
 let data6 = data5.code;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
 const err19 = {instancePath:instancePath+"/violation/code",schemaPath:"#/$defs/Violation/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1397,10 +1397,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.message !== undefined){
+if(data5.message !== undefined && func0.call(data5, "message")){
 let data7 = data5.message;
 if(typeof data7 === "string"){
-if(func2(data7) < 1){
+if(func73(data7) < 1){
 const err20 = {instancePath:instancePath+"/violation/message",schemaPath:"#/$defs/Violation/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
@@ -1464,7 +1464,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.method === undefined){
+if((data.method === undefined) || (!(func0.call(data, "method")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1474,7 +1474,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.client_pointer === undefined){
+if((data.client_pointer === undefined) || (!(func0.call(data, "client_pointer")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "client_pointer"},message:"must have required property '"+"client_pointer"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1484,7 +1484,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.server_version === undefined){
+if((data.server_version === undefined) || (!(func0.call(data, "server_version")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "server_version"},message:"must have required property '"+"server_version"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1494,7 +1494,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.rule === undefined){
+if((data.rule === undefined) || (!(func0.call(data, "rule")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1504,7 +1504,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.error === undefined){
+if((data.error === undefined) || (!(func0.call(data, "error")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1514,7 +1514,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1524,7 +1524,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((((((key0 === "method") || (key0 === "client_pointer")) || (key0 === "server_version")) || (key0 === "rule")) || (key0 === "error")) || (key0 === "message"))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1536,10 +1536,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.method !== undefined){
+if(data.method !== undefined && func0.call(data, "method")){
 let data0 = data.method;
 if(typeof data0 === "string"){
-if(func2(data0) < 1){
+if(func73(data0) < 1){
 const err7 = {instancePath:instancePath+"/method",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1561,7 +1561,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.client_pointer !== undefined){
+if(data.client_pointer !== undefined && func0.call(data, "client_pointer")){
 let data1 = data.client_pointer;
 if(typeof data1 === "string"){
 if(!pattern8.test(data1)){
@@ -1586,10 +1586,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.server_version !== undefined){
+if(data.server_version !== undefined && func0.call(data, "server_version")){
 let data2 = data.server_version;
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func73(data2) < 1){
 const err11 = {instancePath:instancePath+"/server_version",schemaPath:"#/properties/server_version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1611,7 +1611,7 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.rule !== undefined){
+if(data.rule !== undefined && func0.call(data, "rule")){
 if(!(data.rule === "same-major")){
 const err13 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema55.properties.rule.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
@@ -1623,7 +1623,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.error !== undefined){
+if(data.error !== undefined && func0.call(data, "error")){
 let data4 = data.error;
 if(typeof data4 === "string"){
 if(!pattern11.test(data4)){
@@ -1648,10 +1648,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 let data5 = data.message;
 if(typeof data5 === "string"){
-if(func2(data5) < 1){
+if(func73(data5) < 1){
 const err16 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -1702,7 +1702,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((((key0 === "description") || (key0 === "sequence")) || (key0 === "project_root")) || (key0 === "exit_grace_ms"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1714,7 +1714,7 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data.description !== undefined){
+if(data.description !== undefined && func0.call(data, "description")){
 if(typeof data.description !== "string"){
 const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1726,14 +1726,14 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.sequence !== undefined){
+if(data.sequence !== undefined && func0.call(data, "sequence")){
 let data1 = data.sequence;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func73(data2) < 1){
 const err2 = {instancePath:instancePath+"/sequence/" + i0,schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1767,7 +1767,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.project_root !== undefined){
+if(data.project_root !== undefined && func0.call(data, "project_root")){
 let data3 = data.project_root;
 if(typeof data3 === "string"){
 if(!pattern8.test(data3)){
@@ -1792,7 +1792,7 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.exit_grace_ms !== undefined){
+if(data.exit_grace_ms !== undefined && func0.call(data, "exit_grace_ms")){
 let data4 = data.exit_grace_ms;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err7 = {instancePath:instancePath+"/exit_grace_ms",schemaPath:"#/properties/exit_grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -1848,7 +1848,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.start === undefined){
+if((data.start === undefined) || (!(func0.call(data, "start")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "start"},message:"must have required property '"+"start"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1858,7 +1858,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.end === undefined){
+if((data.end === undefined) || (!(func0.call(data, "end")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "end"},message:"must have required property '"+"end"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1868,7 +1868,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((key0 === "start") || (key0 === "end"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1880,10 +1880,10 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.start !== undefined){
+if(data.start !== undefined && func0.call(data, "start")){
 let data0 = data.start;
 if(typeof data0 === "string"){
-if(func2(data0) < 1){
+if(func73(data0) < 1){
 const err3 = {instancePath:instancePath+"/start",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1905,10 +1905,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.end !== undefined){
+if(data.end !== undefined && func0.call(data, "end")){
 let data1 = data.end;
 if(typeof data1 === "string"){
-if(func2(data1) < 1){
+if(func73(data1) < 1){
 const err5 = {instancePath:instancePath+"/end",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1959,7 +1959,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.method === undefined){
+if((data.method === undefined) || (!(func0.call(data, "method")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1969,7 +1969,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.at === undefined){
+if((data.at === undefined) || (!(func0.call(data, "at")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1979,7 +1979,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!((key0 === "method") || (key0 === "at"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -1991,10 +1991,10 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.method !== undefined){
+if(data.method !== undefined && func0.call(data, "method")){
 let data0 = data.method;
 if(typeof data0 === "string"){
-if(func2(data0) < 1){
+if(func73(data0) < 1){
 const err3 = {instancePath:instancePath+"/method",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2016,7 +2016,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.at !== undefined){
+if(data.at !== undefined && func0.call(data, "at")){
 let data1 = data.at;
 if(typeof data1 === "string"){
 if(!pattern8.test(data1)){
@@ -2073,7 +2073,7 @@ let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.at === undefined){
+if((data.at === undefined) || (!(func0.call(data, "at")))){
 const err0 = {instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2083,7 +2083,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.first === undefined){
+if((data.first === undefined) || (!(func0.call(data, "first")))){
 const err1 = {instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: "first"},message:"must have required property '"+"first"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2093,7 +2093,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.second === undefined){
+if((data.second === undefined) || (!(func0.call(data, "second")))){
 const err2 = {instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2103,7 +2103,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
+for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "rule") || (key0 === "method")) || (key0 === "part")) || (key0 === "message")) || (key0 === "at")) || (key0 === "first")) || (key0 === "second"))){
 const err3 = {instancePath,schemaPath:"#/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2115,7 +2115,7 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.rule !== undefined){
+if(data.rule !== undefined && func0.call(data, "rule")){
 if("not_before" !== data.rule){
 const err4 = {instancePath:instancePath+"/rule",schemaPath:"#/oneOf/0/properties/rule/const",keyword:"const",params:{allowedValue: "not_before"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2127,7 +2127,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.at !== undefined){
+if(data.at !== undefined && func0.call(data, "at")){
 let data1 = data.at;
 if(typeof data1 === "string"){
 if(!pattern8.test(data1)){
@@ -2152,10 +2152,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.first !== undefined){
+if(data.first !== undefined && func0.call(data, "first")){
 let data2 = data.first;
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func73(data2) < 1){
 const err7 = {instancePath:instancePath+"/first",schemaPath:"#/oneOf/0/properties/first/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2177,10 +2177,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.second !== undefined){
+if(data.second !== undefined && func0.call(data, "second")){
 let data3 = data.second;
 if(typeof data3 === "string"){
-if(func2(data3) < 1){
+if(func73(data3) < 1){
 const err9 = {instancePath:instancePath+"/second",schemaPath:"#/oneOf/0/properties/second/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2211,7 +2211,7 @@ var props0 = true;
 }
 const _errs12 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.at === undefined){
+if((data.at === undefined) || (!(func0.call(data, "at")))){
 const err11 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2221,7 +2221,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.scope === undefined){
+if((data.scope === undefined) || (!(func0.call(data, "scope")))){
 const err12 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'"};
 if(vErrors === null){
 vErrors = [err12];
@@ -2231,7 +2231,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key1 in data){
+for(const key1 of Object.keys(data)){
 if(!((((((key1 === "rule") || (key1 === "method")) || (key1 === "part")) || (key1 === "message")) || (key1 === "at")) || (key1 === "scope"))){
 const err13 = {instancePath,schemaPath:"#/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2243,7 +2243,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.rule !== undefined){
+if(data.rule !== undefined && func0.call(data, "rule")){
 if("increasing_sequence" !== data.rule){
 const err14 = {instancePath:instancePath+"/rule",schemaPath:"#/oneOf/1/properties/rule/const",keyword:"const",params:{allowedValue: "increasing_sequence"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2255,7 +2255,7 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.part !== undefined){
+if(data.part !== undefined && func0.call(data, "part")){
 if("params" !== data.part){
 const err15 = {instancePath:instancePath+"/part",schemaPath:"#/oneOf/1/properties/part/const",keyword:"const",params:{allowedValue: "params"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2267,7 +2267,7 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.at !== undefined){
+if(data.at !== undefined && func0.call(data, "at")){
 let data6 = data.at;
 if(typeof data6 === "string"){
 if(!pattern8.test(data6)){
@@ -2292,7 +2292,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.scope !== undefined){
+if(data.scope !== undefined && func0.call(data, "scope")){
 if(!(validate42(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
@@ -2314,7 +2314,7 @@ props0 = true;
 }
 const _errs20 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.at === undefined){
+if((data.at === undefined) || (!(func0.call(data, "at")))){
 const err18 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err18];
@@ -2324,7 +2324,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data.observed === undefined){
+if((data.observed === undefined) || (!(func0.call(data, "observed")))){
 const err19 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err19];
@@ -2334,7 +2334,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data.scope === undefined){
+if((data.scope === undefined) || (!(func0.call(data, "scope")))){
 const err20 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'"};
 if(vErrors === null){
 vErrors = [err20];
@@ -2344,7 +2344,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-for(const key2 in data){
+for(const key2 of Object.keys(data)){
 if(!(((((((key2 === "rule") || (key2 === "method")) || (key2 === "part")) || (key2 === "message")) || (key2 === "at")) || (key2 === "observed")) || (key2 === "scope"))){
 const err21 = {instancePath,schemaPath:"#/oneOf/2/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2356,7 +2356,7 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.rule !== undefined){
+if(data.rule !== undefined && func0.call(data, "rule")){
 if("last_sequence_matches" !== data.rule){
 const err22 = {instancePath:instancePath+"/rule",schemaPath:"#/oneOf/2/properties/rule/const",keyword:"const",params:{allowedValue: "last_sequence_matches"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2368,7 +2368,7 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.part !== undefined){
+if(data.part !== undefined && func0.call(data, "part")){
 if("params" !== data.part){
 const err23 = {instancePath:instancePath+"/part",schemaPath:"#/oneOf/2/properties/part/const",keyword:"const",params:{allowedValue: "params"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2380,7 +2380,7 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.at !== undefined){
+if(data.at !== undefined && func0.call(data, "at")){
 let data10 = data.at;
 if(typeof data10 === "string"){
 if(!pattern8.test(data10)){
@@ -2405,13 +2405,13 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.observed !== undefined){
+if(data.observed !== undefined && func0.call(data, "observed")){
 if(!(validate44(data.observed, {instancePath:instancePath+"/observed",parentData:data,parentDataProperty:"observed",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 }
-if(data.scope !== undefined){
+if(data.scope !== undefined && func0.call(data, "scope")){
 if(!(validate42(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
@@ -2433,7 +2433,7 @@ props0 = true;
 }
 const _errs29 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.at === undefined){
+if((data.at === undefined) || (!(func0.call(data, "at")))){
 const err26 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err26];
@@ -2443,7 +2443,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data.scope === undefined){
+if((data.scope === undefined) || (!(func0.call(data, "scope")))){
 const err27 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'"};
 if(vErrors === null){
 vErrors = [err27];
@@ -2453,7 +2453,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-for(const key3 in data){
+for(const key3 of Object.keys(data)){
 if(!((((((key3 === "rule") || (key3 === "method")) || (key3 === "part")) || (key3 === "message")) || (key3 === "at")) || (key3 === "scope"))){
 const err28 = {instancePath,schemaPath:"#/oneOf/3/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2465,7 +2465,7 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.rule !== undefined){
+if(data.rule !== undefined && func0.call(data, "rule")){
 if("matches_scope" !== data.rule){
 const err29 = {instancePath:instancePath+"/rule",schemaPath:"#/oneOf/3/properties/rule/const",keyword:"const",params:{allowedValue: "matches_scope"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2477,7 +2477,7 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.part !== undefined){
+if(data.part !== undefined && func0.call(data, "part")){
 if("params" !== data.part){
 const err30 = {instancePath:instancePath+"/part",schemaPath:"#/oneOf/3/properties/part/const",keyword:"const",params:{allowedValue: "params"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2489,7 +2489,7 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.at !== undefined){
+if(data.at !== undefined && func0.call(data, "at")){
 let data15 = data.at;
 if(Array.isArray(data15)){
 if(data15.length < 1){
@@ -2534,7 +2534,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func0(data15[i1], data15[j0])){
+if(func27(data15[i1], data15[j0])){
 const err34 = {instancePath:instancePath+"/at",schemaPath:"#/oneOf/3/properties/at/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err34];
@@ -2560,7 +2560,7 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.scope !== undefined){
+if(data.scope !== undefined && func0.call(data, "scope")){
 if(!(validate42(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
@@ -2582,7 +2582,7 @@ props0 = true;
 }
 const _errs39 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.at === undefined){
+if((data.at === undefined) || (!(func0.call(data, "at")))){
 const err36 = {instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err36];
@@ -2592,7 +2592,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data.consumed === undefined){
+if((data.consumed === undefined) || (!(func0.call(data, "consumed")))){
 const err37 = {instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: "consumed"},message:"must have required property '"+"consumed"+"'"};
 if(vErrors === null){
 vErrors = [err37];
@@ -2602,7 +2602,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-for(const key4 in data){
+for(const key4 of Object.keys(data)){
 if(!((((((key4 === "rule") || (key4 === "method")) || (key4 === "part")) || (key4 === "message")) || (key4 === "at")) || (key4 === "consumed"))){
 const err38 = {instancePath,schemaPath:"#/oneOf/4/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -2614,7 +2614,7 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.rule !== undefined){
+if(data.rule !== undefined && func0.call(data, "rule")){
 if("not_reused" !== data.rule){
 const err39 = {instancePath:instancePath+"/rule",schemaPath:"#/oneOf/4/properties/rule/const",keyword:"const",params:{allowedValue: "not_reused"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2626,7 +2626,7 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.part !== undefined){
+if(data.part !== undefined && func0.call(data, "part")){
 if("params" !== data.part){
 const err40 = {instancePath:instancePath+"/part",schemaPath:"#/oneOf/4/properties/part/const",keyword:"const",params:{allowedValue: "params"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2638,7 +2638,7 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data.at !== undefined){
+if(data.at !== undefined && func0.call(data, "at")){
 let data20 = data.at;
 if(typeof data20 === "string"){
 if(!pattern8.test(data20)){
@@ -2663,7 +2663,7 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.consumed !== undefined){
+if(data.consumed !== undefined && func0.call(data, "consumed")){
 if(!(validate44(data.consumed, {instancePath:instancePath+"/consumed",parentData:data,parentDataProperty:"consumed",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
@@ -2709,7 +2709,7 @@ vErrors = null;
 }
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.rule === undefined){
+if((data.rule === undefined) || (!(func0.call(data, "rule")))){
 const err44 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'"};
 if(vErrors === null){
 vErrors = [err44];
@@ -2719,7 +2719,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data.method === undefined){
+if((data.method === undefined) || (!(func0.call(data, "method")))){
 const err45 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err45];
@@ -2729,7 +2729,7 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data.part === undefined){
+if((data.part === undefined) || (!(func0.call(data, "part")))){
 const err46 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "part"},message:"must have required property '"+"part"+"'"};
 if(vErrors === null){
 vErrors = [err46];
@@ -2739,7 +2739,7 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data.message === undefined){
+if((data.message === undefined) || (!(func0.call(data, "message")))){
 const err47 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err47];
@@ -2756,7 +2756,7 @@ props0.method = true;
 props0.part = true;
 props0.message = true;
 }
-if(data.rule !== undefined){
+if(data.rule !== undefined && func0.call(data, "rule")){
 let data22 = data.rule;
 if(!(((((data22 === "not_before") || (data22 === "increasing_sequence")) || (data22 === "last_sequence_matches")) || (data22 === "matches_scope")) || (data22 === "not_reused"))){
 const err48 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema61.properties.rule.enum},message:"must be equal to one of the allowed values"};
@@ -2769,10 +2769,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.method !== undefined){
+if(data.method !== undefined && func0.call(data, "method")){
 let data23 = data.method;
 if(typeof data23 === "string"){
-if(func2(data23) < 1){
+if(func73(data23) < 1){
 const err49 = {instancePath:instancePath+"/method",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err49];
@@ -2794,7 +2794,7 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data.part !== undefined){
+if(data.part !== undefined && func0.call(data, "part")){
 let data24 = data.part;
 if(!(((data24 === "params") || (data24 === "result")) || (data24 === "item"))){
 const err51 = {instancePath:instancePath+"/part",schemaPath:"#/properties/part/enum",keyword:"enum",params:{allowedValues: schema61.properties.part.enum},message:"must be equal to one of the allowed values"};
@@ -2807,10 +2807,10 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data.message !== undefined){
+if(data.message !== undefined && func0.call(data, "message")){
 let data25 = data.message;
 if(typeof data25 === "string"){
-if(func2(data25) < 1){
+if(func73(data25) < 1){
 const err52 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err52];
@@ -2862,7 +2862,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.protocol === undefined){
+if((data.protocol === undefined) || (!(func0.call(data, "protocol")))){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2872,7 +2872,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.version === undefined){
+if((data.version === undefined) || (!(func0.call(data, "version")))){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2882,7 +2882,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.title === undefined){
+if((data.title === undefined) || (!(func0.call(data, "title")))){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2892,7 +2892,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.description === undefined){
+if((data.description === undefined) || (!(func0.call(data, "description")))){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2902,7 +2902,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.roles === undefined){
+if((data.roles === undefined) || (!(func0.call(data, "roles")))){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2912,7 +2912,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.transport === undefined){
+if((data.transport === undefined) || (!(func0.call(data, "transport")))){
 const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "transport"},message:"must have required property '"+"transport"+"'"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2922,7 +2922,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.schemas === undefined){
+if((data.schemas === undefined) || (!(func0.call(data, "schemas")))){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemas"},message:"must have required property '"+"schemas"+"'"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2932,7 +2932,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.methods === undefined){
+if((data.methods === undefined) || (!(func0.call(data, "methods")))){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "methods"},message:"must have required property '"+"methods"+"'"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2942,8 +2942,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
+for(const key0 of Object.keys(data)){
+if(!(func0.call(schema31.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2954,7 +2954,7 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.$schema !== undefined){
+if(data.$schema !== undefined && func0.call(data, "$schema")){
 if(typeof data.$schema !== "string"){
 const err9 = {instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2966,7 +2966,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.protocol !== undefined){
+if(data.protocol !== undefined && func0.call(data, "protocol")){
 let data1 = data.protocol;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
@@ -2991,7 +2991,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.version !== undefined){
+if(data.version !== undefined && func0.call(data, "version")){
 let data2 = data.version;
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
@@ -3016,10 +3016,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.title !== undefined){
+if(data.title !== undefined && func0.call(data, "title")){
 let data3 = data.title;
 if(typeof data3 === "string"){
-if(func2(data3) < 1){
+if(func73(data3) < 1){
 const err14 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err14];
@@ -3041,10 +3041,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.description !== undefined){
+if(data.description !== undefined && func0.call(data, "description")){
 let data4 = data.description;
 if(typeof data4 === "string"){
-if(func2(data4) < 1){
+if(func73(data4) < 1){
 const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -3066,10 +3066,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.roles !== undefined){
+if(data.roles !== undefined && func0.call(data, "roles")){
 let data5 = data.roles;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.client === undefined){
+if((data5.client === undefined) || (!(func0.call(data5, "client")))){
 const err18 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "client"},message:"must have required property '"+"client"+"'"};
 if(vErrors === null){
 vErrors = [err18];
@@ -3079,7 +3079,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data5.server === undefined){
+if((data5.server === undefined) || (!(func0.call(data5, "server")))){
 const err19 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
 if(vErrors === null){
 vErrors = [err19];
@@ -3089,7 +3089,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key1 in data5){
+for(const key1 of Object.keys(data5)){
 if(!((key1 === "client") || (key1 === "server"))){
 const err20 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3101,10 +3101,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data5.client !== undefined){
+if(data5.client !== undefined && func0.call(data5, "client")){
 let data6 = data5.client;
 if(typeof data6 === "string"){
-if(func2(data6) < 1){
+if(func73(data6) < 1){
 const err21 = {instancePath:instancePath+"/roles/client",schemaPath:"#/properties/roles/properties/client/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err21];
@@ -3126,10 +3126,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data5.server !== undefined){
+if(data5.server !== undefined && func0.call(data5, "server")){
 let data7 = data5.server;
 if(typeof data7 === "string"){
-if(func2(data7) < 1){
+if(func73(data7) < 1){
 const err23 = {instancePath:instancePath+"/roles/server",schemaPath:"#/properties/roles/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
@@ -3163,10 +3163,10 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.transport !== undefined){
+if(data.transport !== undefined && func0.call(data, "transport")){
 let data8 = data.transport;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.framing === undefined){
+if((data8.framing === undefined) || (!(func0.call(data8, "framing")))){
 const err26 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "framing"},message:"must have required property '"+"framing"+"'"};
 if(vErrors === null){
 vErrors = [err26];
@@ -3176,7 +3176,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data8.envelope === undefined){
+if((data8.envelope === undefined) || (!(func0.call(data8, "envelope")))){
 const err27 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "envelope"},message:"must have required property '"+"envelope"+"'"};
 if(vErrors === null){
 vErrors = [err27];
@@ -3186,7 +3186,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data8.max_frame_bytes === undefined){
+if((data8.max_frame_bytes === undefined) || (!(func0.call(data8, "max_frame_bytes")))){
 const err28 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "max_frame_bytes"},message:"must have required property '"+"max_frame_bytes"+"'"};
 if(vErrors === null){
 vErrors = [err28];
@@ -3196,7 +3196,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-for(const key2 in data8){
+for(const key2 of Object.keys(data8)){
 if(!((((((key2 === "framing") || (key2 === "envelope")) || (key2 === "strict")) || (key2 === "canonical")) || (key2 === "max_frame_bytes")) || (key2 === "one_request_at_a_time"))){
 const err29 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3208,7 +3208,7 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data8.framing !== undefined){
+if(data8.framing !== undefined && func0.call(data8, "framing")){
 let data9 = data8.framing;
 if(!((data9 === "ndjson") || (data9 === "content-length"))){
 const err30 = {instancePath:instancePath+"/transport/framing",schemaPath:"#/properties/transport/properties/framing/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.framing.enum},message:"must be equal to one of the allowed values"};
@@ -3221,7 +3221,7 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data8.envelope !== undefined){
+if(data8.envelope !== undefined && func0.call(data8, "envelope")){
 let data10 = data8.envelope;
 if(!((data10 === "jsonrpc-2.0") || (data10 === "bare"))){
 const err31 = {instancePath:instancePath+"/transport/envelope",schemaPath:"#/properties/transport/properties/envelope/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.envelope.enum},message:"must be equal to one of the allowed values"};
@@ -3234,7 +3234,7 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data8.strict !== undefined){
+if(data8.strict !== undefined && func0.call(data8, "strict")){
 if(typeof data8.strict !== "boolean"){
 const err32 = {instancePath:instancePath+"/transport/strict",schemaPath:"#/properties/transport/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -3246,7 +3246,7 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data8.canonical !== undefined){
+if(data8.canonical !== undefined && func0.call(data8, "canonical")){
 if(typeof data8.canonical !== "boolean"){
 const err33 = {instancePath:instancePath+"/transport/canonical",schemaPath:"#/properties/transport/properties/canonical/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -3258,7 +3258,7 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data8.max_frame_bytes !== undefined){
+if(data8.max_frame_bytes !== undefined && func0.call(data8, "max_frame_bytes")){
 let data13 = data8.max_frame_bytes;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
 const err34 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -3283,7 +3283,7 @@ errors++;
 }
 }
 }
-if(data8.one_request_at_a_time !== undefined){
+if(data8.one_request_at_a_time !== undefined && func0.call(data8, "one_request_at_a_time")){
 if(typeof data8.one_request_at_a_time !== "boolean"){
 const err36 = {instancePath:instancePath+"/transport/one_request_at_a_time",schemaPath:"#/properties/transport/properties/one_request_at_a_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -3307,7 +3307,7 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data.schemas !== undefined){
+if(data.schemas !== undefined && func0.call(data, "schemas")){
 let data15 = data.schemas;
 if(Array.isArray(data15)){
 if(data15.length < 1){
@@ -3382,10 +3382,10 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.json_schema !== undefined){
+if(data.json_schema !== undefined && func0.call(data, "json_schema")){
 let data17 = data.json_schema;
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-for(const key3 in data17){
+for(const key3 of Object.keys(data17)){
 if(!(((key3 === "dialect") || (key3 === "base_uri")) || (key3 === "formats"))){
 const err43 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3397,7 +3397,7 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data17.dialect !== undefined){
+if(data17.dialect !== undefined && func0.call(data17, "dialect")){
 let data18 = data17.dialect;
 if(!(((data18 === "https://json-schema.org/draft/2020-12/schema") || (data18 === "https://json-schema.org/draft/2019-09/schema")) || (data18 === "http://json-schema.org/draft-07/schema#"))){
 const err44 = {instancePath:instancePath+"/json_schema/dialect",schemaPath:"#/$defs/JsonSchemaSettings/properties/dialect/enum",keyword:"enum",params:{allowedValues: schema32.properties.dialect.enum},message:"must be equal to one of the allowed values"};
@@ -3410,7 +3410,7 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data17.base_uri !== undefined){
+if(data17.base_uri !== undefined && func0.call(data17, "base_uri")){
 let data19 = data17.base_uri;
 if(typeof data19 === "string"){
 if(!pattern7.test(data19)){
@@ -3435,7 +3435,7 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data17.formats !== undefined){
+if(data17.formats !== undefined && func0.call(data17, "formats")){
 let data20 = data17.formats;
 if(!((data20 === "annotate") || (data20 === "assert"))){
 const err47 = {instancePath:instancePath+"/json_schema/formats",schemaPath:"#/$defs/JsonSchemaSettings/properties/formats/enum",keyword:"enum",params:{allowedValues: schema32.properties.formats.enum},message:"must be equal to one of the allowed values"};
@@ -3460,10 +3460,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.capabilities !== undefined){
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
 let data21 = data.capabilities;
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if(data21.method === undefined){
+if((data21.method === undefined) || (!(func0.call(data21, "method")))){
 const err49 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err49];
@@ -3473,7 +3473,7 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data21.pointer === undefined){
+if((data21.pointer === undefined) || (!(func0.call(data21, "pointer")))){
 const err50 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err50];
@@ -3483,7 +3483,7 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(data21.style === undefined){
+if((data21.style === undefined) || (!(func0.call(data21, "style")))){
 const err51 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "style"},message:"must have required property '"+"style"+"'"};
 if(vErrors === null){
 vErrors = [err51];
@@ -3493,7 +3493,7 @@ vErrors.push(err51);
 }
 errors++;
 }
-for(const key4 in data21){
+for(const key4 of Object.keys(data21)){
 if(!(((key4 === "method") || (key4 === "pointer")) || (key4 === "style"))){
 const err52 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3505,10 +3505,10 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data21.method !== undefined){
+if(data21.method !== undefined && func0.call(data21, "method")){
 let data22 = data21.method;
 if(typeof data22 === "string"){
-if(func2(data22) < 1){
+if(func73(data22) < 1){
 const err53 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err53];
@@ -3530,7 +3530,7 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data21.pointer !== undefined){
+if(data21.pointer !== undefined && func0.call(data21, "pointer")){
 let data23 = data21.pointer;
 if(typeof data23 === "string"){
 if(!pattern8.test(data23)){
@@ -3555,7 +3555,7 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data21.style !== undefined){
+if(data21.style !== undefined && func0.call(data21, "style")){
 let data24 = data21.style;
 if(!(((data24 === "boolean-object") || (data24 === "string-array")) || (data24 === "provider"))){
 const err57 = {instancePath:instancePath+"/capabilities/style",schemaPath:"#/properties/capabilities/properties/style/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.properties.style.enum},message:"must be equal to one of the allowed values"};
@@ -3580,10 +3580,10 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.declared_version !== undefined){
+if(data.declared_version !== undefined && func0.call(data, "declared_version")){
 let data25 = data.declared_version;
 if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.method === undefined){
+if((data25.method === undefined) || (!(func0.call(data25, "method")))){
 const err59 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err59];
@@ -3593,7 +3593,7 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data25.pointer === undefined){
+if((data25.pointer === undefined) || (!(func0.call(data25, "pointer")))){
 const err60 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err60];
@@ -3603,7 +3603,7 @@ vErrors.push(err60);
 }
 errors++;
 }
-for(const key5 in data25){
+for(const key5 of Object.keys(data25)){
 if(!((key5 === "method") || (key5 === "pointer"))){
 const err61 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3615,10 +3615,10 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data25.method !== undefined){
+if(data25.method !== undefined && func0.call(data25, "method")){
 let data26 = data25.method;
 if(typeof data26 === "string"){
-if(func2(data26) < 1){
+if(func73(data26) < 1){
 const err62 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err62];
@@ -3640,7 +3640,7 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data25.pointer !== undefined){
+if(data25.pointer !== undefined && func0.call(data25, "pointer")){
 let data27 = data25.pointer;
 if(typeof data27 === "string"){
 if(!pattern8.test(data27)){
@@ -3677,7 +3677,7 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data.methods !== undefined){
+if(data.methods !== undefined && func0.call(data, "methods")){
 let data28 = data.methods;
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 if(Object.keys(data28).length < 1){
@@ -3690,10 +3690,10 @@ vErrors.push(err67);
 }
 errors++;
 }
-for(const key6 in data28){
+for(const key6 of Object.keys(data28)){
 const _errs63 = errors;
 if(typeof key6 === "string"){
-if(func2(key6) < 1){
+if(func73(key6) < 1){
 const err68 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key6};
 if(vErrors === null){
 vErrors = [err68];
@@ -3716,7 +3716,7 @@ vErrors.push(err69);
 errors++;
 }
 }
-for(const key7 in data28){
+for(const key7 of Object.keys(data28)){
 if(!(validate21(data28[key7], {instancePath:instancePath+"/methods/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data28,parentDataProperty:key7,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
@@ -3734,14 +3734,14 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data.errors !== undefined){
+if(data.errors !== undefined && func0.call(data, "errors")){
 let data30 = data.errors;
 if(Array.isArray(data30)){
 const len1 = data30.length;
 for(let i2=0; i2<len1; i2++){
 let data31 = data30[i2];
 if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(data31.code === undefined){
+if((data31.code === undefined) || (!(func0.call(data31, "code")))){
 const err71 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err71];
@@ -3751,7 +3751,7 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data31.name === undefined){
+if((data31.name === undefined) || (!(func0.call(data31, "name")))){
 const err72 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err72];
@@ -3761,7 +3761,7 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data31.description === undefined){
+if((data31.description === undefined) || (!(func0.call(data31, "description")))){
 const err73 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err73];
@@ -3771,7 +3771,7 @@ vErrors.push(err73);
 }
 errors++;
 }
-for(const key8 in data31){
+for(const key8 of Object.keys(data31)){
 if(!((((key8 === "code") || (key8 === "name")) || (key8 === "description")) || (key8 === "ends_session"))){
 const err74 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3783,7 +3783,7 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data31.code !== undefined){
+if(data31.code !== undefined && func0.call(data31, "code")){
 let data32 = data31.code;
 if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
 const err75 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -3796,7 +3796,7 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data31.name !== undefined){
+if(data31.name !== undefined && func0.call(data31, "name")){
 let data33 = data31.name;
 if(typeof data33 === "string"){
 if(!pattern11.test(data33)){
@@ -3821,10 +3821,10 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data31.description !== undefined){
+if(data31.description !== undefined && func0.call(data31, "description")){
 let data34 = data31.description;
 if(typeof data34 === "string"){
-if(func2(data34) < 1){
+if(func73(data34) < 1){
 const err78 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err78];
@@ -3846,7 +3846,7 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data31.ends_session !== undefined){
+if(data31.ends_session !== undefined && func0.call(data31, "ends_session")){
 if(typeof data31.ends_session !== "boolean"){
 const err80 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -3882,23 +3882,23 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data.error_data !== undefined){
+if(data.error_data !== undefined && func0.call(data, "error_data")){
 if(!(validate22(data.error_data, {instancePath:instancePath+"/error_data",parentData:data,parentDataProperty:"error_data",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data.error_object !== undefined){
+if(data.error_object !== undefined && func0.call(data, "error_object")){
 if(!(validate22(data.error_object, {instancePath:instancePath+"/error_object",parentData:data,parentDataProperty:"error_object",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data.server_errors !== undefined){
+if(data.server_errors !== undefined && func0.call(data, "server_errors")){
 let data38 = data.server_errors;
 if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-for(const key9 in data38){
-if(!(func1.call(schema31.properties.server_errors.properties, key9))){
+for(const key9 of Object.keys(data38)){
+if(!(func0.call(schema31.properties.server_errors.properties, key9))){
 const err83 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err83];
@@ -3909,28 +3909,28 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data38.parse_error !== undefined){
+if(data38.parse_error !== undefined && func0.call(data38, "parse_error")){
 if(!(validate31(data38.parse_error, {instancePath:instancePath+"/server_errors/parse_error",parentData:data38,parentDataProperty:"parse_error",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-if(data38.invalid_request !== undefined){
+if(data38.invalid_request !== undefined && func0.call(data38, "invalid_request")){
 if(!(validate31(data38.invalid_request, {instancePath:instancePath+"/server_errors/invalid_request",parentData:data38,parentDataProperty:"invalid_request",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-if(data38.framing !== undefined){
+if(data38.framing !== undefined && func0.call(data38, "framing")){
 if(!(validate31(data38.framing, {instancePath:instancePath+"/server_errors/framing",parentData:data38,parentDataProperty:"framing",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-if(data38.method_not_found !== undefined){
+if(data38.method_not_found !== undefined && func0.call(data38, "method_not_found")){
 let data42 = data38.method_not_found;
 if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-for(const key10 in data42){
+for(const key10 of Object.keys(data42)){
 if(!((key10 === "code") || (key10 === "data"))){
 const err84 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3942,7 +3942,7 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data42.code !== undefined){
+if(data42.code !== undefined && func0.call(data42, "code")){
 let data43 = data42.code;
 if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
 const err85 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -3967,10 +3967,10 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data38.capability_not_declared !== undefined){
+if(data38.capability_not_declared !== undefined && func0.call(data38, "capability_not_declared")){
 let data44 = data38.capability_not_declared;
 if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-for(const key11 in data44){
+for(const key11 of Object.keys(data44)){
 if(!((key11 === "code") || (key11 === "data"))){
 const err87 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -3982,7 +3982,7 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data44.code !== undefined){
+if(data44.code !== undefined && func0.call(data44, "code")){
 let data45 = data44.code;
 if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
 const err88 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4007,10 +4007,10 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data38.invalid_params !== undefined){
+if(data38.invalid_params !== undefined && func0.call(data38, "invalid_params")){
 let data46 = data38.invalid_params;
 if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-for(const key12 in data46){
+for(const key12 of Object.keys(data46)){
 if(!((key12 === "code") || (key12 === "data"))){
 const err90 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -4022,7 +4022,7 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data46.code !== undefined){
+if(data46.code !== undefined && func0.call(data46, "code")){
 let data47 = data46.code;
 if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
 const err91 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4047,10 +4047,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data38.internal_error !== undefined){
+if(data38.internal_error !== undefined && func0.call(data38, "internal_error")){
 let data48 = data38.internal_error;
 if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-for(const key13 in data48){
+for(const key13 of Object.keys(data48)){
 if(!((key13 === "code") || (key13 === "data"))){
 const err93 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -4062,7 +4062,7 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data48.code !== undefined){
+if(data48.code !== undefined && func0.call(data48, "code")){
 let data49 = data48.code;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 const err94 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4087,10 +4087,10 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data38.answer_too_long !== undefined){
+if(data38.answer_too_long !== undefined && func0.call(data38, "answer_too_long")){
 let data50 = data38.answer_too_long;
 if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-for(const key14 in data50){
+for(const key14 of Object.keys(data50)){
 if(!((key14 === "code") || (key14 === "data"))){
 const err96 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -4102,7 +4102,7 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data50.code !== undefined){
+if(data50.code !== undefined && func0.call(data50, "code")){
 let data51 = data50.code;
 if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
 const err97 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4127,10 +4127,10 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data38.rule !== undefined){
+if(data38.rule !== undefined && func0.call(data38, "rule")){
 let data52 = data38.rule;
 if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-for(const key15 in data52){
+for(const key15 of Object.keys(data52)){
 if(!((key15 === "code") || (key15 === "data"))){
 const err99 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -4142,7 +4142,7 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data52.code !== undefined){
+if(data52.code !== undefined && func0.call(data52, "code")){
 let data53 = data52.code;
 if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
 const err100 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -4179,25 +4179,25 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data.lifecycle !== undefined){
+if(data.lifecycle !== undefined && func0.call(data, "lifecycle")){
 if(!(validate35(data.lifecycle, {instancePath:instancePath+"/lifecycle",parentData:data,parentDataProperty:"lifecycle",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 }
-if(data.version_negotiation !== undefined){
+if(data.version_negotiation !== undefined && func0.call(data, "version_negotiation")){
 if(!(validate37(data.version_negotiation, {instancePath:instancePath+"/version_negotiation",parentData:data,parentDataProperty:"version_negotiation",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
 }
-if(data.host !== undefined){
+if(data.host !== undefined && func0.call(data, "host")){
 if(!(validate39(data.host, {instancePath:instancePath+"/host",parentData:data,parentDataProperty:"host",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
-if(data.rules !== undefined){
+if(data.rules !== undefined && func0.call(data, "rules")){
 let data57 = data.rules;
 if(Array.isArray(data57)){
 const len2 = data57.length;
