@@ -3,7 +3,8 @@
 # dist/); a scratch project outside the tree installs it with typescript and
 # @types/node, type-checks with `tsc --strict` a program that imports the
 # types and the client (plus the package README's example), runs the program
-# against the Gaze spec's minimal analyzer, and checks what the tarball holds.
+# against the Gaze spec's minimal analyzer and has it load a protocol folder
+# (schemas compiled by the installed package), and checks what the tarball holds.
 # Run after bindings/typescript/run-tests.sh (it reuses node_modules).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -54,12 +55,18 @@ cat > "$project/src/main.ts" <<'TS'
 import {
   CapabilityError,
   gazeAnalyzerV1_0_0,
+  loadProtocol,
+  resultIssues,
   spawnServer,
   type gaze_analyzer_v1_0_0,
 } from "@wirekit/protocols";
 
 const peer = process.argv[2];
-if (peer === undefined) throw new Error("usage: main.js PEER");
+const folder = process.argv[3];
+if (peer === undefined || folder === undefined) throw new Error("usage: main.js PEER PROTOCOL_FOLDER");
+// A protocol folder loaded at run time: its schemas compiled from the installed package (worker thread included).
+const loaded = loadProtocol(folder);
+const checked = resultIssues(loaded, "complexity", { functions: "none" }).map((issue) => issue.pointer).join(",");
 const analyzer = spawnServer("python3", [peer], gazeAnalyzerV1_0_0);
 const init: gaze_analyzer_v1_0_0.InitializeResult = await analyzer.request("initialize", { root_path: "/tmp/p" });
 async function neverCalled(): Promise<void> {
@@ -76,7 +83,7 @@ try {
 const result = await analyzer.request("complexity", { root_path: "/tmp/p", patterns: null });
 const functions: gaze_analyzer_v1_0_0.FunctionComplexity[] = result.functions;
 await analyzer.close();
-console.log(JSON.stringify({ analyzer: init.analyzer_name, refused, functions: functions.length }));
+console.log(JSON.stringify({ analyzer: init.analyzer_name, refused, functions: functions.length, checked }));
 TS
 # The package README's TypeScript example, as written.
 awk '/^```ts$/{on=1; next} /^```$/{on=0} on' "$pkg/README.md" > "$project/src/readme.ts"
@@ -85,8 +92,8 @@ awk '/^```ts$/{on=1; next} /^```$/{on=0} on' "$pkg/README.md" > "$project/src/re
 echo "== tsc --strict in the scratch project (the program and the README example)"
 (cd "$project" && npx tsc -p . --strict)
 echo "== the installed client drives the Gaze spec's minimal analyzer"
-out="$(cd "$project" && node dist/main.js "$repo/tests/peers/gaze_minimal_analyzer.py")"
+out="$(cd "$project" && node dist/main.js "$repo/tests/peers/gaze_minimal_analyzer.py" "$repo/schemas/gaze-analyzer/1.0.0")"
 echo "$out"
-expected='{"analyzer":"minimal-python","refused":true,"functions":0}'
+expected='{"analyzer":"minimal-python","refused":true,"functions":0,"checked":"/result/functions"}'
 [ "$out" = "$expected" ] || { echo "FAIL: expected $expected" >&2; exit 1; }
 echo "npm install: $(basename "$tarball") installs, type-checks with tsc --strict and runs from the tarball"
