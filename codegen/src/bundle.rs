@@ -1,17 +1,17 @@
-//! Bundling a set of schema files into one schema with every type under
-//! `$defs` and every `$ref` local (`#/$defs/Name`).
+//! The bundle every target starts from: every type under `$defs` and every
+//! `$ref` local (`#/$defs/Name`).
 //!
 //! typify reads one schemars 0.8 root schema and panics on a `$ref` it cannot
 //! find, and the Python, TypeScript and docs generators want one flat
-//! namespace of named types, so every target starts from this bundle. The
-//! bundling itself is the core's ([`wirekit::protocol::bundle`]), so the
-//! generated types are named exactly as the validators' schema paths name
-//! them; this module keeps each file's display path for error messages.
+//! namespace of named types. The bundling itself is the core's
+//! ([`wirekit::protocol::bundle`], from the files resolved as the validators
+//! resolve them), so the generated types are named exactly as the
+//! validators' schema paths name them; this module keeps each file's display
+//! path for error messages.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
-use wirekit::protocol::bundle::{bundle_defs, localize_ref, SchemaFiles};
 use wirekit::protocol::{ProtocolError, ProtocolErrorKind};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -39,91 +39,63 @@ pub struct Origin {
 /// Every type of a set of schema files under one `$defs`, refs made local.
 #[derive(Debug, Clone)]
 pub struct Bundle {
-    /// The bundled types, file by file, each in source order.
+    /// The bundled types, in the core's order.
     pub defs: Map<String, Value>,
     /// Where each type in [`Bundle::defs`] came from.
     pub origins: BTreeMap<String, Origin>,
+    /// Each manifest reference, as written, and the type it names.
+    entries: BTreeMap<String, String>,
+    /// The types the bundle cannot render exactly, and why.
+    pub inexact: BTreeMap<String, String>,
+    core: wirekit::protocol::bundle::Bundle,
 }
 
 impl Bundle {
-    /// Bundle `files`, resolving cross-file `$ref`s by file name or `$id`;
-    /// `entry_refs` are the manifest's own references (a whole-file one makes
-    /// that file's root a type).
-    pub fn new(files: &[SchemaFile], entry_refs: &[&str]) -> Result<Self> {
-        let bundled =
-            bundle_defs("", &set(files), entry_refs).map_err(|e| located(e, files, ""))?;
-        let origins = bundled
+    /// The core's bundle of a loaded protocol, its origins shown as `files`
+    /// display them.
+    pub fn from_core(core: &wirekit::protocol::bundle::Bundle, files: &[SchemaFile]) -> Self {
+        let origins = core
             .origins
-            .into_iter()
+            .iter()
             .map(|(name, origin)| {
-                let file = display(files, &origin.file);
                 (
-                    name,
+                    name.clone(),
                     Origin {
-                        file,
-                        pointer: origin.pointer,
+                        file: display(files, &origin.file),
+                        pointer: origin.pointer.clone(),
                     },
                 )
             })
             .collect();
-        Ok(Bundle {
-            defs: bundled.defs,
+        Bundle {
+            defs: core.defs.clone(),
             origins,
-        })
+            entries: core.entries.clone(),
+            inexact: core.inexact.clone(),
+            core: core.clone(),
+        }
     }
 
     /// The bundle as one JSON Schema document.
     pub fn to_schema(&self) -> Value {
-        let mut root = Map::new();
-        root.insert(
-            "$schema".into(),
-            Value::String(wirekit::protocol::bundle::DRAFT_2020_12.into()),
-        );
-        root.insert("$defs".into(), Value::Object(self.defs.clone()));
-        Value::Object(root)
+        self.core.to_schema()
     }
 
-    /// The type name a `$ref` written in `from` (a file of `files`, or `None`
-    /// for the protocol manifest) points at.
-    pub fn resolve(
-        &self,
-        files: &[SchemaFile],
-        from: Option<usize>,
-        reference: &str,
-    ) -> Result<String> {
-        let from = from
-            .and_then(|i| files.get(i))
-            .map_or("", |f| f.name.as_str());
-        let local = localize_ref("", from, reference, &set(files)).map_err(|e| {
+    /// The type name a `$ref` written in the protocol manifest points at.
+    pub fn entry(&self, reference: &str) -> Result<String> {
+        self.entries.get(reference).cloned().ok_or_else(|| {
             Error::new(
                 ErrorKind::Reference,
-                format!("`$ref` {reference:?}: {}", e.message()),
+                format!("`$ref` {reference:?} is not one of the manifest's references"),
             )
-        })?;
-        let name = local.strip_prefix("#/$defs/").unwrap_or(&local);
-        if name.contains('/') {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                format!("`$ref` {reference:?} points inside a type; refs must name a type under `$defs`"),
-            ));
-        }
-        let name = name.replace("~1", "/").replace("~0", "~");
-        if self.defs.contains_key(&name) {
-            Ok(name)
-        } else {
-            Err(Error::new(
-                ErrorKind::Reference,
-                format!("`$ref` {reference:?} points at `{name}`, which no schema file defines"),
-            ))
-        }
+        })
     }
-}
 
-fn set(files: &[SchemaFile]) -> SchemaFiles {
-    files
-        .iter()
-        .map(|f| (f.name.clone(), f.json.clone()))
-        .collect()
+    /// Whether `name` and every type it references judge values exactly as
+    /// their source does (see [`wirekit::protocol::bundle`]).
+    pub fn is_exact(&self, name: &str) -> bool {
+        self.core.is_exact(name)
+    }
 }
 
 fn display(files: &[SchemaFile], name: &str) -> String {
@@ -162,7 +134,7 @@ mod tests {
     fn file(name: &str, json: Value) -> SchemaFile {
         SchemaFile {
             name: name.into(),
-            display: name.into(),
+            display: format!("shown/{name}"),
             json,
         }
     }
@@ -176,9 +148,9 @@ mod tests {
             ),
             file("b.json", json!({"$defs": {"B": {"type": "string"}}})),
         ];
-        let b = Bundle::new(&files, &[]).expect("bundles");
-        assert_eq!(b.defs["A"]["properties"]["b"]["$ref"], "#/$defs/B");
-        assert_eq!(b.origins["B"].file, "b.json");
+        let p = crate::protocol::from_files("set", files).expect("bundles");
+        assert_eq!(p.bundle.defs["A"]["properties"]["b"]["$ref"], "#/$defs/B");
+        assert_eq!(p.bundle.origins["B"].file, "shown/b.json");
     }
 
     #[test]
@@ -187,9 +159,9 @@ mod tests {
             "a.json",
             json!({"$defs": {"A": {"$ref": "#/$defs/Nope"}}}),
         )];
-        let e = Bundle::new(&files, &[]).expect_err("dangling");
+        let e = crate::protocol::from_files("set", files).expect_err("dangling");
         assert_eq!(e.kind(), ErrorKind::Reference);
-        assert_eq!(e.file(), Some("a.json"));
+        assert_eq!(e.file(), Some("shown/a.json"));
         assert_eq!(e.pointer(), Some("/$defs/A/$ref"));
     }
 }

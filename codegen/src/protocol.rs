@@ -162,11 +162,13 @@ pub fn from_source(source: &ProtocolSource, shown: &dyn Fn(&str) -> String) -> R
             json: json.clone(),
         });
     }
+    let bundle = Bundle::from_core(source.bundle(), &files);
     assemble(
         source.manifest.clone(),
         source.manifest_json.clone(),
         mpath,
         files,
+        bundle,
     )
 }
 
@@ -254,6 +256,7 @@ fn assemble(
     manifest_json: Value,
     mpath: String,
     files: Vec<SchemaFile>,
+    bundle: Bundle,
 ) -> Result<Protocol> {
     let name = manifest.protocol.clone();
     let version = manifest.version.clone();
@@ -263,16 +266,14 @@ fn assemble(
         manifest.title.clone()
     };
     let description = Some(manifest.description.clone()).filter(|d| !d.is_empty());
-    let entry_refs = entry_refs(&manifest);
-    let bundle = Bundle::new(&files, &entry_refs)?;
-    let methods = methods(&manifest, &mpath, &files, &bundle)?;
+    let methods = methods(&manifest, &mpath, &bundle)?;
     for (reference, at) in [
         (&manifest.error_data, "/error_data/$ref"),
         (&manifest.error_object, "/error_object/$ref"),
     ] {
         if let Some(r) = reference {
             bundle
-                .resolve(&files, None, &r.reference)
+                .entry(&r.reference)
                 .map_err(|e| e.in_file(&mpath).at(at))?;
         }
     }
@@ -293,26 +294,7 @@ fn assemble(
     })
 }
 
-/// The `$ref`s the manifest itself writes (params, results, streamed items,
-/// error data): each one's target is a type of the bundle. The same list as
-/// the core bundles with, so the types are named as the validators name them.
-fn entry_refs(manifest: &Manifest) -> Vec<&str> {
-    manifest
-        .methods
-        .values()
-        .flat_map(|m| [&m.params, &m.result, &m.result_stream])
-        .chain([&manifest.error_data])
-        .flatten()
-        .map(|r| r.reference.as_str())
-        .collect()
-}
-
-fn methods(
-    manifest: &Manifest,
-    mpath: &str,
-    files: &[SchemaFile],
-    bundle: &Bundle,
-) -> Result<Vec<Method>> {
+fn methods(manifest: &Manifest, mpath: &str, bundle: &Bundle) -> Result<Vec<Method>> {
     let mut out = Vec::new();
     for (name, spec) in &manifest.methods {
         let ptr = format!("/methods/{}", escape_pointer(name));
@@ -321,7 +303,7 @@ fn methods(
                 .as_ref()
                 .map(|r| {
                     bundle
-                        .resolve(files, None, &r.reference)
+                        .entry(&r.reference)
                         .map_err(|e| e.in_file(mpath).at(format!("{ptr}/{key}/$ref")))
                 })
                 .transpose()

@@ -61,7 +61,7 @@ fn dangling_ref_names_file_and_pointer() {
     assert_eq!(e.kind(), ErrorKind::Reference);
     assert_eq!(
         e.to_string(),
-        "schemas/x/1/x.json#/$defs/X/properties/a/$ref: `#/$defs/Missing`: x.json defines no type `Missing`"
+        "schemas/x/1/x.json#/$defs/X/properties/a/$ref: `#/$defs/Missing` does not resolve: the document it names has nothing at `/$defs/Missing`"
     );
 }
 

@@ -10,16 +10,16 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use wirekit::envelope::{self, Message, Response};
-use wirekit::protocol::bundle::{localize_ref, DRAFT_2020_12};
+use wirekit::protocol::bundle::local_ref;
 use wirekit::serve::Wire;
 use wirekit::validate::{Part, Protocol as RustProtocol};
 
 use crate::check::Check;
 use crate::fast::{raw_json, Checked, JsonWriter, PySeed, SeedContext};
 use crate::maps::NameMap;
-use crate::pyjson::{accepts, validator_for, PyValidator};
+use crate::pyjson::{accepts, PyJson, PyValidator};
 
 /// One part's in-place validators by method; `None` for the general path.
 /// Keys are the methods handlers and calls name (`NameMap`, hashed
@@ -294,21 +294,27 @@ fn build_in_place(protocol: &RustProtocol, method: &str, part: Part) -> Option<I
         Part::ErrorData => manifest.error_data.as_ref(),
     }?;
     let source = protocol.source();
-    let local = localize_ref(&source.origin, "", &reference.reference, &source.files).ok()?;
-    let defs = source
-        .bundled_schema()
-        .get("$defs")
-        .cloned()
-        .unwrap_or_else(|| json!({}));
-    // The quick check tries every alternative at every level: on a schema whose
-    // alternatives overlap recursively that is exponential, so the full validator
-    // (which memoizes) decides alone.
-    let quick = if protocol.overlaps_recursively(method, part) {
+    let bundle = source.bundle();
+    let name = bundle.entry(&reference.reference)?;
+    // The quick check is compiled from the bundle, which the core built from
+    // the files as the validator resolves them; a type the bundle cannot
+    // render exactly (a rebindable `$dynamicRef`) gets none. It tries every
+    // alternative at every level: on a schema whose alternatives overlap
+    // recursively that is exponential, so the full validator (which
+    // memoizes) decides alone.
+    let quick = if protocol.overlaps_recursively(method, part) || !bundle.is_exact(name) {
         None
     } else {
-        Check::compile(&defs, &local)
+        let defs = source.bundled_schema().get("$defs")?;
+        Check::compile(defs, &local_ref(name))
     };
-    let full = validator_for(&json!({"$schema": DRAFT_2020_12, "$defs": defs, "$ref": local}))?;
+    // The full validator is the core's, over the files themselves, reading
+    // the Python objects in place.
+    let full = source
+        .resources()
+        .ok()?
+        .validator::<PyJson>(&reference.reference)
+        .ok()?;
     Some(InPlace {
         quick,
         full,

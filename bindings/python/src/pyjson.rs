@@ -1,7 +1,7 @@
 //! Python objects as a JSON representation the `jsonschema` crate validates
 //! in place (its `Json` trait), through borrowed pointers (`raw`).
 //!
-//! A validator built with [`validator_for`] reads exact `dict`, `list`,
+//! A validator of [`PyJson`] (the core's, `Resources::validator`) reads exact `dict`, `list`,
 //! `tuple`, `str`, `int`, `float`, `bool` and `None` directly: object
 //! members are found by a dict lookup with a prepared (interned) `str` key,
 //! strings are read in place, so a valid value is checked without
@@ -347,11 +347,3 @@ impl<'a> Array<'a, PyJson> for PyArrayNode<'a> {
 
 /// A validator of Python objects for one schema.
 pub type PyValidator = jsonschema::Validator<PyJson>;
-
-/// Builds a validator of Python objects for a Draft 2020-12 schema.
-pub fn validator_for(schema: &Value) -> Option<PyValidator> {
-    jsonschema::options_for::<PyJson>()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(schema)
-        .ok()
-}

@@ -147,7 +147,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let error_data = m
         .error_data
         .as_ref()
-        .and_then(|r| p.bundle.resolve(&p.files, None, &r.reference).ok())
+        .and_then(|r| p.bundle.entry(&r.reference).ok())
         .map_or(String::new(), |n| {
             format!("An error's `data` is a {}.", link(&n))
         });

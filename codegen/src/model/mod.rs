@@ -179,7 +179,8 @@ mod tests {
                 "b": {"type": "object", "properties": {"c": {"type": ["string", "null"]}}}
             }}}}),
         }];
-        let m = Model::new(&Bundle::new(&files, &[]).expect("bundle")).expect("model");
+        let p = crate::protocol::from_files("set", files).expect("bundle");
+        let m = Model::new(&p.bundle).expect("model");
         assert_eq!(m.defs.len(), 2);
         assert_eq!(m.defs[1].name, "AB");
         let nullable = match &m.defs[1].kind {

@@ -204,7 +204,7 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
     if let Some(r) = &manifest.error_data {
         let name = p
             .bundle
-            .resolve(&p.files, None, &r.reference)
+            .entry(&r.reference)
             .map_err(|e| e.in_file(&p.manifest_path).at("/error_data/$ref"))?;
         lines.push(format!("errorData: {},", json_string(&name)));
     }
@@ -220,7 +220,7 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
     if let Some(r) = &manifest.error_object {
         let name = p
             .bundle
-            .resolve(&p.files, None, &r.reference)
+            .entry(&r.reference)
             .map_err(|e| e.in_file(&p.manifest_path).at("/error_object/$ref"))?;
         lines.push(format!("errorObject: {},", json_string(&name)));
     }
@@ -253,7 +253,7 @@ fn entry_types(p: &Protocol, manifest: &Manifest) -> Result<Vec<String>> {
         let Some(r) = r else { continue };
         let name = p
             .bundle
-            .resolve(&p.files, None, &r.reference)
+            .entry(&r.reference)
             .map_err(|e| e.in_file(&p.manifest_path).at(at))?;
         if !out.contains(&name) {
             out.push(name);
@@ -292,7 +292,21 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
             manifest.protocol, manifest.version
         )),
     );
-    schema.insert("x-entries".into(), json!(entry_types(p, manifest)?));
+    let entries = entry_types(p, manifest)?;
+    // The standalone validators are compiled from the bundle: every type they
+    // check must be one the bundle renders exactly.
+    if let Some((name, why)) = entries
+        .iter()
+        .find(|name| !p.bundle.is_exact(name))
+        .and_then(|name| Some((name, p.bundle.inexact.iter().next()?.1)))
+    {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!("the TypeScript validators are compiled from the bundle, which cannot render type `{name}` exactly: {why}; load this protocol's folder at run time with `loadProtocol` instead"),
+        )
+        .in_file(&p.manifest_path));
+    }
+    schema.insert("x-entries".into(), json!(entries));
     schema.insert("$defs".into(), Value::Object(p.bundle.defs.clone()));
     let mut schema_text = serde_json::to_string_pretty(&Value::Object(schema))
         .map_err(|e| Error::new(ErrorKind::Json, e.to_string()))?;

@@ -232,26 +232,20 @@ impl<'a> Run<'a> {
     }
 
     fn generated(&self, spec: &MethodSpec) -> Option<Value> {
-        let reference = spec.params.as_ref()?;
-        let defs = self.protocol.source().bundled_schema().get("$defs")?;
-        let schemas = Schemas::new(defs);
-        let name = reference.def_name()?;
-        let schema = defs.get(name)?;
-        schemas.minimal(schema)
+        let (schema, defs) = self.schema_of(&spec.params.as_ref()?.reference)?;
+        Schemas::new(defs).minimal(schema)
     }
 
     /// The params schema of `method` and the bundle's `$defs`.
     pub(crate) fn params_schema(&self, method: &str) -> Option<(&Value, &Value)> {
-        let reference = self.protocol.method(method)?.params.as_ref()?;
-        let defs = self.protocol.source().bundled_schema().get("$defs")?;
-        let local = crate::protocol::bundle::localize_ref(
-            &self.protocol.source().origin,
-            "",
-            &reference.reference,
-            &self.protocol.source().files,
-        )
-        .ok()?;
-        let name = local.strip_prefix("#/$defs/")?;
+        self.schema_of(&self.protocol.method(method)?.params.as_ref()?.reference)
+    }
+
+    /// The bundled type a manifest reference names, and the bundle's `$defs`.
+    fn schema_of(&self, reference: &str) -> Option<(&Value, &Value)> {
+        let source = self.protocol.source();
+        let defs = source.bundled_schema().get("$defs")?;
+        let name = source.bundle().entry(reference)?;
         Some((defs.get(name)?, defs))
     }
 

@@ -70,20 +70,14 @@ fn major(version: &str) -> &str {
 /// Fails only when a version's schema files cannot be bundled (which
 /// loading it would have refused already).
 pub fn compare(old: &ProtocolSource, new: &ProtocolSource) -> Result<Report, ProtocolError> {
-    let old_bundle = old.bundle()?;
-    let new_bundle = new.bundle()?;
     let mut schemas = schema::SchemaDiff::new(
         schema::Side {
             root: old.bundled_schema(),
-            origins: &old_bundle.origins,
-            origin: &old.origin,
-            files: &old.files,
+            bundle: old.bundle(),
         },
         schema::Side {
             root: new.bundled_schema(),
-            origins: &new_bundle.origins,
-            origin: &new.origin,
-            files: &new.files,
+            bundle: new.bundle(),
         },
     );
     let mut changes = Vec::new();

@@ -283,32 +283,12 @@ pub enum SchemaDialect {
 }
 
 impl SchemaDialect {
-    /// Every dialect, newest first.
-    pub const ALL: [SchemaDialect; 3] = [
-        SchemaDialect::Draft202012,
-        SchemaDialect::Draft201909,
-        SchemaDialect::Draft7,
-    ];
-
     /// The meta-schema URI that names the dialect.
     pub fn uri(self) -> &'static str {
         match self {
             SchemaDialect::Draft202012 => "https://json-schema.org/draft/2020-12/schema",
             SchemaDialect::Draft201909 => "https://json-schema.org/draft/2019-09/schema",
             SchemaDialect::Draft7 => "http://json-schema.org/draft-07/schema#",
-        }
-    }
-
-    /// The dialect a `$schema` value names (with or without the empty
-    /// fragment, `http` or `https`); `None` for any other.
-    pub fn from_uri(uri: &str) -> Option<SchemaDialect> {
-        let bare = uri.trim_end_matches('#');
-        let bare = bare.strip_prefix("https://").or_else(|| bare.strip_prefix("http://"))?;
-        match bare {
-            "json-schema.org/draft/2020-12/schema" => Some(SchemaDialect::Draft202012),
-            "json-schema.org/draft/2019-09/schema" => Some(SchemaDialect::Draft201909),
-            "json-schema.org/draft-07/schema" => Some(SchemaDialect::Draft7),
-            _ => None,
         }
     }
 }

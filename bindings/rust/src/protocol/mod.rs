@@ -11,15 +11,16 @@ mod capabilities;
 mod error;
 mod manifest;
 mod registry;
+pub mod resources;
 mod serving;
 
 pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use capabilities::{CapabilitiesSpec, CapabilityStyle};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    DeclaredVersion, Direction, ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec, Manifest, MethodKind,
-    MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaRef, Transport, VersionNegotiation,
-    SchemaDialect, VersionRule, ViolationSpec,
+    DeclaredVersion, Direction, ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec,
+    Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaDialect, SchemaRef,
+    Transport, VersionNegotiation, VersionRule, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
 pub use serving::Served;

@@ -8,9 +8,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::bundle::{bundle, bundle_defs, Bundle, SchemaFiles};
+use super::bundle::{bundle, Bundle, SchemaFiles};
 use super::error::{ProtocolError, ProtocolErrorKind};
 use super::manifest::Manifest;
+use super::resources::Resources;
 
 /// The name of a version's manifest file.
 pub const MANIFEST_FILE: &str = "protocol.json";
@@ -27,6 +28,7 @@ pub struct ProtocolSource {
     pub origin: String,
     /// The schema files by name.
     pub files: SchemaFiles,
+    bundle: Bundle,
     bundled: Value,
 }
 
@@ -57,12 +59,17 @@ impl ProtocolSource {
                 ));
             }
         }
-        let bundled = bundle(origin, &files, &entry_refs(&manifest))?;
+        let bundle = {
+            let resources = resources(origin, &manifest, &files)?;
+            bundle(&resources, &entry_refs(&manifest))?
+        };
+        let bundled = bundle.to_schema();
         Ok(ProtocolSource {
             manifest,
             manifest_json,
             origin: origin.to_owned(),
             files,
+            bundle,
             bundled,
         })
     }
@@ -102,16 +109,23 @@ impl ProtocolSource {
         ProtocolSource::new(origin, manifest_json, files)
     }
 
-    /// Every type of every schema file under one `$defs`, cross-file
-    /// references rewritten to `#/$defs/Name`.
+    /// Every type of every schema file under one `$defs`, every reference
+    /// local (`#/$defs/Name`): [`ProtocolSource::bundle`] as one document.
     pub fn bundled_schema(&self) -> &Value {
         &self.bundled
     }
 
-    /// Every type of the schema files with where each came from (what
-    /// [`ProtocolSource::bundled_schema`] is made of).
-    pub fn bundle(&self) -> Result<Bundle, ProtocolError> {
-        bundle_defs(&self.origin, &self.files, &entry_refs(&self.manifest))
+    /// Every type of the schema files with where each came from, the type
+    /// each manifest reference names, and which types the bundle cannot
+    /// render exactly (see [`super::bundle`]).
+    pub fn bundle(&self) -> &Bundle {
+        &self.bundle
+    }
+
+    /// The schema files as JSON Schema resources, for resolving and
+    /// compiling validators (see [`super::resources`]).
+    pub fn resources(&self) -> Result<Resources<'_>, ProtocolError> {
+        resources(&self.origin, &self.manifest, &self.files)
     }
 
     /// `name@version`.
@@ -120,17 +134,47 @@ impl ProtocolSource {
     }
 }
 
+fn resources<'a>(
+    origin: &'a str,
+    manifest: &Manifest,
+    files: &'a SchemaFiles,
+) -> Result<Resources<'a>, ProtocolError> {
+    let settings = &manifest.json_schema;
+    Resources::new(
+        origin,
+        settings,
+        &settings.base_uri(&manifest.protocol, &manifest.version),
+        files,
+    )
+}
+
 /// The references written in the manifest (params, results, streamed
-/// items, error data): each one's target is a type of the bundle.
-fn entry_refs(manifest: &Manifest) -> Vec<&str> {
-    manifest
-        .methods
-        .values()
-        .flat_map(|method| [&method.params, &method.result, &method.result_stream])
-        .chain([&manifest.error_data])
-        .flatten()
-        .map(|reference| reference.reference.as_str())
-        .collect()
+/// items, error schemas), each with its pointer in the manifest: each
+/// one's target is a type of the bundle.
+pub fn entry_refs(manifest: &Manifest) -> Vec<(&str, String)> {
+    let methods = manifest.methods.iter().flat_map(|(name, method)| {
+        let name = super::bundle::escape_pointer(name);
+        [
+            (&method.params, "params"),
+            (&method.result, "result"),
+            (&method.result_stream, "result_stream"),
+        ]
+        .into_iter()
+        .filter_map(move |(reference, part)| {
+            let reference = reference.as_ref()?;
+            Some((
+                reference.reference.as_str(),
+                format!("/methods/{name}/{part}/$ref"),
+            ))
+        })
+    });
+    let errors = [
+        (&manifest.error_data, "/error_data/$ref"),
+        (&manifest.error_object, "/error_object/$ref"),
+    ]
+    .into_iter()
+    .filter_map(|(reference, at)| Some((reference.as_ref()?.reference.as_str(), at.to_owned())));
+    methods.chain(errors).collect()
 }
 
 /// A set of protocols, each with one or more versions.

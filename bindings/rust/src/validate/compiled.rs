@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::descent::{Descent, DescentCache};
 use super::issue::{IssueKind, Part, ValidationIssue};
@@ -14,8 +14,8 @@ use super::report::SchemaCheck;
 use super::rules::MessageRule;
 use crate::envelope::ErrorObject;
 use crate::protocol::{
-    bundle::localize_ref, ErrorCase, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind,
-    ProtocolSource, SchemaRef, ServerErrors,
+    ErrorCase, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind, ProtocolSource, SchemaRef,
+    ServerErrors,
 };
 
 #[derive(Debug)]
@@ -39,76 +39,63 @@ impl Protocol {
     /// Compiles every validator of a protocol source.
     pub fn compile(source: ProtocolSource) -> Result<Self, ProtocolError> {
         let origin = source.origin.clone();
-        let defs = source
-            .bundled_schema()
-            .get("$defs")
-            .cloned()
-            .unwrap_or_else(|| json!({}));
         // Which schemas get the bounded report (overlap.rs), found once, in the
         // bundled document (`{"$schema", "$defs"}`) the descents read.
         let document = Arc::new(source.bundled_schema().clone());
         let overlaps = Overlaps::of(&document);
         let descents = DescentCache::default();
-        let build = |reference: &Option<SchemaRef>,
-                     pointer: String|
-         -> Result<Option<SchemaCheck>, ProtocolError> {
-            let Some(reference) = reference else {
-                return Ok(None);
+        // The validators read the files themselves, references resolved by
+        // the validator's own resolver (protocol/resources.rs).
+        let (methods, error_data, error_object) = {
+            let resources = source.resources()?;
+            let build = |reference: &Option<SchemaRef>,
+                         pointer: String|
+             -> Result<Option<SchemaCheck>, ProtocolError> {
+                let Some(reference) = reference else {
+                    return Ok(None);
+                };
+                let entry = source
+                    .bundle()
+                    .entry_ref(&reference.reference)
+                    .and_then(|local| ref_pointer(&local))
+                    .filter(|entry| overlaps.reach(entry));
+                resources
+                    .validator(&reference.reference)
+                    .map(|validator| {
+                        let bounded =
+                            entry.map(|entry| Descent::new(document.clone(), entry, &descents));
+                        Some(SchemaCheck::new(validator, bounded))
+                    })
+                    .map_err(|error| {
+                        ProtocolError::new(
+                            ProtocolErrorKind::BadSchema,
+                            format!("{origin}/protocol.json"),
+                            &pointer,
+                            format!("`{}`: {error}", reference.reference),
+                        )
+                    })
             };
-            let local = localize_ref(&origin, "", &reference.reference, &source.files).map_err(
-                |error| {
-                    ProtocolError::new(
-                        error.kind(),
-                        format!("{origin}/protocol.json"),
-                        &pointer,
-                        error.message(),
+            let mut methods = HashMap::new();
+            for (name, spec) in &source.manifest.methods {
+                let at = |part: &str| {
+                    format!(
+                        "/methods/{}/{part}",
+                        name.replace('~', "~0").replace('/', "~1")
                     )
-                },
-            )?;
-            let mut root = Map::new();
-            root.insert(
-                "$schema".into(),
-                json!(crate::protocol::bundle::DRAFT_2020_12),
-            );
-            root.insert("$defs".into(), defs.clone());
-            let entry = ref_pointer(&local).filter(|entry| overlaps.reach(entry));
-            root.insert("$ref".into(), Value::String(local));
-            jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .build(&Value::Object(root))
-                .map(|validator| {
-                    let bounded =
-                        entry.map(|entry| Descent::new(document.clone(), entry, &descents));
-                    Some(SchemaCheck::new(validator, bounded))
-                })
-                .map_err(|error| {
-                    ProtocolError::new(
-                        ProtocolErrorKind::BadSchema,
-                        format!("{origin}/protocol.json"),
-                        &pointer,
-                        format!("`{}`: {error}", reference.reference),
-                    )
-                })
+                };
+                methods.insert(
+                    name.clone(),
+                    CompiledMethod {
+                        params: build(&spec.params, at("params"))?,
+                        result: build(&spec.result, at("result"))?,
+                        item: build(&spec.result_stream, at("result_stream"))?,
+                    },
+                );
+            }
+            let error_data = build(&source.manifest.error_data, "/error_data".into())?;
+            let error_object = build(&source.manifest.error_object, "/error_object".into())?;
+            (methods, error_data, error_object)
         };
-        let mut methods = HashMap::new();
-        for (name, spec) in &source.manifest.methods {
-            let at = |part: &str| {
-                format!(
-                    "/methods/{}/{part}",
-                    name.replace('~', "~0").replace('/', "~1")
-                )
-            };
-            methods.insert(
-                name.clone(),
-                CompiledMethod {
-                    params: build(&spec.params, at("params"))?,
-                    result: build(&spec.result, at("result"))?,
-                    item: build(&spec.result_stream, at("result_stream"))?,
-                },
-            );
-        }
-        let error_data = build(&source.manifest.error_data, "/error_data".into())?;
-        let error_object = build(&source.manifest.error_object, "/error_object".into())?;
         let mut rules = Vec::new();
         for (index, spec) in source.manifest.rules.iter().enumerate() {
             if let Some(rule) = MessageRule::compile(&origin, index, spec)? {

@@ -5,7 +5,7 @@
 //! Both schemas are read from their version's bundle (every type under one
 //! `$defs`); references are followed, each pair of types once per direction.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
@@ -13,18 +13,14 @@ mod members;
 mod values;
 
 use crate::diff::change::{Change, ChangeKind, Flow, Impact, Role};
-use crate::protocol::bundle::{localize_ref, DefOrigin, SchemaFiles};
+use crate::protocol::bundle::Bundle;
 
 /// One version's bundled schema and where each of its types came from.
 pub(super) struct Side<'a> {
     /// The bundled document (`{"$defs": {...}}`).
     pub root: &'a Value,
-    /// Each type's file and pointer.
-    pub origins: &'a BTreeMap<String, DefOrigin>,
-    /// The version's folder, for references.
-    pub origin: &'a str,
-    /// The version's schema files, for references.
-    pub files: &'a SchemaFiles,
+    /// Each type's file and pointer, and the type of each manifest reference.
+    pub bundle: &'a Bundle,
 }
 
 impl Side<'_> {
@@ -34,9 +30,9 @@ impl Side<'_> {
         if reference.is_empty() {
             return json!({});
         }
-        match localize_ref(self.origin, "", reference, self.files) {
-            Ok(local) => json!({ "$ref": local }),
-            Err(_) => json!({}),
+        match self.bundle.entry_ref(reference) {
+            Some(local) => json!({ "$ref": local }),
+            None => json!({}),
         }
     }
 
@@ -46,7 +42,7 @@ impl Side<'_> {
             return format!("#{bundled}");
         };
         let (name, tail) = rest.split_once('/').map_or((rest, ""), |(n, t)| (n, t));
-        match self.origins.get(&unescape(name)) {
+        match self.bundle.origins.get(&unescape(name)) {
             Some(origin) if tail.is_empty() => format!("{}#{}", origin.file, origin.pointer),
             Some(origin) => format!("{}#{}/{tail}", origin.file, origin.pointer),
             None => format!("#{bundled}"),
