@@ -11,7 +11,6 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
@@ -100,7 +99,14 @@ fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py
 }
 
 fn too_deep() -> PyErr {
-    PyValueError::new_err(format!("JSON nested deeper than {MAX_DEPTH} levels"))
+    Python::attach(|py| {
+        crate::errors::not_json(
+            py,
+            &format!("JSON nested deeper than {MAX_DEPTH} levels"),
+            "value",
+            "",
+        )
+    })
 }
 
 /// Why a Python object is not JSON.
@@ -115,19 +121,17 @@ pub struct NotJson {
 }
 
 impl NotJson {
-    /// The Python exception: `TypeError` or `ValueError`, naming the pointer.
+    /// The Python exception, `wirekit.errors.NotJsonError` (a `TypeError`
+    /// and a `ValueError`), naming the pointer.
     pub fn into_pyerr(self) -> PyErr {
         let at = if self.pointer.is_empty() {
-            "(root)".to_owned()
+            "(root)"
         } else {
-            self.pointer
+            self.pointer.as_str()
         };
         let text = format!("not JSON at {at}: {}", self.message);
-        if self.value_error {
-            PyValueError::new_err(text)
-        } else {
-            PyTypeError::new_err(text)
-        }
+        let kind = if self.value_error { "value" } else { "type" };
+        Python::attach(|py| crate::errors::not_json(py, &text, kind, &self.pointer))
     }
 }
 

@@ -76,6 +76,21 @@ pub fn unexpected_message(py: Python<'_>, kind: &str, expected: &str) -> PyErr {
     or_runtime(py, "UnexpectedMessage", &message, made)
 }
 
+/// `wirekit.errors.NotJsonError`: a Python value wirekit does not write as
+/// JSON, at `pointer`; `kind` is `"type"` or `"value"`.
+pub fn not_json(py: Python<'_>, message: &str, kind: &str, pointer: &str) -> PyErr {
+    let made = (|| {
+        attrs(
+            py,
+            &[
+                ("kind", kind.into_pyobject(py)?.into_any()),
+                ("pointer", pointer.into_pyobject(py)?.into_any()),
+            ],
+        )
+    })();
+    or_runtime(py, "NotJsonError", message, made)
+}
+
 /// `wirekit.errors.FramingError`.
 pub fn framing_error(py: Python<'_>, error: &FramingError) -> PyErr {
     let made = (|| {

@@ -7,7 +7,7 @@ from typing import Callable
 
 import pytest
 
-from support import Peer
+from support import SUMMARY, Peer
 
 
 @pytest.fixture
@@ -25,3 +25,8 @@ def peer_factory() -> Iterator[Callable[..., Peer]]:
         if peer.process.poll() is None:
             peer.process.kill()
         peer.process.communicate()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for line in SUMMARY:
+        terminalreporter.write_line(line)

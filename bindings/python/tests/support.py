@@ -11,6 +11,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+#: Lines the session prints in its summary (conftest's `pytest_terminal_summary`):
+#: one line a suite that counts cases, such as the JSON-Schema-Test-Suite's.
+SUMMARY: list[str] = []
+
 REPO = Path(__file__).resolve().parents[3]
 VECTORS = REPO / "tests" / "vectors"
 SERVERS = Path(__file__).resolve().parent / "servers"

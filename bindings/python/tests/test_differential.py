@@ -105,6 +105,13 @@ def extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         st.just({"type": "array", "items": {"$ref": "#/$defs/R"}}),
         st.just({"type": "object", "additionalProperties": {"$ref": "#/$defs/R"}}),
         st.just({"$ref": "#/$defs/L"}),
+        # `$ref` beside other keywords (2020-12 applies both), written before
+        # and after them: issue 24's quick check kept only the later one.
+        st.builds(lambda sub, first: ({"$ref": "#/$defs/L", **sub} if first else {**sub, "$ref": "#/$defs/L"})
+                  if isinstance(sub, dict) and "$ref" not in sub else {"$ref": "#/$defs/L", "allOf": [sub]},
+                  inner, st.booleans()),
+        st.builds(lambda sub, first: {"$ref": "#/$defs/L", "allOf": [sub]} if first
+                  else {"allOf": [sub], "$ref": "#/$defs/L"}, inner, st.booleans()),
         st.builds(lambda sub: {"anyOf": [sub, {"type": "null"}]}, inner),
     )
 

@@ -25,6 +25,7 @@ from ._native import (
 from .errors import (
     EnvelopeError,
     FramingError,
+    NotJsonError,
     ProtocolError,
     RpcError,
     SessionViolation,
@@ -43,6 +44,7 @@ __all__ = [
     "Message",
     "NdjsonDecoder",
     "NdjsonEncoder",
+    "NotJsonError",
     "Protocol",
     "ProtocolError",
     "RpcError",

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EnvelopeError",
     "FramingError",
+    "NotJsonError",
     "ProtocolError",
     "RpcError",
     "SessionViolation",
@@ -56,8 +57,9 @@ class FramingError(WirekitError):
         self.ends_stream = ends_stream
 
 
-class EnvelopeError(WirekitError):
-    """A message body that is not a valid JSON-RPC envelope.
+class EnvelopeError(WirekitError, ValueError):
+    """A message body that is not a valid JSON-RPC envelope (a `ValueError`,
+    as `json.JSONDecodeError` is).
 
     `kind` is the stable name (`"Parse"`, `"InvalidId"`, ...), `code` the
     JSON-RPC code to answer with, `pointer` the offending member, `id` the
@@ -84,6 +86,24 @@ class EnvelopeError(WirekitError):
         self.line = line
         self.column = column
         self.response = response
+
+
+class NotJsonError(WirekitError, ValueError, TypeError):
+    """A Python value wirekit does not write as JSON (a result, params, a
+    value to validate): the writing side's twin of `EnvelopeError`.
+
+    `pointer` is the JSON pointer of the offending value, `kind` is `"type"`
+    for an object of no JSON type (a set, a custom object, a non-str key)
+    and `"value"` for one JSON cannot carry as wirekit writes it (an integer
+    beyond 64 bits, NaN or an infinity, nesting deeper than 128 levels, a
+    lone surrogate). It is a `TypeError` and a `ValueError` both, as
+    `json.dumps` raises one or the other.
+    """
+
+    def __init__(self, message: str, *, kind: str, pointer: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.pointer = pointer
 
 
 class ProtocolError(WirekitError):

@@ -128,7 +128,9 @@ impl Compiler<'_> {
                 "exclusiveMaximum" => node.exclusive_maximum = Some(bound(value)?),
                 "enum" => node.strings = Some(strings(value.as_array()?)?),
                 "const" => node.strings = Some(vec![value.as_str()?.as_bytes().into()]),
-                "allOf" => node.all_of = self.list(value)?,
+                // `$ref` is one more `allOf` member, in whichever order the
+                // two are written.
+                "allOf" => node.all_of.extend(self.list(value)?),
                 "anyOf" => node.any_of = self.list(value)?,
                 // Not monotone: see the module docs.
                 "oneOf" | "not" => return None,
