@@ -30,6 +30,9 @@ test-rust:
 	bash tests/lsp/install-servers.sh
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
+	@echo "-- the core's feature matrix: the runtime alone (with its tests), then each feature alone"
+	$(CARGO) clippy -q -p wirekit --no-default-features --all-targets -- -D warnings
+	for feature in host monitor conformance diff; do $(CARGO) clippy -q -p wirekit --no-default-features --features $$feature -- -D warnings; done
 	$(CARGO) test -q --workspace
 	@echo "== test-rust: fmt, clippy and every Rust test passed"
 

@@ -6,7 +6,7 @@
 //! `wirekit generate`): the message `types` (typify), method-name constants
 //! and enums, a `…Server` trait with its `…Handler` adapter for
 //! [`wirekit::serve`], and a `…Client` of typed calls over any
-//! [`wirekit::typed::Transport`] (the [`wirekit::host::Host`] is one).
+//! [`wirekit::typed::Transport`] (the `wirekit::host::Host`, with the `host` feature, is one).
 
 mod embedded;
 mod generated;

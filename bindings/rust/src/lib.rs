@@ -21,12 +21,16 @@
 //!   protocol (`wirekit conformance`), every answer judged by the monitor.
 
 mod bounded;
+#[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod dataplane;
+#[cfg(feature = "diff")]
 pub mod diff;
 pub mod envelope;
 pub mod framing;
+#[cfg(feature = "host")]
 pub mod host;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod protocol;
 pub mod serve;

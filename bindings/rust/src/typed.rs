@@ -2,7 +2,7 @@
 //! (crate `wirekit-protocols`, or your own `wirekit generate` output) call.
 //!
 //! A generated `…Client` makes typed calls over any [`Transport`] (the
-//! [`Host`](crate::host::Host) is one) and fails with a [`CallError`]; a
+//! `host` feature's `Host` is one) and fails with a [`CallError`]; a
 //! generated `…Handler` decodes params and encodes results with the helpers
 //! below, so a bad peer gets the protocol's -32602 or -32603, never a panic.
 

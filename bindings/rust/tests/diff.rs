@@ -3,6 +3,7 @@
 //! the shipped protocols, each of which must be found with the right impact,
 //! kind and JSON pointer.
 
+#![cfg(feature = "diff")]
 // A test fails loudly on a missing fixture: unwrap and panic are its assertions.
 #![allow(clippy::unwrap_used, clippy::panic)]
 

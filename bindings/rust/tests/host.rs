@@ -1,6 +1,8 @@
 //! The host drives real subprocesses: the Gaze spec's own minimal Python
 //! analyzer, a wedged server, a crashing one.
 
+#![cfg(feature = "host")]
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 

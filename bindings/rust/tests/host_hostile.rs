@@ -6,6 +6,8 @@
 //! never sent, one that answers twice, one that sleeps forever, one that
 //! closes stdout but keeps running, one that dies mid-frame.
 
+#![cfg(feature = "host")]
+
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -8,6 +8,8 @@
 //! The servers are small Python scripts speaking `lsp-min@3.17`, the
 //! minimal LSP protocol folder of `tests/protocols`, or gzkit.
 
+#![cfg(feature = "host")]
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;

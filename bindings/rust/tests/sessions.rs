@@ -2,6 +2,8 @@
 //! the session checker; the (frame, kind, pointer) problems found must be
 //! exactly those of its `.expect.json`.
 
+#![cfg(feature = "monitor")]
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -288,3 +288,20 @@ impl fmt::Display for Change {
         write!(f, "\n    defined at {}", self.pointer)
     }
 }
+
+/// A change found in the manifest (`protocol.json`), at `pointer` there.
+pub(super) fn manifest_change(
+    impact: Impact,
+    kind: ChangeKind,
+    pointer: String,
+    message: String,
+) -> Change {
+    Change {
+        impact,
+        kind,
+        pointer: format!("protocol.json#{pointer}"),
+        message_part: None,
+        at: None,
+        message,
+    }
+}

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::change::{Change, ChangeKind, Flow, Impact, Role};
+use super::change::{manifest_change, Change, ChangeKind, Flow, Impact, Role};
 use super::method::{compare_method, compare_schema, method_added, method_removed};
 use super::schema::{escape, SchemaDiff};
 use crate::protocol::Manifest;
@@ -38,22 +38,6 @@ pub(super) fn compare(
             writer: Role::Server,
         };
         compare_schema(schemas, "error data", before, after, flow);
-    }
-}
-
-pub(super) fn manifest_change(
-    impact: Impact,
-    kind: ChangeKind,
-    pointer: String,
-    message: String,
-) -> Change {
-    Change {
-        impact,
-        kind,
-        pointer: format!("protocol.json#{pointer}"),
-        message_part: None,
-        at: None,
-        message,
     }
 }
 

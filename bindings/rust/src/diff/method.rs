@@ -3,8 +3,7 @@
 //! comparison with who writes them), timeout and place in the lifecycle;
 //! and what a method added or removed means.
 
-use super::change::{Change, ChangeKind, Flow, Impact, Role};
-use super::manifest::manifest_change;
+use super::change::{manifest_change, Change, ChangeKind, Flow, Impact, Role};
 use super::schema::{escape, Place, SchemaDiff};
 use crate::protocol::{MethodKind, MethodSpec, SchemaRef};
 

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::error::{HostError, HostErrorKind};
 use super::record::{keep_stderr_tail, record, Recorder, TeeWriter};
-use super::requests::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
+use super::server_request::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
 use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request, Response};
 use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError, TeeReader};
 use crate::protocol::{Direction, MethodKind};
@@ -67,7 +67,7 @@ pub struct Host {
     next_id: i64,
     timeout_override: Option<Duration>,
     recorder: Recorder,
-    data: Option<super::data::DataPlane>,
+    data: Option<super::data_plane::DataPlane>,
     request_handler: Option<Box<RequestHandler>>,
     server_requests: VecDeque<ServerRequest>,
     /// Requests sent and not answered yet (at most one outside a call when
@@ -201,11 +201,11 @@ impl Host {
         self.server_requests.push_back(request);
     }
 
-    pub(super) fn set_data_plane(&mut self, plane: super::data::DataPlane) {
+    pub(super) fn set_data_plane(&mut self, plane: super::data_plane::DataPlane) {
         self.data = Some(plane);
     }
 
-    pub(super) fn data_plane(&mut self) -> Option<&mut super::data::DataPlane> {
+    pub(super) fn data_plane(&mut self) -> Option<&mut super::data_plane::DataPlane> {
         self.data.as_mut()
     }
 

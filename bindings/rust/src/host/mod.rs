@@ -7,15 +7,17 @@
 
 mod client;
 mod data;
+mod data_plane;
 mod error;
 mod follow;
 mod record;
 mod requests;
+mod server_request;
 mod transport;
 
 pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
-pub use data::{DataPlaneOffer, DataSink};
+pub use data_plane::{DataPlaneOffer, DataSink};
 pub use error::{HostError, HostErrorKind};
 pub use follow::Notifications;
 pub use record::{keep_stderr_tail, record, Recorder, TeeWriter};
-pub use requests::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
+pub use server_request::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};

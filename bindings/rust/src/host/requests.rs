@@ -17,37 +17,10 @@ use serde_json::Value;
 
 use super::client::Host;
 use super::error::{HostError, HostErrorKind};
+use super::server_request::{RequestHandler, ServerRequest};
 use crate::envelope::{ErrorObject, Message, Request, Response};
 use crate::protocol::{Direction, MethodKind};
 use crate::validate::Part;
-
-/// Answers a server's request: its method and params to a result or an
-/// error object, or `None` when it does not answer that method (the host
-/// then answers -32601 and reports it).
-pub type RequestHandler =
-    dyn FnMut(&str, Option<&Value>) -> Option<Result<Value, ErrorObject>> + Send;
-
-/// Server requests kept until taken; the oldest go first.
-pub const SERVER_REQUESTS_KEPT: usize = 4096;
-
-/// A request the server sent the host, and the answer it got.
-#[derive(Debug)]
-pub struct ServerRequest {
-    /// The request as received.
-    pub request: Request,
-    /// The answer sent back.
-    pub answer: Result<Value, ErrorObject>,
-    /// Why the request was refused, when it was: undeclared, no handler,
-    /// invalid params, the handler's result invalid, the answer not sent.
-    /// An error: `drive` fails on it.
-    pub problem: Option<HostError>,
-    /// Why the request is suspect though it was answered: an id JSON-RPC
-    /// 2.0 allows but discourages (`null`, a fraction), which a lenient
-    /// protocol accepts. A warning (the monitor's
-    /// [`ProblemKind::DiscouragedId`](crate::monitor::ProblemKind::DiscouragedId)):
-    /// `drive` reports it and does not fail.
-    pub warning: Option<String>,
-}
 
 impl Host {
     /// Answers the server's requests with `handler` (see the module's docs).
@@ -57,7 +30,7 @@ impl Host {
     }
 
     /// Every request the server sent so far (the last
-    /// [`SERVER_REQUESTS_KEPT`]), in order, each with its answer; taking
+    /// [`SERVER_REQUESTS_KEPT`](super::SERVER_REQUESTS_KEPT)), in order, each with its answer; taking
     /// them empties the list.
     pub fn take_server_requests(&mut self) -> Vec<ServerRequest> {
         self.drain_server_requests()

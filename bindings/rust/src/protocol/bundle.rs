@@ -31,13 +31,13 @@ use referencing::{Resolver, Vocabulary, VocabularySet};
 use serde_json::{Map, Value};
 
 use super::error::{ProtocolError, ProtocolErrorKind};
+pub(crate) use super::resources::{escape_pointer, unescape_pointer};
 use super::resources::{Location, Resources};
 
 /// The JSON Schema dialect of bundled documents.
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// Schema files by their name relative to the manifest.
-pub type SchemaFiles = BTreeMap<String, Value>;
+pub use super::resources::SchemaFiles;
 
 /// Where a bundled type was defined.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -777,15 +777,6 @@ impl Copy<'_> {
             why,
         )
     }
-}
-
-/// One JSON-pointer segment, escaped (`~` as `~0`, `/` as `~1`).
-pub(crate) fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
-
-pub(crate) fn unescape_pointer(segment: &str) -> String {
-    segment.replace("~1", "/").replace("~0", "~")
 }
 
 #[cfg(test)]

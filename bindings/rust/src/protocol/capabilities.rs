@@ -8,8 +8,6 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::manifest::Manifest;
-
 /// Where the server's capabilities are declared.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct CapabilitiesSpec {
@@ -68,10 +66,14 @@ impl CapabilitiesSpec {
 
     /// Every capability `declaration` declares, by the protocol's names:
     /// for `boolean-object` the members that are `true`, for `string-array`
-    /// the names listed, for `provider` the capabilities the manifest's
-    /// methods name that are declared (a provider declaration lists far more
+    /// the names listed, for `provider` the capabilities of `gated` (the
+    /// names the manifest's methods use) that are declared (a provider declaration lists far more
     /// than any subset of its protocol uses, and only those can gate).
-    pub fn declared(&self, manifest: &Manifest, declaration: Option<&Value>) -> BTreeSet<String> {
+    pub fn declared<'a>(
+        &self,
+        gated: impl IntoIterator<Item = &'a str>,
+        declaration: Option<&Value>,
+    ) -> BTreeSet<String> {
         match (self.style, declaration) {
             (CapabilityStyle::BooleanObject, Some(Value::Object(members))) => members
                 .iter()
@@ -83,10 +85,8 @@ impl CapabilitiesSpec {
                 .filter_map(Value::as_str)
                 .map(str::to_owned)
                 .collect(),
-            (CapabilityStyle::Provider, Some(_)) => manifest
-                .methods
-                .values()
-                .filter_map(|m| m.capability.as_deref())
+            (CapabilityStyle::Provider, Some(_)) => gated
+                .into_iter()
                 .filter(|c| self.declares(c, declaration))
                 .map(str::to_owned)
                 .collect(),
@@ -119,37 +119,6 @@ impl CapabilitiesSpec {
     }
 }
 
-impl Manifest {
-    /// Whether `method` may be sent to a server whose successful answer to
-    /// the capability-declaring method (LSP's `initialize`: the whole
-    /// `InitializeResult`) was `declaring_result`: `true` for a method that
-    /// needs no capability, or whose capability that result declares;
-    /// `false` for a gated method it does not declare, and for a method the
-    /// protocol does not define.
-    pub fn capability_declared(&self, method: &str, declaring_result: &Value) -> bool {
-        let Some(spec) = self.methods.get(method) else {
-            return false;
-        };
-        let Some(capability) = &spec.capability else {
-            return true;
-        };
-        self.capabilities
-            .as_ref()
-            .is_some_and(|caps| caps.declares(capability, caps.declaration(declaring_result)))
-    }
-
-    /// The capabilities `declaring_result` declares, by the names the
-    /// manifest's methods use (see [`CapabilitiesSpec::declared`]); empty
-    /// when the protocol declares none.
-    pub fn declared_capabilities(&self, declaring_result: &Value) -> BTreeSet<String> {
-        self.capabilities
-            .as_ref()
-            .map_or_else(BTreeSet::new, |caps| {
-                caps.declared(self, caps.declaration(declaring_result))
-            })
-    }
-}
-
 /// A provider capability path as an RFC 6901 pointer.
 fn provider_pointer(capability: &str) -> String {
     format!("/{capability}")
@@ -159,7 +128,7 @@ fn provider_pointer(capability: &str) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::*;
+    use crate::protocol::Manifest;
 
     fn manifest(style: &str) -> Manifest {
         serde_json::from_value(json!({

@@ -3,6 +3,8 @@
 //! version. Its shape is fixed by `schemas/wirekit-protocol.schema.json`;
 //! this module is the typed view the core and the code generator read.
 
+use std::collections::BTreeSet;
+
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -511,5 +513,41 @@ mod display_fromstr {
     {
         let text = String::deserialize(deserializer)?;
         text.parse().map_err(de::Error::custom)
+    }
+}
+
+impl Manifest {
+    /// Whether `method` may be sent to a server whose successful answer to
+    /// the capability-declaring method (LSP's `initialize`: the whole
+    /// `InitializeResult`) was `declaring_result`: `true` for a method that
+    /// needs no capability, or whose capability that result declares;
+    /// `false` for a gated method it does not declare, and for a method the
+    /// protocol does not define.
+    pub fn capability_declared(&self, method: &str, declaring_result: &Value) -> bool {
+        let Some(spec) = self.methods.get(method) else {
+            return false;
+        };
+        let Some(capability) = &spec.capability else {
+            return true;
+        };
+        self.capabilities
+            .as_ref()
+            .is_some_and(|caps| caps.declares(capability, caps.declaration(declaring_result)))
+    }
+
+    /// The capabilities `declaring_result` declares, by the names the
+    /// manifest's methods use (see [`CapabilitiesSpec::declared`]); empty
+    /// when the protocol declares none.
+    pub fn declared_capabilities(&self, declaring_result: &Value) -> BTreeSet<String> {
+        self.capabilities
+            .as_ref()
+            .map_or_else(BTreeSet::new, |caps| {
+                caps.declared(
+                    self.methods
+                        .values()
+                        .filter_map(|m| m.capability.as_deref()),
+                    caps.declaration(declaring_result),
+                )
+            })
     }
 }

@@ -15,14 +15,13 @@
 //! indexed once ([`Location`]), so a target found through an anchor or an
 //! `$id` is known by its file and JSON pointer.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use jsonschema::json::Json;
 use jsonschema::{Draft, Validator};
 use referencing::{Registry, Resolved, Resolver, Uri, VocabularySet};
 use serde_json::Value;
 
-use super::bundle::SchemaFiles;
 use super::error::{ProtocolError, ProtocolErrorKind};
 use super::manifest::{JsonSchemaSettings, SchemaDialect};
 use super::MANIFEST_FILE;
@@ -337,7 +336,7 @@ fn index(file: &str, value: &Value, pointer: &mut String, into: &mut HashMap<usi
         Value::Object(members) => {
             for (key, member) in members {
                 pointer.push('/');
-                pointer.push_str(&super::bundle::escape_pointer(key));
+                pointer.push_str(&escape_pointer(key));
                 index(file, member, pointer, into);
                 pointer.truncate(depth);
             }
@@ -393,7 +392,7 @@ fn find_reference(files: &SchemaFiles, uri: &str) -> Option<(String, String)> {
     fn walk(value: &Value, pointer: &str, wanted: &dyn Fn(&str) -> bool) -> Option<String> {
         match value {
             Value::Object(members) => members.iter().find_map(|(key, member)| {
-                let here = format!("{pointer}/{}", super::bundle::escape_pointer(key));
+                let here = format!("{pointer}/{}", escape_pointer(key));
                 match (key.as_str(), member) {
                     ("$ref" | "$dynamicRef" | "$schema", Value::String(text)) if wanted(text) => {
                         Some(here)
@@ -415,4 +414,16 @@ fn find_reference(files: &SchemaFiles, uri: &str) -> Option<(String, String)> {
     files
         .iter()
         .find_map(|(name, document)| Some((name.clone(), walk(document, "", &wanted)?)))
+}
+
+/// Schema files by their name relative to the manifest.
+pub type SchemaFiles = BTreeMap<String, Value>;
+
+/// One JSON-pointer segment, escaped (`~` as `~0`, `/` as `~1`).
+pub(crate) fn escape_pointer(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+pub(crate) fn unescape_pointer(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
 }

@@ -11,31 +11,34 @@ use super::compiled::Protocol;
 use crate::envelope::{ErrorCode, ErrorObject};
 use crate::protocol::{ErrorCase, ProtocolError, ProtocolErrorKind};
 
-/// Fails on the first self-produced answer that breaks the error schemas.
-pub(crate) fn check(protocol: &Protocol) -> Result<(), ProtocolError> {
-    if !protocol.checks_errors() {
-        return Ok(());
-    }
-    for (pointer, error) in answers(protocol) {
-        if let Some(issue) = protocol.validate_error(&error).first() {
-            let at = if issue.instance_path.is_empty() {
-                "(the error object)".to_owned()
-            } else {
-                format!("error{}", issue.instance_path)
-            };
-            return Err(ProtocolError::new(
-                ProtocolErrorKind::Inconsistent,
-                format!("{}/protocol.json", protocol.source().origin),
-                pointer,
-                format!(
-                    "this answer would break the protocol's own error schema at {at}: {} [{}]",
-                    issue.message,
-                    issue.keyword()
-                ),
-            ));
+impl Protocol {
+    /// Fails on the first self-produced answer that breaks the error
+    /// schemas (called by [`Protocol::compile`] once the protocol is built).
+    pub(super) fn check_own_answers(&self) -> Result<(), ProtocolError> {
+        if !self.checks_errors() {
+            return Ok(());
         }
+        for (pointer, error) in answers(self) {
+            if let Some(issue) = self.validate_error(&error).first() {
+                let at = if issue.instance_path.is_empty() {
+                    "(the error object)".to_owned()
+                } else {
+                    format!("error{}", issue.instance_path)
+                };
+                return Err(ProtocolError::new(
+                    ProtocolErrorKind::Inconsistent,
+                    format!("{}/protocol.json", self.source().origin),
+                    pointer,
+                    format!(
+                        "this answer would break the protocol's own error schema at {at}: {} [{}]",
+                        issue.message,
+                        issue.keyword()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Every answer the server can produce itself, with where it is declared.

@@ -121,7 +121,7 @@ impl Protocol {
             error_object,
             rules,
         };
-        super::answers_check::check(&protocol)?;
+        protocol.check_own_answers()?;
         Ok(protocol)
     }
 

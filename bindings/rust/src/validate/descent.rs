@@ -32,9 +32,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use jsonschema::Validator;
 use serde_json::{json, Map, Value};
 
+use super::crate_errors::push_errors;
 use super::issue::{IssueKind, ValidationIssue};
 use super::pointer::{escape_segment, pointer_ref, ref_pointer};
-use super::report::push_errors;
 use crate::protocol::bundle::DRAFT_2020_12;
 
 /// How many steps the descent takes at most.

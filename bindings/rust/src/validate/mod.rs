@@ -21,6 +21,7 @@ mod answer;
 mod answers_check;
 mod compiled;
 mod consistency;
+mod crate_errors;
 mod descent;
 mod issue;
 mod overlap;
