@@ -145,6 +145,33 @@ fn columns_are_characters_converted_to_utf16_once() {
 }
 
 #[test]
+fn diagnostic_codes_keep_their_type_and_init_options_reach_the_server() {
+    let root = project("codes");
+    std::fs::write(root.join("b.py"), "CODED = 1\n").expect("b.py");
+    let log = root.join("server.log");
+    let options = r#"{"tsserver":{"path":"node_modules/typescript/lib"}}"#;
+    let output = lsp(
+        &root,
+        &["--json", "--init-options", options, "diagnostics", "b.py"],
+        &["--log", log.to_str().expect("utf-8")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let diagnostics = &document(&output)["result"]["diagnostics"];
+    assert_eq!(diagnostics[0]["code"], 2322, "{diagnostics}");
+    assert_eq!(diagnostics[1]["code"], "E501", "{diagnostics}");
+    let text = std::fs::read_to_string(&log).expect("the server's log");
+    let initialize = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|message| message["method"] == "initialize")
+        .expect("initialize was sent");
+    assert_eq!(
+        initialize["params"]["initializationOptions"],
+        serde_json::from_str::<Value>(options).expect("json")
+    );
+}
+
+#[test]
 fn bad_usage_exits_2() {
     let root = project("usage");
     for args in [
@@ -152,6 +179,7 @@ fn bad_usage_exits_2() {
         &["definition", "a.py:0:1"],
         &["fly", "a.py:1:1"],
         &["symbols", "missing.py"],
+        &["--init-options", "{not json", "symbols", "a.py"],
     ] {
         let output = lsp(&root, args, &[]);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");

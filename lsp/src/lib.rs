@@ -27,6 +27,6 @@ pub mod uri;
 pub use capabilities::{decode_initialize_result, Feature, Provided, ServerCapabilities, SyncKind};
 pub use client::{
     Client, Options, Readiness, RequestError, RequestErrorKind, SettleOutcome, Settlement,
-    StartError, StopReport,
+    StartError, StopReport, MAX_PUBLISHED_URIS,
 };
 pub use position::{Position, Range, TextEdit};

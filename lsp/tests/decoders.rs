@@ -207,7 +207,10 @@ fn diagnostics_default_to_error_refuse_bad_severities_and_stay_bounded() {
     let publication = decode_publish_diagnostics(&params).unwrap();
     assert_eq!(publication.diagnostics[0].severity, Severity::Error);
     assert_eq!(publication.diagnostics[1].severity, Severity::Hint);
-    assert_eq!(publication.diagnostics[1].code.as_deref(), Some("7"));
+    assert_eq!(
+        publication.diagnostics[1].code,
+        Some(DiagnosticCode::Integer(7))
+    );
     for bad in [0, 5, -1] {
         let params = json!({"uri": "file:///a.py", "diagnostics": [{"range": r(0, 0, 0, 1), "message": "m", "severity": bad}]});
         let error = decode_publish_diagnostics(&params).unwrap_err();

@@ -228,6 +228,27 @@ fn a_timed_out_request_is_cancelled_and_its_late_answer_dropped() {
 }
 
 #[test]
+fn an_answer_with_a_wrong_id_is_reported_as_such() {
+    let mut fake = Fake::start_with(&[], Duration::from_millis(500));
+    let a = fake.file("a.py");
+    let client = fake.client();
+    let error = client.definition(&a, at(10)).unwrap_err();
+    let RequestError::WrongId { sent, answered, .. } = &error else {
+        panic!("expected a wrong id, got {error:?}");
+    };
+    assert_eq!(answered, &(sent + 1000).to_string());
+    assert_eq!(error.kind().code(), "wrong_id");
+    assert!(
+        error.to_string().contains("which no request has"),
+        "{error}"
+    );
+    // The session goes on.
+    assert_eq!(client.definition(&a, at(1)).unwrap().len(), 2);
+    assert_eq!(client.dropped().unmatched_answers, 1);
+    assert_eq!(fake.stop(), StopReport::Graceful);
+}
+
+#[test]
 fn the_client_never_writes() {
     let mut fake = Fake::start(&[]);
     let a = fake.file("a.py");

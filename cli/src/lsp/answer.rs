@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use wirekit_lsp::decode::{
-    symbol_kind_name, CallHierarchyItem, DocumentSymbol, DocumentSymbols, Location, PrepareRename,
+    symbol_kind_name, CallHierarchyItem, DiagnosticCode, DocumentSymbol, DocumentSymbols, Location,
+    PrepareRename,
 };
 use wirekit_lsp::text::{to_server, LineColumn};
-use wirekit_lsp::{Client, Feature, Position, SettleOutcome};
+use wirekit_lsp::{Client, Feature, Position, SettleOutcome, MAX_PUBLISHED_URIS};
 
 use super::places::Places;
 use super::query::{AtQuery, Query};
@@ -305,9 +306,20 @@ fn diagnostics(
             value["severity"] = json!(diagnostic.severity.name());
             value["message"] = json!(diagnostic.message);
             value["source"] = json!(diagnostic.source);
-            value["code"] = json!(diagnostic.code);
+            value["code"] = diagnostic
+                .code
+                .as_ref()
+                .map_or(Value::Null, DiagnosticCode::to_json);
             list.push(value);
         }
+    }
+    let evicted = client.diagnostics_evicted();
+    if evicted > 0 {
+        let _ = writeln!(
+            text,
+            "note: the server published diagnostics for more than {MAX_PUBLISHED_URIS} files; the \
+             {evicted} oldest publications were dropped, so those files' diagnostics are unknown"
+        );
     }
     if !settled {
         text.push_str("unsettled: the server did not settle before the deadline; these diagnostics may be stale\n");
@@ -322,7 +334,8 @@ fn diagnostics(
     }
     Ok(Answer {
         text,
-        json: json!({"settled": settled, "diagnostics": list, "server_failure": settlement.failure}),
+        json: json!({"settled": settled, "diagnostics": list, "server_failure": settlement.failure,
+                     "publications_evicted": evicted}),
         answered: settled,
     })
 }

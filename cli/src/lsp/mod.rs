@@ -38,6 +38,10 @@ pub struct LspArgs {
     /// How long each request may take, in milliseconds (the server's start gets six times as long).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     timeout_ms: u64,
+    /// `initializationOptions` sent in `initialize`, as JSON (for example
+    /// `{"tsserver":{"path":"node_modules/typescript/lib"}}`).
+    #[arg(long, value_name = "JSON")]
+    init_options: Option<String>,
     /// definition|references|hover|calls-incoming|calls-outgoing FILE:LINE:COL, symbols FILE,
     /// rename FILE:LINE:COL NEWNAME, diagnostics FILE...
     #[arg(required = true, num_args = 1.., value_name = "QUERY ARGS")]
@@ -75,6 +79,14 @@ pub fn run(args: LspArgs) -> ExitCode {
         }
     }
     let mut options = Options::new(&root);
+    if let Some(text) = &args.init_options {
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => options.initialization_options = Some(value),
+            Err(error) => {
+                return usage(&format!("--init-options is not JSON: {error}"));
+            }
+        }
+    }
     options.request_timeout = Duration::from_millis(args.timeout_ms);
     options.handshake_timeout = Duration::from_millis(args.timeout_ms.saturating_mul(6));
     if let Some(path) = &args.record {

@@ -14,6 +14,9 @@ pub enum RequestErrorKind {
     ServerError,
     /// No answer in time: cancelled, and a late answer will be dropped.
     TimedOut,
+    /// No answer in time, but an answer to an id no request has came
+    /// meanwhile: the server answered with a wrong id.
+    WrongId,
     /// The server cannot answer (gone, faulted, or it reported a failure
     /// and then answered with nothing).
     Unavailable,
@@ -32,6 +35,7 @@ impl RequestErrorKind {
             RequestErrorKind::Unsupported => "unsupported",
             RequestErrorKind::ServerError => "server_error",
             RequestErrorKind::TimedOut => "timed_out",
+            RequestErrorKind::WrongId => "wrong_id",
             RequestErrorKind::Unavailable => "unavailable",
             RequestErrorKind::Malformed => "malformed",
             RequestErrorKind::InvalidPath => "invalid_path",
@@ -57,6 +61,16 @@ pub enum RequestError {
         /// The timeout.
         after_ms: u64,
     },
+    /// No answer to request `sent` within `after_ms`, while an answer to
+    /// the id `answered` (JSON), which no request has, came.
+    WrongId {
+        /// The request's id.
+        sent: i64,
+        /// The id the server answered, as JSON.
+        answered: String,
+        /// The timeout.
+        after_ms: u64,
+    },
     /// The server cannot answer, and why.
     Unavailable(String),
     /// The answer did not decode.
@@ -74,6 +88,7 @@ impl RequestError {
             RequestError::Unsupported(_) => RequestErrorKind::Unsupported,
             RequestError::ServerError { .. } => RequestErrorKind::ServerError,
             RequestError::TimedOut { .. } => RequestErrorKind::TimedOut,
+            RequestError::WrongId { .. } => RequestErrorKind::WrongId,
             RequestError::Unavailable(_) => RequestErrorKind::Unavailable,
             RequestError::Malformed(_) => RequestErrorKind::Malformed,
             RequestError::InvalidPath(_) => RequestErrorKind::InvalidPath,
@@ -103,6 +118,15 @@ impl fmt::Display for RequestError {
             RequestError::TimedOut { after_ms } => write!(
                 f,
                 "no answer within {after_ms} ms; the request was cancelled"
+            ),
+            RequestError::WrongId {
+                sent,
+                answered,
+                after_ms,
+            } => write!(
+                f,
+                "the server answered id {answered}, which no request has, and request {sent} got no \
+                 answer within {after_ms} ms (an answer with a wrong id?); the request was cancelled"
             ),
             RequestError::Unavailable(reason) => write!(f, "the server is unavailable: {reason}"),
             RequestError::Malformed(error) => {

@@ -60,7 +60,15 @@ impl Client {
                 self.abandoned.retain(|a| *a != id);
                 self.dropped.late_answers += 1;
             }
-            _ => self.dropped.unmatched_answers += 1,
+            _ => {
+                self.dropped.unmatched_answers += 1;
+                self.dropped.last_unmatched_id = Some(
+                    response
+                        .id
+                        .as_ref()
+                        .map_or_else(|| "null".to_owned(), Id::to_string),
+                );
+            }
         }
     }
 

@@ -94,6 +94,8 @@ pub struct Dropped {
     pub last_notification_reason: Option<String>,
     /// Server requests the client answered "method not found".
     pub server_requests_refused: u64,
+    /// The id of the last answer to no request, as JSON (`7`, `"a"`, `null`).
+    pub last_unmatched_id: Option<String>,
 }
 
 /// A running language server and what the client knows of it.
@@ -259,6 +261,7 @@ impl Client {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<Value, RequestError> {
+        let unmatched_before = self.dropped.unmatched_answers;
         loop {
             if let Some(answer) = self.answers.remove(&id) {
                 return answer.map_err(|error| RequestError::ServerError {
@@ -270,6 +273,16 @@ impl Client {
             if !self.pump(deadline) {
                 self.abandon(id);
                 let after_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+                // An answer to an id no request has, while this one waited:
+                // most likely this request's answer with a wrong id.
+                if self.dropped.unmatched_answers > unmatched_before {
+                    let answered = self.dropped.last_unmatched_id.clone().unwrap_or_default();
+                    return Err(RequestError::WrongId {
+                        sent: id,
+                        answered,
+                        after_ms,
+                    });
+                }
                 return Err(RequestError::TimedOut { after_ms });
             }
         }

@@ -1,5 +1,6 @@
 //! The latest publication of every URI: at most [`MAX_PUBLISHED_URIS`]
-//! (the oldest publication goes first), each numbered by arrival.
+//! (the oldest publication goes first, and is counted), each numbered by
+//! arrival.
 
 use std::collections::HashMap;
 
@@ -22,6 +23,7 @@ pub struct Stored {
 pub struct DiagnosticsStore {
     latest: HashMap<String, Stored>,
     arrivals: u64,
+    evicted: u64,
 }
 
 impl DiagnosticsStore {
@@ -37,6 +39,7 @@ impl DiagnosticsStore {
                 .map(|(u, _)| u.clone())
             {
                 self.latest.remove(&oldest);
+                self.evicted += 1;
             }
         }
         self.latest.insert(
@@ -68,6 +71,12 @@ impl DiagnosticsStore {
             .collect();
         found.sort_by_key(|s| s.arrival);
         found
+    }
+
+    /// How many publications were dropped to keep [`MAX_PUBLISHED_URIS`]
+    /// URIs (their URIs' diagnostics are unknown since).
+    pub fn evicted(&self) -> u64 {
+        self.evicted
     }
 
     /// How many URIs are kept.
@@ -106,5 +115,6 @@ mod tests {
         assert!(store.get("file:///1").is_none());
         assert!(store.get("file:///0").is_some());
         assert_eq!(store.since(store.arrivals() - 2).len(), 2);
+        assert_eq!(store.evicted(), 1);
     }
 }

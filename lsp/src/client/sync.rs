@@ -136,6 +136,12 @@ impl Client {
         self.documents.get(&uri).map(|d| d.text.as_str())
     }
 
+    /// How many publications the store dropped, oldest first, to keep
+    /// [`super::MAX_PUBLISHED_URIS`] URIs.
+    pub fn diagnostics_evicted(&self) -> u64 {
+        self.diagnostics.evicted()
+    }
+
     /// The latest publication for `path`.
     pub fn diagnostics(&self, path: &Path) -> Option<&PublishDiagnostics> {
         let uri = self.uri_of(path).ok()?;

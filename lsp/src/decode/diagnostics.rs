@@ -36,6 +36,35 @@ impl Severity {
     }
 }
 
+/// A diagnostic's code (LSP: `integer | string`), kept as the server sent
+/// it, so `2322` stays a number in JSON output and `"E501"` a string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DiagnosticCode {
+    /// An integer code (TypeScript's `2322`).
+    Integer(i64),
+    /// A string code (`E501`, `reportMissingImports`).
+    Text(String),
+}
+
+impl DiagnosticCode {
+    /// The code as JSON: a number or a string.
+    pub fn to_json(&self) -> Value {
+        match self {
+            DiagnosticCode::Integer(code) => Value::from(*code),
+            DiagnosticCode::Text(code) => Value::from(code.as_str()),
+        }
+    }
+}
+
+impl std::fmt::Display for DiagnosticCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiagnosticCode::Integer(code) => write!(f, "{code}"),
+            DiagnosticCode::Text(code) => f.write_str(code),
+        }
+    }
+}
+
 /// One diagnostic, in the server's coordinates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerDiagnostic {
@@ -43,8 +72,8 @@ pub struct ServerDiagnostic {
     pub range: Range,
     /// How serious.
     pub severity: Severity,
-    /// The server's code for it (a number or a string), as text.
-    pub code: Option<String>,
+    /// The server's code for it, a number or a string as sent.
+    pub code: Option<DiagnosticCode>,
     /// Who produced it (`pyflakes`, `Pyright`).
     pub source: Option<String>,
     /// What is wrong.
@@ -108,8 +137,8 @@ fn diagnostic(value: &Value) -> Result<ServerDiagnostic, DecodeError> {
     };
     let code = match optional(diagnostic, "code") {
         None => None,
-        Some(Value::String(code)) => Some(code.clone()),
-        Some(Value::Number(code)) if code.is_i64() || code.is_u64() => Some(code.to_string()),
+        Some(Value::String(code)) => Some(DiagnosticCode::Text(code.clone())),
+        Some(Value::Number(code)) if code.is_i64() => code.as_i64().map(DiagnosticCode::Integer),
         Some(other) => return Err(wrong("an integer or a string", other).within("code")),
     };
     let source = super::fields::optional_string(diagnostic, "source")?;

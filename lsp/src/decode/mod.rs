@@ -22,7 +22,7 @@ pub use call_hierarchy::{
     IncomingCall, OutgoingCall,
 };
 pub use diagnostics::{
-    decode_publish_diagnostics, PublishDiagnostics, ServerDiagnostic, Severity,
+    decode_publish_diagnostics, DiagnosticCode, PublishDiagnostics, ServerDiagnostic, Severity,
     MAX_DIAGNOSTICS_PER_PUBLICATION,
 };
 pub use error::{DecodeError, DecodeErrorKind};

@@ -7,7 +7,8 @@ position picks the answer's dialect:
   definition/references  0 Location, 1 Location[], 2 LocationLink[], 3 null,
                          4 a list whose third entry lies (negative character),
                          6 a body that is not JSON-RPC, 7 a framing fault,
-                         8 a crash mid-request, 9 an answer after 1.5 s
+                         8 a crash mid-request, 9 an answer after 1.5 s,
+                         10 an answer to the id plus 1000 (a wrong id)
   hover                  0 string, 1 {language, value}, 2 MarkedString[],
                          3 MarkupContent, 4 null
   prepareRename          0 Range, 1 {range, placeholder}, 2 {defaultBehavior}, 3 null
@@ -148,6 +149,9 @@ def publish(uri, version, text):
             diagnostics.append({"range": rng(number, 0, number, len(line)), "message": "an error here", "source": "fake"})
         if "WARN" in line:
             diagnostics.append({"range": rng(number, 0, number, 1), "message": "a warning", "severity": 2})
+        if "CODED" in line:
+            diagnostics.append({"range": rng(number, 0, number, 1), "message": "numbered", "code": 2322})
+            diagnostics.append({"range": rng(number, 0, number, 1), "message": "named", "code": "E501"})
     params = {"uri": uri, "diagnostics": diagnostics}
     if not ARGS.unversioned:
         params["version"] = version
@@ -215,6 +219,8 @@ def handle(message, waiting):
             OUT.flush()
             import os
             os._exit(3)
+        elif line == 10:
+            answer(request_id + 1000, locations(0, params["textDocument"]["uri"]))
         elif line == 9:
             def late():
                 time.sleep(1.5)
