@@ -10,7 +10,9 @@
 //! It is built from the resolved files, not from the text of their
 //! references: each `$ref` is resolved by the validator's own resolver and
 //! its target, wherever it is (a `$defs` entry, a file's root, an anchor, a
-//! pointer into a sub-schema), becomes a type of its own. Every keyword is
+//! pointer into a sub-schema), becomes a type of its own, and wherever that
+//! place is copied (inside the type that encloses it) it is written as a
+//! reference to it, so no schema is in the bundle twice. Every keyword is
 //! read in its file's dialect and written in draft 2020-12's (draft-07's
 //! array `items` become `prefixItems`, a `$ref` there hides its siblings,
 //! keywords a dialect does not have are dropped), so the bundled type
@@ -157,6 +159,31 @@ pub fn bundle(
     resources: &Resources<'_>,
     entries: &[(&str, String)],
 ) -> Result<Bundle, ProtocolError> {
+    // A place inside a type that becomes a type of its own is written as a
+    // reference to it wherever it is copied; one named only after its
+    // enclosing type was copied is named up front on the next pass.
+    let mut seeds: Vec<Location> = Vec::new();
+    for _ in 0..MAX_PASSES {
+        let (bundle, late) = bundle_pass(resources, entries, &seeds)?;
+        if late.is_empty() {
+            return Ok(bundle);
+        }
+        seeds.extend(late);
+    }
+    bundle_pass(resources, entries, &seeds).map(|(bundle, _)| bundle)
+}
+
+/// Passes of [`bundle`] before it settles for a bundle in which a late
+/// place is both a type and a copy inside another (still exact).
+const MAX_PASSES: usize = 8;
+
+/// One pass: the bundle, and the places named after a type enclosing
+/// them was copied.
+fn bundle_pass(
+    resources: &Resources<'_>,
+    entries: &[(&str, String)],
+    seeds: &[Location],
+) -> Result<(Bundle, Vec<Location>), ProtocolError> {
     let mut bundler = Bundler {
         resources,
         names: HashMap::new(),
@@ -198,16 +225,24 @@ pub fn bundle(
         let name = bundler.name(&target.location);
         bundler.bundle.entries.insert((*reference).to_owned(), name);
     }
+    for seed in seeds {
+        bundler.name(seed);
+    }
     let mut written = Vec::new();
+    // Each copied type's place and how many places were named when its
+    // copy began.
+    let mut copied: Vec<(Location, usize)> = Vec::new();
     let mut next = 0;
     while let Some(location) = bundler.order.get(next).cloned() {
         next += 1;
+        copied.push((location.clone(), bundler.order.len()));
         let name = bundler.names.get(&location).cloned().unwrap_or_default();
         let target = resources.resolver_for(&location)?;
         let vocabularies = resources.vocabularies(&location.file);
         let mut copy = Copy {
             name: &name,
             file: &location.file,
+            root: &location.pointer,
             vocabularies: vocabularies.as_ref(),
         };
         let schema = copy.schema(
@@ -235,7 +270,22 @@ pub fn bundle(
         written.push((OUTSIDE.to_owned(), Value::Bool(true)));
     }
     bundler.bundle.defs = written.into_iter().collect();
-    Ok(bundler.bundle)
+    let late = bundler
+        .order
+        .iter()
+        .enumerate()
+        .filter(|(index, place)| {
+            copied.iter().any(|(outer, named_before)| {
+                index >= named_before
+                    && outer.file == place.file
+                    && place.pointer.len() > outer.pointer.len()
+                    && place.pointer.starts_with(&outer.pointer)
+                    && place.pointer[outer.pointer.len()..].starts_with('/')
+            })
+        })
+        .map(|(_, place)| place.clone())
+        .collect();
+    Ok((bundler.bundle, late))
 }
 
 /// The type that stands for every schema outside the files: any value.
@@ -484,6 +534,8 @@ fn vocabulary(keyword: &str) -> Option<Vocabulary> {
 struct Copy<'c> {
     name: &'c str,
     file: &'c str,
+    /// The pointer of the type being copied, in `file`.
+    root: &'c str,
     vocabularies: Option<&'c VocabularySet>,
 }
 
@@ -498,6 +550,18 @@ impl Copy<'_> {
         pointer: &str,
         entered: bool,
     ) -> Result<Value, ProtocolError> {
+        // A place inside this type that is a type of its own: a reference.
+        if pointer != self.root {
+            let place = Location {
+                file: self.file.to_owned(),
+                pointer: pointer.to_owned(),
+            };
+            if let Some(name) = bundler.names.get(&place) {
+                let mut only = Map::new();
+                only.insert("$ref".into(), Value::String(local_ref(name)));
+                return Ok(Value::Object(only));
+            }
+        }
         let members = match schema {
             Value::Bool(_) => return Ok(schema.clone()),
             Value::Object(members) => members,
@@ -973,6 +1037,33 @@ mod tests {
             bundle.entry("mcp.json#/definitions/weird%20key%25"),
             Some("WeirdKey")
         );
+        // The enclosing type refers to it rather than holding a second copy.
+        assert_eq!(
+            bundle.defs["InitializeRequest"]["properties"]["params"],
+            json!({"$ref": "#/$defs/InitializeRequestParams"})
+        );
+    }
+
+    #[test]
+    fn a_place_named_after_its_enclosing_type_was_copied_is_referenced_too() {
+        // `A` is copied first; only then does `B` reach into it.
+        let bundle = bundled(
+            &[(
+                "s.json",
+                json!({"$defs": {
+                    "A": {"type": "object", "properties": {"inner": {"type": "object", "required": ["k"]}}},
+                    "B": {"type": "array", "items": {"$ref": "#/$defs/A/properties/inner"}}
+                }}),
+            )],
+            &["s.json#/$defs/B"],
+        )
+        .expect("bundles");
+        assert_eq!(
+            bundle.defs["A"]["properties"]["inner"],
+            json!({"$ref": "#/$defs/AInner"})
+        );
+        assert_eq!(bundle.defs["B"]["items"], json!({"$ref": "#/$defs/AInner"}));
+        assert_eq!(bundle.defs["AInner"]["required"], json!(["k"]));
     }
 
     #[test]
