@@ -3,12 +3,17 @@
 //! core's decoder on a reader thread (so a silent server never blocks a
 //! deadline), the last bytes of its stderr kept for error reports, and
 //! optionally every byte of both directions recorded in order.
+//!
+//! Memory is bounded by bytes, not by a count of frames: the reader thread
+//! reads ahead at most [`READ_AHEAD_BYTES`] of frames (always at least one,
+//! which the frame bound caps), and keeps a frame's raw bytes beside its
+//! body only when the session is recorded.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,8 +25,54 @@ use wirekit::host::{keep_stderr_tail, record, Recorder, TeeWriter};
 
 /// Bytes of the server's stderr kept for reports.
 const STDERR_KEPT: usize = 16 * 1024;
-/// Frames read ahead of the client.
+/// Frames read ahead of the client, at most.
 const READ_AHEAD: usize = 64;
+/// Bytes of frames (bodies, and raw bytes when recording) read ahead of
+/// the client, at most; a single larger frame (up to the frame bound) is
+/// still read, alone.
+pub(crate) const READ_AHEAD_BYTES: usize = 32 * 1024 * 1024;
+
+/// The bytes read ahead and not yet handed to the client, shared by the
+/// reader thread (which waits while they are over the budget) and the
+/// client (which hands them back).
+#[derive(Default)]
+struct Budget {
+    in_flight: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Budget {
+    /// Waits until `size` more bytes fit (or nothing is in flight), then takes them.
+    fn take(&self, size: usize) {
+        let Ok(mut in_flight) = self.in_flight.lock() else {
+            return;
+        };
+        while *in_flight > 0 && in_flight.saturating_add(size) > READ_AHEAD_BYTES {
+            in_flight = match self.freed.wait(in_flight) {
+                Ok(guard) => guard,
+                Err(_) => return,
+            };
+        }
+        *in_flight = in_flight.saturating_add(size);
+    }
+
+    fn give_back(&self, size: usize) {
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            *in_flight = in_flight.saturating_sub(size);
+        }
+        self.freed.notify_all();
+    }
+}
+
+/// The bytes `event` holds.
+fn held(event: &Incoming) -> usize {
+    match event {
+        Incoming::Frame(frame, bytes) => {
+            frame.as_ref().map_or(0, |frame| frame.body().len()) + bytes.len()
+        }
+        Incoming::Closed(_, bytes) => bytes.len(),
+    }
+}
 
 /// What the reader thread hands over: a frame or a framing fault with its
 /// exact bytes, or the end of the server's stdout.
@@ -35,6 +86,7 @@ pub(crate) struct Connection {
     child: Child,
     writer: Option<FrameWriter<TeeWriter<ChildStdin>>>,
     incoming: Receiver<Incoming>,
+    budget: Arc<Budget>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     recording: Recorder,
     closed: bool,
@@ -60,6 +112,10 @@ impl Connection {
         };
         let limits = FrameLimits::content_length_default();
         let (sender, incoming) = mpsc::sync_channel(READ_AHEAD);
+        let budget = Arc::new(Budget::default());
+        let reader_budget = Arc::clone(&budget);
+        // Without a recording the raw bytes are dropped at once.
+        let recorded = recording.is_some();
         thread::spawn(move || {
             let kept = limits
                 .max_frame_bytes
@@ -69,17 +125,23 @@ impl Connection {
             loop {
                 let read = reader.read_frame();
                 let until = reader.consumed();
-                let next = match read {
-                    Ok(Some(frame)) => Incoming::Frame(Ok(frame), reader.get_mut().take(until)),
-                    Ok(None) => Incoming::Closed(None, reader.get_mut().take_all()),
-                    Err(ReadError::Framing(fault)) => {
-                        Incoming::Frame(Err(fault), reader.get_mut().take(until))
-                    }
-                    Err(ReadError::Io(error)) => {
-                        Incoming::Closed(Some(error), reader.get_mut().take_all())
+                let mut raw = |all: bool| {
+                    let tee = reader.get_mut();
+                    let bytes = if all { tee.take_all() } else { tee.take(until) };
+                    if recorded {
+                        bytes
+                    } else {
+                        Vec::new()
                     }
                 };
+                let next = match read {
+                    Ok(Some(frame)) => Incoming::Frame(Ok(frame), raw(false)),
+                    Ok(None) => Incoming::Closed(None, raw(true)),
+                    Err(ReadError::Framing(fault)) => Incoming::Frame(Err(fault), raw(false)),
+                    Err(ReadError::Io(error)) => Incoming::Closed(Some(error), raw(true)),
+                };
                 let last = matches!(next, Incoming::Closed(..) | Incoming::Frame(Err(_), _));
+                reader_budget.take(held(&next));
                 if sender.send(next).is_err() || last {
                     return;
                 }
@@ -101,6 +163,7 @@ impl Connection {
                 limits,
             )),
             incoming,
+            budget,
             stderr: stderr_kept,
             recording,
             closed: false,
@@ -136,6 +199,7 @@ impl Connection {
             Err(RecvTimeoutError::Timeout) => return None,
             Err(RecvTimeoutError::Disconnected) => Incoming::Closed(None, Vec::new()),
         };
+        self.budget.give_back(held(&event));
         match &event {
             Incoming::Frame(_, bytes) => record(&self.recording, bytes),
             Incoming::Closed(_, bytes) => {
@@ -193,5 +257,34 @@ impl Drop for Connection {
         if self.try_wait().is_none() {
             self.kill();
         }
+        // A reader waiting for room goes on, finds the channel gone and ends.
+        self.budget.give_back(usize::MAX);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reader_waits_while_the_bytes_read_ahead_are_over_the_budget() {
+        let budget = Arc::new(Budget::default());
+        budget.take(READ_AHEAD_BYTES - 10);
+        let (done, finished) = mpsc::channel();
+        let waiting = Arc::clone(&budget);
+        let reader = thread::spawn(move || {
+            waiting.take(20);
+            let _ = done.send(());
+        });
+        assert!(
+            finished.recv_timeout(Duration::from_millis(200)).is_err(),
+            "20 more bytes do not fit"
+        );
+        budget.give_back(READ_AHEAD_BYTES - 10);
+        assert!(finished.recv_timeout(Duration::from_secs(5)).is_ok());
+        let _ = reader.join();
+        // One frame larger than the whole budget still goes, alone.
+        budget.give_back(usize::MAX);
+        budget.take(READ_AHEAD_BYTES * 2);
     }
 }
