@@ -171,6 +171,66 @@ fn diagnostic_codes_keep_their_type_and_init_options_reach_the_server() {
     );
 }
 
+/// Whether `bytes` is a sequence of whole `Content-Length` frames.
+fn whole_frames(mut bytes: &[u8]) -> bool {
+    while !bytes.is_empty() {
+        let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
+            return false;
+        };
+        let headers = String::from_utf8_lossy(&bytes[..end]).into_owned();
+        let Some(length) = headers
+            .lines()
+            .find_map(|line| line.strip_prefix("Content-Length: "))
+            .and_then(|n| n.trim().parse::<usize>().ok())
+        else {
+            return false;
+        };
+        let Some(rest) = bytes.get(end + 4 + length..) else {
+            return false;
+        };
+        bytes = rest;
+    }
+    true
+}
+
+#[test]
+fn the_recording_stops_on_a_whole_frame_at_its_cap() {
+    let root = project("capped");
+    let recording = root.join("session.bin");
+    let path = recording.to_str().expect("utf-8");
+    let output = lsp(&root, &["--record", path, "symbols", "a.py"], &[]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let full = std::fs::read(&recording).expect("recording");
+    assert!(whole_frames(&full));
+    let cap = full.len() / 2;
+    let output = lsp(
+        &root,
+        &[
+            "--json",
+            "--record",
+            path,
+            "--record-max-bytes",
+            &cap.to_string(),
+            "symbols",
+            "a.py",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let capped = std::fs::read(&recording).expect("recording");
+    assert!(
+        capped.len() <= cap && !capped.is_empty(),
+        "{} of {cap}",
+        capped.len()
+    );
+    assert!(whole_frames(&capped), "the capped recording ends mid-frame");
+    assert_eq!(
+        document(&output)["server"]["recording_stopped_at_bytes"],
+        capped.len()
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the recording stopped at"));
+}
+
 #[test]
 fn bad_usage_exits_2() {
     let root = project("usage");

@@ -13,8 +13,10 @@ mod places;
 mod query;
 
 use std::fs::File;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -35,6 +37,10 @@ pub struct LspArgs {
     /// Record the session (both directions, exact bytes) for `wirekit validate --protocol lsp`.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// The most bytes `--record` writes: once a frame would pass it, the recording stops there
+    /// (whole frames only, so it still validates) and the output says so.
+    #[arg(long, value_name = "N", default_value_t = 64 * 1024 * 1024)]
+    record_max_bytes: u64,
     /// How long each request may take, in milliseconds (the server's start gets six times as long).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     timeout_ms: u64,
@@ -89,9 +95,17 @@ pub fn run(args: LspArgs) -> ExitCode {
     }
     options.request_timeout = Duration::from_millis(args.timeout_ms);
     options.handshake_timeout = Duration::from_millis(args.timeout_ms.saturating_mul(6));
+    let recording_stopped: Arc<Mutex<Option<u64>>> = Arc::default();
     if let Some(path) = &args.record {
         match File::create(path) {
-            Ok(file) => options.recording = Some(Box::new(file)),
+            Ok(file) => {
+                options.recording = Some(Box::new(CappedRecording {
+                    file,
+                    written: 0,
+                    limit: args.record_max_bytes,
+                    stopped_at: Arc::clone(&recording_stopped),
+                }))
+            }
             Err(error) => return usage(&format!("cannot create {}: {error}", path.display())),
         }
     }
@@ -118,12 +132,52 @@ pub fn run(args: LspArgs) -> ExitCode {
         "late_answers_dropped": client.dropped().late_answers,
         "notifications_dropped": client.dropped().notifications,
     });
+    let mut server = server;
     let stop = client.stop(Duration::from_secs(2));
     let stop = json!({"outcome": stop.name(), "detail": match &stop {
         wirekit_lsp::StopReport::Graceful => Value::Null,
         wirekit_lsp::StopReport::Forced(why) | wirekit_lsp::StopReport::AlreadyGone(why) => json!(why),
     }});
+    let stopped_at = recording_stopped.lock().ok().and_then(|at| *at);
+    if let Some(stopped_at) = stopped_at {
+        server["recording_stopped_at_bytes"] = json!(stopped_at);
+        eprintln!(
+            "wirekit lsp: the recording stopped at {stopped_at} bytes, before the frame that would \
+             pass --record-max-bytes {}; it holds the session up to there",
+            args.record_max_bytes
+        );
+    }
     finish(&args, &query, outcome, Some(server), Some(stop))
+}
+
+/// The `--record` file, written up to `limit` bytes: the first chunk (a
+/// frame, as the client records them) that would pass it stops the
+/// recording, so the file ends on a whole frame; `stopped_at` says where.
+struct CappedRecording {
+    file: File,
+    written: u64,
+    limit: u64,
+    stopped_at: Arc<Mutex<Option<u64>>>,
+}
+
+impl Write for CappedRecording {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Ok(mut stopped_at) = self.stopped_at.lock() else {
+            return Ok(buf.len());
+        };
+        let size = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        if stopped_at.is_some() || self.written.saturating_add(size) > self.limit {
+            stopped_at.get_or_insert(self.written);
+            return Ok(buf.len());
+        }
+        let count = self.file.write(buf)?;
+        self.written += u64::try_from(count).unwrap_or(u64::MAX);
+        Ok(count)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// An answer: the text for people and the JSON result, and whether it
