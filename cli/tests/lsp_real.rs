@@ -1,7 +1,8 @@
 #![allow(clippy::panic)]
-//! `wirekit lsp` as a person runs it, against a real language server
-//! (python-lsp-server from PyPI, installed by `tests/lsp/install-servers.sh`):
-//! the answer as text, the session recorded and validated clean.
+//! `wirekit lsp` as a person runs it, against real language servers
+//! (python-lsp-server from PyPI, typescript-language-server with TypeScript
+//! 5 from npm, installed by `tests/lsp/install-servers.sh`): the answer as
+//! text, the session recorded and validated clean.
 
 #[allow(dead_code)] // the shared helpers this file does not use
 mod support;
@@ -11,8 +12,8 @@ use std::process::Command;
 
 use support::wirekit;
 
-#[test]
-fn pylsp_answers_references_and_the_recording_validates() {
+/// The repository, with the servers installed.
+fn installed() -> std::path::PathBuf {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let installed = Command::new("bash")
         .arg(repo.join("tests/lsp/install-servers.sh"))
@@ -23,6 +24,59 @@ fn pylsp_answers_references_and_the_recording_validates() {
         "{}",
         String::from_utf8_lossy(&installed.stderr)
     );
+    repo
+}
+
+/// typescript-language-server loads the project only once a file is open,
+/// and answers from the file's syntax until then: a definition asked at
+/// once lands on the import line. The client waits until the server has
+/// looked at the file.
+#[test]
+fn typescript_answers_after_loading_the_project_opened_with_the_file() {
+    let repo = installed();
+    let server = repo.join("tests/lsp/node_modules/.bin/typescript-language-server");
+    let root = std::env::temp_dir().join(format!("wirekit-cli-lsp-ts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("src")).expect("project");
+    std::fs::write(
+        root.join("tsconfig.json"),
+        r#"{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs"}, "include": ["src"]}"#,
+    )
+    .expect("tsconfig");
+    std::fs::write(
+        root.join("src/util.ts"),
+        "export function greet(name: string): string {\n  return `hello ${name}`;\n}\n",
+    )
+    .expect("util.ts");
+    std::fs::write(
+        root.join("src/main.ts"),
+        "import { greet } from \"./util\";\n\nconst message: string = greet(\"world\");\nconst wrong: number = greet(\"x\");\nconsole.log(message, wrong);\n",
+    )
+    .expect("main.ts");
+    let ask = |query: &[&str]| {
+        let mut args = vec!["lsp", "--root", root.to_str().expect("utf-8")];
+        args.extend_from_slice(query);
+        args.extend_from_slice(&["--", server.to_str().expect("utf-8"), "--stdio"]);
+        let output = wirekit(&args, b"");
+        assert_eq!(output.status.code(), Some(0), "{query:?}: {output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    for _ in 0..3 {
+        assert_eq!(
+            ask(&["definition", "src/main.ts:3:25"]),
+            "src/util.ts:1:17\n"
+        );
+    }
+    assert_eq!(
+        ask(&["diagnostics", "src/main.ts"]),
+        "src/main.ts:4:7: error: Type 'string' is not assignable to type 'number'. [typescript]\n"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn pylsp_answers_references_and_the_recording_validates() {
+    let repo = installed();
     let pylsp = repo.join("tests/lsp/.venv/bin/pylsp");
     let root = repo.join("examples/lsp");
     let recording =

@@ -211,6 +211,28 @@ fn ask(
             .sync(file, query::language_id(file), text)
             .map_err(failed)?;
     }
+    // A server may start loading the project only once a file is open
+    // (typescript-language-server does): asked at once, it answers from the
+    // file's syntax alone. So the client waits until the server has looked
+    // at the files (its first publication for them), then the quiet window
+    // runs again, following any work-done progress it begins; all within
+    // the request's timeout.
+    let files: Vec<PathBuf> = texts.iter().map(|(file, _)| file.clone()).collect();
+    let looked_at = client.looked_at(&files, timeout).map_err(failed)?;
+    let mut busy = busy;
+    if !looked_at {
+        busy.push("no diagnostics published for the file yet".to_owned());
+    }
+    if let Readiness::StillBusy(titles) = client
+        .ready(Duration::from_millis(300), timeout)
+        .map_err(failed)?
+    {
+        for title in titles {
+            if !busy.contains(&title) {
+                busy.push(title);
+            }
+        }
+    }
     let mut answer = answer::answer(client, query, texts, timeout, places)?;
     if !busy.is_empty() {
         answer.text.push_str(&format!(

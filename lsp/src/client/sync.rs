@@ -148,6 +148,46 @@ impl Client {
         self.diagnostics.get(&uri).map(|s| &s.publication)
     }
 
+    /// Waits until the server has looked at `paths` since they were synced:
+    /// a server that pushes diagnostics publishes for a document once it
+    /// has processed it (typescript-language-server loads the whole project
+    /// first), so until then its answers may come from the file's syntax
+    /// alone. Returns at once for a server that offers pull diagnostics
+    /// (`diagnosticProvider`, which need not push), and `false` when
+    /// `timeout` lapses first.
+    pub fn looked_at(
+        &mut self,
+        paths: &[PathBuf],
+        timeout: Duration,
+    ) -> Result<bool, RequestError> {
+        if self.capabilities.raw().get("diagnosticProvider").is_some() {
+            return Ok(true);
+        }
+        let deadline = Instant::now() + timeout;
+        let uris: Vec<String> = paths
+            .iter()
+            .map(|p| self.uri_of(p))
+            .collect::<Result<_, _>>()?;
+        loop {
+            let seen = self
+                .changed
+                .iter()
+                .filter(|c| uris.contains(&c.uri))
+                .all(|c| {
+                    self.diagnostics
+                        .get(&c.uri)
+                        .is_some_and(|s| s.arrival > c.arrivals_at_sync)
+                });
+            if seen {
+                return Ok(true);
+            }
+            self.check_alive()?;
+            if !self.pump(deadline) {
+                return Ok(false);
+            }
+        }
+    }
+
     /// Waits until the changes settle by the two rules (and, with
     /// `require_publication`, until each of `paths` that was changed has a
     /// publication after its sync), or `timeout` lapses.
