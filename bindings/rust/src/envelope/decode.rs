@@ -8,7 +8,7 @@ use super::id::Id;
 use super::message::Message;
 use super::numbers;
 use super::options::EnvelopeOptions;
-use super::shape::{check_call, check_jsonrpc, check_response, Members};
+use super::shape::{check_call, check_jsonrpc, check_response, check_strict_members, Members};
 use super::strict::{parse_message, parse_value, TopLevel};
 
 /// Decodes one message body (UTF-8 JSON, no framing).
@@ -190,7 +190,7 @@ pub(super) fn check_members(
 ) -> Result<Message, EnvelopeError> {
     let answer_id = m.id.as_ref().and_then(|id| {
         if opts.strict {
-            Id::from_value(id)
+            Id::try_from_value_canonical(id.clone()).ok()
         } else {
             // Lenient: a fractional id is echoed too; `null` is no id to echo.
             Id::try_from_value_lenient(id.clone())
@@ -201,6 +201,9 @@ pub(super) fn check_members(
     if let Some(pointer) = duplicate {
         let id = if pointer == "/id" { None } else { answer_id };
         return Err(duplicate_error(pointer, id));
+    }
+    if opts.strict {
+        check_strict_members(&m, &answer_id)?;
     }
     check_jsonrpc(m.jsonrpc.as_ref(), opts.dialect, &answer_id)?;
     match m.method.take() {

@@ -15,7 +15,7 @@ use super::problem::{Problem, ProblemKind};
 use super::refusal::Refusal;
 use crate::envelope::{self, EnvelopeError, EnvelopeOptions, Message, Request};
 use crate::framing::{FaultKind, Frame, FramingError};
-use crate::protocol::{Direction, MethodKind};
+use crate::protocol::{Direction, MethodKind, UnreadableId};
 use crate::session::{Session, ViolationKind};
 use crate::validate::{Part, Protocol, ValidationIssue};
 
@@ -210,7 +210,27 @@ impl SessionChecker {
             // it comes, never demanded.
             let mut refusal = Refusal::framing(&self.protocol, fault);
             refusal.required = false;
-            self.owe(index, "null".to_owned(), refusal, false);
+            let complete = fault.kind() != FaultKind::FrameTooLong;
+            if let Some(key) = self.refused_frame_key(fault.head(), complete, None) {
+                self.owe(index, key, refusal, false);
+            }
+        }
+    }
+
+    /// The key of the answer a refused frame is owed, as the protocol's
+    /// `unreadable_id` says: the id the decoder `read`, or `null`
+    /// (JSON-RPC 2.0); the id recovered from `line` as the driver
+    /// protocol's reference recovers it, or no answer at all (`silent`).
+    fn refused_frame_key(
+        &self,
+        line: &[u8],
+        complete: bool,
+        read: Option<&envelope::Id>,
+    ) -> Option<String> {
+        let key = |id: &envelope::Id| id.to_value().to_string();
+        match self.protocol.manifest().transport.unreadable_id {
+            UnreadableId::Null => Some(read.map_or_else(|| "null".to_owned(), key)),
+            UnreadableId::Silent => envelope::recover_id(line, complete).as_ref().map(key),
         }
     }
 
@@ -248,13 +268,16 @@ impl SessionChecker {
         );
         self.push(index, ProblemKind::Envelope, Some(error.pointer()), message);
         let invalid_id = error.kind() == envelope::EnvelopeErrorKind::InvalidId;
-        let key = error
-            .id()
-            .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
+        let Some(key) = self.refused_frame_key(body.as_bytes(), true, error.id()) else {
+            // A silent protocol answers no frame whose id cannot be read.
+            return;
+        };
         let mut refusal = refusal;
         // A request (a method and an id) is owed its answer; anything else
-        // may be the server's own noise.
-        refusal.required = member("method") && member("id");
+        // may be the server's own noise. A silent protocol owes an answer
+        // to every frame whose id it recovers.
+        let silent = self.protocol.manifest().transport.unreadable_id == UnreadableId::Silent;
+        refusal.required = (member("method") && member("id")) || silent;
         self.owe(index, key, refusal, invalid_id);
     }
 
