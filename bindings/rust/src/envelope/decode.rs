@@ -205,7 +205,10 @@ pub(super) fn check_members(
     if opts.strict {
         check_strict_members(&m, &answer_id)?;
     }
-    check_jsonrpc(m.jsonrpc.as_ref(), opts.dialect, &answer_id)?;
+    // Strict: `"jsonrpc": null` is a missing version, as the driver
+    // protocol's reference reads it.
+    let jsonrpc = m.jsonrpc.as_ref().filter(|v| !(opts.strict && v.is_null()));
+    check_jsonrpc(jsonrpc, opts.dialect, &answer_id)?;
     match m.method.take() {
         Some(method) => check_call(m, method, opts.strict, answer_id),
         None => check_response(m, opts.strict, answer_id),

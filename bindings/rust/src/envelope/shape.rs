@@ -151,12 +151,10 @@ pub(crate) fn check_strict_members(m: &Members, id: &Option<Id>) -> Result<(), E
         };
         return Err(unknown_member("", name, within, id));
     }
+    // A null `jsonrpc` is no value at all there (Go leaves the field
+    // empty): the version check reports it missing.
     if let Some(
-        jsonrpc @ (Value::Null
-        | Value::Bool(_)
-        | Value::Number(_)
-        | Value::Array(_)
-        | Value::Object(_)),
+        jsonrpc @ (Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)),
     ) = &m.jsonrpc
     {
         return check_jsonrpc(Some(jsonrpc), Dialect::JsonRpc2, id);

@@ -421,7 +421,10 @@ function checkStrictMembers(object: JsonObject, m: Members, id: Id | null): void
     const within = m.has.has("method") ? "a request or notification" : "a response";
     throw unknownMember("", m.unknown[1], within, id);
   }
-  if (m.has.has("jsonrpc") && typeof m.jsonrpc !== "string") {
+  if (m.has.has("jsonrpc") && m.jsonrpc === null) {
+    // A null version is a missing one, as the driver protocol's reference reads it.
+    m.has.delete("jsonrpc");
+  } else if (m.has.has("jsonrpc") && typeof m.jsonrpc !== "string") {
     checkJsonrpc(m, "jsonrpc-2.0", id, numberText(object, "jsonrpc"));
   }
   const method = m.method as JsonValue;
