@@ -25,6 +25,10 @@ const NOTIFICATIONS_KEPT: usize = 16;
 const OWED_KEPT: usize = 1024;
 /// Answered request ids remembered to tell a second answer from an unknown id.
 const ANSWERED_KEPT: usize = 4096;
+/// The bytes of an answer besides its id and outcome: `{"id":,"jsonrpc":"2.0",}`.
+const ENVELOPE_WITHOUT_ID: usize = 23;
+/// The shortest outcome: `"result":{}`.
+const SHORTEST_RESULT: usize = 11;
 
 /// The key of a pending request: its id as JSON text, marked when the
 /// server sent it.
@@ -386,6 +390,7 @@ impl SessionChecker {
         }
         // The id is free again: a later answer to it is this request's.
         self.answered.remove(&key);
+
         let Some(spec) = spec else {
             let reason = format!("`{method}` is not a request of {}", self.protocol.id());
             self.push(
@@ -460,6 +465,17 @@ impl SessionChecker {
         refusal: Option<Refusal>,
         from_server: bool,
     ) {
+        // An id too long for the answer to fit the frame bound (a result,
+        // or the protocol's refusal with its sentence): the server drops
+        // the answer (no input may end it), so none is owed.
+        let outcome = refusal
+            .as_ref()
+            .map_or(SHORTEST_RESULT, Refusal::shortest_error_len);
+        if key.len() + ENVELOPE_WITHOUT_ID + outcome
+            > self.protocol.manifest().transport.max_frame_bytes
+        {
+            return;
+        }
         self.pending.insert(
             key,
             Pending {

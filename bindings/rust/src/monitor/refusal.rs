@@ -122,6 +122,18 @@ impl Refusal {
         &self.reason
     }
 
+    /// The length of the shortest `"error":{...}` member that answers it:
+    /// the protocol's code and sentence, without `data`.
+    pub(super) fn shortest_error_len(&self) -> usize {
+        let code = self
+            .answers
+            .iter()
+            .map(|a| a.code.to_string().len())
+            .min()
+            .unwrap_or(1);
+        r#""error":{"code":,"message":""}"#.len() + code + self.reason.len()
+    }
+
     /// The protocol's code(s): `-32600`, `-32600 or -32602`.
     pub(super) fn codes(&self) -> String {
         let mut codes: Vec<String> = Vec::new();
