@@ -372,7 +372,10 @@ fn captured(version: &str) -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .map(|p| {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            (name.unwrap_or_default(), std::fs::read(&p).expect("a capture"))
+            (
+                name.unwrap_or_default(),
+                std::fs::read(&p).expect("a capture"),
+            )
         })
         .collect()
 }
@@ -387,11 +390,18 @@ fn a_protocol_named_without_a_version_follows_the_version_the_session_declares()
             let followed = validate("gaze-analyzer", true, &capture);
             if name.starts_with("declared-version-") {
                 // A session that declares the other version is that version's.
-                assert!(found(&followed).iter().all(|p| p.1 != "version_mismatch"), "{name}");
+                assert!(
+                    found(&followed).iter().all(|p| p.1 != "version_mismatch"),
+                    "{name}"
+                );
                 continue;
             }
             assert_eq!(found(&followed), found(&pinned), "{version} {name}");
-            assert_eq!(followed.status.code(), pinned.status.code(), "{version} {name}");
+            assert_eq!(
+                followed.status.code(),
+                pinned.status.code(),
+                "{version} {name}"
+            );
         }
     }
     let clean = validate(
@@ -426,5 +436,9 @@ fn a_declared_version_the_protocol_lacks_is_a_mismatch_against_the_newest() {
             Some("/result/protocol_version".to_owned())
         )]
     );
-    assert!(text(&output).contains("gaze-analyzer@1.1.0"), "{}", text(&output));
+    assert!(
+        text(&output).contains("gaze-analyzer@1.1.0"),
+        "{}",
+        text(&output)
+    );
 }
