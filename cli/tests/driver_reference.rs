@@ -214,3 +214,53 @@ fn a_transcript_of_a_driver_built_on_the_package_has_no_problem_of_the_drivers()
     assert!(problems.len() > 30, "{problems:#?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("0 in what the server answered"));
 }
+
+#[test]
+fn a_clean_session_of_a_driver_built_on_the_package_validates_clean() {
+    // The lifecycle with ids the package canonicalizes (RFC 8785): each
+    // answer carries the canonical id, written as the package's encoder
+    // writes it.
+    let protocol = wirekit_protocols::protocol("agentapi-driver").expect("embedded");
+    let prepare = catalogue::prepare_params();
+    let calls: [(&str, &str, Option<&str>); 6] = [
+        ("1e3", "driver.hello", Some(catalogue::HELLO)),
+        ("30.0", "driver.capabilities", Some("{}")),
+        ("9007199254740993", "driver.prepare", Some(&prepare)),
+        (r#""\u0041""#, "driver.capabilities", None),
+        ("-0", "driver.reset", Some("{}")),
+        ("12345678901234567890", "driver.shutdown", None),
+    ];
+    let mut driver = reference::PackageDriver::default();
+    let mut transcript = Vec::new();
+    for (id, method, params) in calls {
+        let mut line = catalogue::request(id, method, params);
+        line.push(b'\n');
+        transcript.extend_from_slice(&line);
+        let reference::Verdict::Answer { id, class: None } = driver.answer(&line) else {
+            panic!("{method} is answered with a result by a driver on the package");
+        };
+        let id: Value = serde_json::from_str(&id).expect("a canonical id");
+        let result = protocol.manifest().methods[method].examples[0]["result"].clone();
+        let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+        transcript
+            .extend_from_slice(&serde_json_canonicalizer::to_vec(&answer).expect("canonical"));
+        transcript.push(b'\n');
+    }
+    let dir = std::env::temp_dir().join(format!("wirekit-package-clean-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let capture = dir.join("clean.ndjson");
+    std::fs::write(&capture, &transcript).expect("capture");
+    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args(["validate", "--protocol", "agentapi-driver"])
+        .arg(&capture)
+        .output()
+        .expect("validate runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&transcript)
+    );
+}
