@@ -90,6 +90,20 @@ def test_a_batch_answer_over_the_hosts_line_is_streamed_even_with_classify_signa
     assert f"more than the host's {MAX_SCAN_SIZE - 1}-byte line less 2%: declaring streaming" in stderr, stderr
 
 
+def test_an_analysis_too_slow_to_measure_within_initialize_streams_and_runs_once() -> None:
+    # Gaze gives initialize 30 s and the stream no deadline: a measurement
+    # still running after its budget declares streaming, and the stream
+    # waits for it instead of running the analysis a second time.
+    gaze = host("slow-classify")
+    capabilities = gaze.initialize()["capabilities"]
+    assert capabilities["streaming"] is True
+    assert len(gaze.load_streaming(PARAMS)) == 2
+    assert gaze.close() == 0
+    stderr = gaze.stderr.decode()
+    assert "was still running after 0.3 s" in stderr, stderr
+    assert "cases: analysis run 2" in stderr and "cases: analysis run 3" not in stderr, stderr
+
+
 def test_an_analyzer_with_only_a_batch_analyze_streams_it() -> None:
     gaze = host("batch-only")
     assert gaze.initialize()["capabilities"]["streaming"] is True

@@ -46,7 +46,12 @@ gxmiranda/gaze and unbound-force/gaze code lines):
     Over the host's line (less a 2% margin), `streaming` is declared: every
     side effect arrives, and the signals are lost where Gaze asks for them
     after the stream. Within it, `streaming` is not declared: Gaze calls
-    the batch `analyze`, then `classify_signals`, and gets both;
+    the batch `analyze`, then `classify_signals`, and gets both. Gaze gives
+    `initialize` 30 s (the stream has no deadline): a measurement still
+    running after a third of that (`Analyzer.measure_budget`) declares
+    `streaming` too, and goes on in the background, the calls after
+    `initialize` waiting for it (never two analyses at once; one that
+    caches its parse parses once);
   - an analyzer with only an `analyze` handler streams that handler's
     functions one by one (`analyze/stream` is derived from it), and one
     with only `analyze/stream` answers the batch `analyze` by collecting
@@ -83,6 +88,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable, Optional, TypeVar, Union
@@ -180,6 +186,9 @@ class Analyzer(Service):
         self.streaming_reason: Optional[str] = None
         """Why `initialize` declared `streaming` or not (after `initialize`)."""
         self._streaming_decided: Optional[bool] = None
+        self._measuring: Optional[threading.Thread] = None
+        self.measure_budget = self._initialize_timeout() / 3
+        """Seconds `initialize` waits for the batch answer to be measured."""
         self.debug = _debug_default() if debug is None else debug
         self._warned_types: set[str] = set()
         self._initialize_hooks: list[InitializeHook] = []
@@ -267,6 +276,13 @@ class Analyzer(Service):
                 return size, count, False
         return size, count, True
 
+    def _initialize_timeout(self) -> float:
+        """The host's deadline for `initialize`, in seconds (the manifest's)."""
+        try:
+            return float(self.protocol.manifest()["methods"]["initialize"]["timeout_ms"]) / 1000
+        except (KeyError, TypeError, ValueError):
+            return 30.0
+
     def _decide_streaming(self, root_path: str) -> None:
         """At `initialize`: stream when the batch answer would not fit the
         host's line (a `classify_signals` handler and `streaming=None` only)."""
@@ -274,9 +290,31 @@ class Analyzer(Service):
             return
         line = self.protocol.max_frame_bytes
         threshold = line - line // 50
-        try:
-            size, count, complete = self.batch_answer_bytes(root_path, threshold)
-        except Exception as error:  # the analysis fails: analyze will say so
+        measured: list[tuple[int, int, bool]] = []
+        failed: list[BaseException] = []
+
+        def measure() -> None:
+            try:
+                measured.append(self.batch_answer_bytes(root_path, threshold))
+            except Exception as error:  # the analysis fails: analyze will say so
+                failed.append(error)
+
+        thread = threading.Thread(target=measure, name="wirekit: the batch answer's size", daemon=True)
+        thread.start()
+        thread.join(self.measure_budget)
+        if thread.is_alive():
+            self._measuring = thread
+            self._streaming_decided = True
+            self.streaming_reason = (
+                f"the analysis of {root_path} was still running after {self.measure_budget:g} s "
+                f"(a third of the host's {self._initialize_timeout():g} s for initialize), before "
+                "its batch answer could be measured: declaring streaming, which Gaze reads with "
+                "no deadline and which carries every side effect whatever the size (Gaze "
+                "versions that call classify_signals after a stream lose the signals, with a "
+                "warning); the next call waits for that analysis"
+            )
+        elif failed:
+            error = failed[0]
             self._streaming_decided = False
             self.streaming_reason = (
                 f"the analysis of {root_path} failed while measuring the batch answer "
@@ -284,6 +322,7 @@ class Analyzer(Service):
                 "analyze reports the failure"
             )
         else:
+            size, count, complete = measured[0]
             if complete:
                 self._streaming_decided = False
                 self.streaming_reason = (
@@ -362,6 +401,19 @@ class Analyzer(Service):
 
         return checked_stream if method == "analyze/stream" else checked
 
+    def _after_measuring(self, handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """`handler`, run once the measurement begun at `initialize` is over
+        (never two analyses at once; the measurement warms the caches)."""
+
+        def settled(params: Any) -> Any:
+            measuring = self._measuring
+            if measuring is not None:
+                measuring.join()
+                self._measuring = None
+            return handler(params)
+
+        return settled
+
     def _analyze_from_stream(self, params: Any) -> dict[str, Any]:
         return {"functions": list(self._streams["analyze/stream"](params))}
 
@@ -404,6 +456,9 @@ class Analyzer(Service):
             handlers["analyze"] = self._analyze_from_stream
         if self.debug and "analyze" in handlers:
             handlers["analyze"] = self._checked("analyze", handlers["analyze"])
+        for method, handler in handlers.items():
+            if method not in ("initialize", "shutdown"):
+                handlers[method] = self._after_measuring(handler)
         return handlers
 
     def _stream_handlers(self) -> dict[str, Callable[[Any], Iterable[Any]]]:
@@ -412,6 +467,8 @@ class Analyzer(Service):
             streams["analyze/stream"] = self._stream_from_analyze
         if self.debug and "analyze/stream" in streams:
             streams["analyze/stream"] = self._checked("analyze/stream", streams["analyze/stream"])
+        for method, stream in streams.items():
+            streams[method] = self._after_measuring(stream)
         return streams
 
     def run(self) -> str:

@@ -8,11 +8,13 @@
 * `huge`: a batch analyze of about 11 MB and an analyze/stream of the same functions.
 * `huge-classify`: the same with classify_signals (streaming left to the helper).
 * `batch-only`: only a batch analyze (the helper derives analyze/stream from it).
+* `slow-classify`: `classify` whose analysis takes 1.5 s, with 0.3 s to measure it at initialize.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +22,11 @@ from wirekit.gaze import Analyzer, types
 
 case = sys.argv[1]
 app = Analyzer(name="cases", language="python", streaming=True if case == "classify-forced" else None)
+
+
+runs: list[int] = []
+if case == "slow-classify":
+    app.measure_budget = 0.3
 
 
 def function(i: int) -> types.AnalyzedFunction:
@@ -35,6 +42,10 @@ def analyze_stream(params: types.AnalyzeParams) -> Iterator[Any]:
         yield function(0)
         yield dict(function(1), line="two")
         return
+    if case == "slow-classify":
+        time.sleep(1.5)
+        runs.append(1)
+        print(f"cases: analysis run {len(runs)}", file=sys.stderr)
     count = 60_000 if case.startswith("huge") else 2
     for i in range(count):
         yield function(i)
@@ -69,7 +80,7 @@ def coverage(params: types.CoverageParams) -> types.CoverageResult:
     return {"functions": []}
 
 
-if case.startswith("classify") or case == "huge-classify":
+if case.startswith("classify") or case in ("huge-classify", "slow-classify"):
 
     @app.classify_signals
     def classify_signals(params: types.ClassifySignalsParams) -> types.ClassifySignalsResult:
