@@ -269,3 +269,35 @@ fn a_clean_session_of_a_driver_built_on_the_package_validates_clean() {
         String::from_utf8_lossy(&transcript)
     );
 }
+
+#[test]
+fn the_port_matches_member_names_as_gos_encoding_json_does() {
+    // Exact names first, else case-insensitively (`ſ` folds to `s`, the
+    // Kelvin sign to `k`): the package takes these frames. wirekit's strict
+    // envelope still refuses them (catalogue.rs leaves them out for that).
+    let capitals = br#"{"JSONRPC":"2.0","ID":59,"METHOD":"driver.capabilities"}"#;
+    let Ok(reference::Decoded::Request { id, method, .. }) =
+        reference::decode_control_frame(capitals)
+    else {
+        unreachable!("the port refuses {}", String::from_utf8_lossy(capitals));
+    };
+    assert_eq!(
+        (id, method.as_str()),
+        (Value::from(59), "driver.capabilities")
+    );
+    let folded = "{\"j\u{17f}onrpc\":\"2.0\",\"id\":1,\"method\":\"driver.hello\",\"params\":{\"Core_Version_Range\":{\"MINIMUM\":\"1.0.0\",\"maximum\":\"1.0.0\"}}}";
+    assert!(reference::decode_control_frame(folded.as_bytes()).is_ok());
+    let mut driver = reference::PackageDriver::default();
+    assert_eq!(
+        driver.answer(folded.as_bytes()),
+        reference::Verdict::Answer {
+            id: "1".into(),
+            class: None
+        }
+    );
+    // Unknown still means no field at all, in any case.
+    assert!(reference::decode_control_frame(
+        br#"{"jsonrpc":"2.0","ID":1,"method":"driver.reset","Extra":1}"#
+    )
+    .is_err());
+}
