@@ -59,6 +59,6 @@ echo "== pytest: examples/python-analyzer"
 (cd "$repo/examples/python-analyzer" && "$py" -m pytest -p no:cacheprovider)
 echo "== pytest: examples/python-driver (driven by wirekit drive)"
 if command -v cargo >/dev/null; then
-    (cd "$repo" && cargo build -q -p wirekit-cli)
+    (cd "$repo" && cargo build -q -p wirekit-cli --bins --example driver_catalogue)
 fi
 (cd "$repo/examples/python-driver" && "$py" -m pytest -p no:cacheprovider)

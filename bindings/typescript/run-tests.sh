@@ -10,7 +10,7 @@ echo "== npm ci"
 npm ci --no-audit --no-fund --loglevel=error
 
 echo "== servers on the Rust serve loop (the sessions test sends the captures to them)"
-(cd ../.. && cargo build -q -p wirekit-example-rust-analyzer -p wirekit-cli --example rust_driver)
+(cd ../.. && cargo build -q -p wirekit-example-rust-analyzer -p wirekit-cli --bins --example rust_driver)
 
 echo "== third-party peers (pygls, snake-eyes-analyzer; once per checkout) for test/peers.test.ts"
 bash ../../tests/peers/install.sh

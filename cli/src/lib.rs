@@ -19,6 +19,7 @@ mod generate;
 mod input;
 mod live;
 mod lsp;
+mod session_version;
 mod validate;
 
 /// JSON-RPC over stdio, driven by JSON Schemas.

@@ -9,7 +9,7 @@
 //! Exit status 0 when no error was found (warnings do not count), 1 when
 //! one was (an empty capture included), 2 for bad usage.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,7 +22,8 @@ use wirekit::validate::Protocol;
 /// Arguments of `wirekit validate`.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// The protocol: its folder in `schemas/` (newest version) or `NAME@VERSION`.
+    /// The protocol: `NAME@VERSION`, or its name alone: the version the session
+    /// declares (or negotiates) when the protocol has it, else the newest.
     #[arg(long)]
     protocol: String,
     /// Read protocols from this folder instead of the ones built in.
@@ -37,22 +38,29 @@ pub struct ValidateArgs {
 
 /// Runs `wirekit validate`.
 pub fn run(args: ValidateArgs) -> ExitCode {
-    let protocol = match load(&args) {
-        Ok(protocol) => protocol,
-        Err(error) => {
-            eprintln!("wirekit validate: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    let input = match crate::input::open(args.file.as_deref()) {
+    let mut input = match crate::input::open(args.file.as_deref()) {
         Ok(input) => input,
         Err(message) => {
             eprintln!("wirekit validate: {message}");
             return ExitCode::from(2);
         }
     };
+    // The whole capture first: a protocol named without a version is
+    // checked against the version the session declares.
+    let mut capture = Vec::new();
+    if let Err(error) = input.read_to_end(&mut capture) {
+        eprintln!("wirekit validate: {error}");
+        return ExitCode::from(2);
+    }
+    let protocol = match load(&args, &capture) {
+        Ok(protocol) => protocol,
+        Err(error) => {
+            eprintln!("wirekit validate: {error}");
+            return ExitCode::from(2);
+        }
+    };
     let transport = &protocol.manifest().transport;
-    let mut reader = FrameReader::new(input, transport.framing, transport.frame_limits());
+    let mut reader = FrameReader::new(&capture[..], transport.framing, transport.frame_limits());
     let mut checker = SessionChecker::new(Arc::clone(&protocol));
     loop {
         match reader.read_frame() {
@@ -120,14 +128,23 @@ pub fn run(args: ValidateArgs) -> ExitCode {
     }
 }
 
-fn load(args: &ValidateArgs) -> Result<Arc<Protocol>, ProtocolError> {
+/// The protocol to check `capture` against: `NAME@VERSION` as given, or
+/// for a name alone the version the session declares (or negotiates) when
+/// the protocol has it, else the newest.
+fn load(args: &ValidateArgs, capture: &[u8]) -> Result<Arc<Protocol>, ProtocolError> {
+    let followed = |registry: &Registry| {
+        if args.protocol.contains('@') {
+            args.protocol.clone()
+        } else {
+            crate::session_version::follow(registry, &args.protocol, capture)
+        }
+    };
     match &args.schemas {
-        None => wirekit_protocols::protocol(&args.protocol),
+        None => wirekit_protocols::protocol(&followed(wirekit_protocols::registry()?)),
         Some(dir) => {
             let registry = Registry::from_dir(dir)?;
-            Ok(Arc::new(Protocol::compile(
-                registry.get(&args.protocol)?.clone(),
-            )?))
+            let spec = followed(&registry);
+            Ok(Arc::new(Protocol::compile(registry.get(&spec)?.clone())?))
         }
     }
 }

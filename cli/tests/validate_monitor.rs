@@ -208,9 +208,10 @@ fn a_result_to_a_request_with_an_invalid_id_is_its_own_kind() {
 #[test]
 fn frames_keep_their_numbers_after_a_framing_fault() {
     // Strict NDJSON (the driver protocol): a bare CR is a framing fault.
-    // It is frame 0; the answer after it is frame 1, not frame 0 again.
+    // It is frame 0; the answer after it is frame 1, not frame 0 again
+    // (with the id the driver protocol's reference recovers from the line).
     let capture = b"{\"id\":\"e\",\"jsonrpc\":\"2.0\",\r\"method\":\"driver.reset\"}\n\
-{\"error\":{\"code\":-32600,\"data\":{\"class\":\"invalid_request\",\"details\":{\"kind\":\"BareCarriageReturn\"}},\"message\":\"bare CR\"},\"id\":null,\"jsonrpc\":\"2.0\"}\n\
+{\"error\":{\"code\":-32600,\"data\":{\"class\":\"invalid_request\",\"details\":{\"kind\":\"BareCarriageReturn\"}},\"message\":\"bare CR\"},\"id\":\"e\",\"jsonrpc\":\"2.0\"}\n\
 {\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"driver.nope\"}\n";
     let output = validate("agentapi-driver@1", true, capture);
     assert_eq!(
@@ -353,5 +354,91 @@ fn discouraged_ids_are_warnings_that_do_not_fail_the_exit_code() {
     assert!(
         stderr.contains("1 problem(s)") && stderr.contains("(1 warning(s)"),
         "{stderr}"
+    );
+}
+
+/// The captured Gaze sessions of a version, each file's bytes.
+fn captured(version: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/sessions")
+        .join(format!("gaze-analyzer@{version}"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the captured sessions")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ndjson"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            (
+                name.unwrap_or_default(),
+                std::fs::read(&p).expect("a capture"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_protocol_named_without_a_version_follows_the_version_the_session_declares() {
+    for version in ["1.0.0", "1.1.0"] {
+        let sessions = captured(version);
+        assert!(sessions.len() > 5, "{version}: {} captures", sessions.len());
+        for (name, capture) in sessions {
+            let pinned = validate(&format!("gaze-analyzer@{version}"), true, &capture);
+            let followed = validate("gaze-analyzer", true, &capture);
+            if name.starts_with("declared-version-") {
+                // A session that declares the other version is that version's.
+                assert!(
+                    found(&followed).iter().all(|p| p.1 != "version_mismatch"),
+                    "{name}"
+                );
+                continue;
+            }
+            assert_eq!(found(&followed), found(&pinned), "{version} {name}");
+            assert_eq!(
+                followed.status.code(),
+                pinned.status.code(),
+                "{version} {name}"
+            );
+        }
+    }
+    let clean = validate(
+        "gaze-analyzer",
+        false,
+        &captured("1.0.0")
+            .into_iter()
+            .find(|(name, _)| name == "clean-full.ndjson")
+            .expect("clean-full")
+            .1,
+    );
+    assert_eq!(clean.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&clean.stderr).contains("gaze-analyzer@1.0.0 session is clean"),
+        "{}",
+        String::from_utf8_lossy(&clean.stderr)
+    );
+}
+
+#[test]
+fn a_declared_version_the_protocol_lacks_is_a_mismatch_against_the_newest() {
+    let capture = lines(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/p"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"discover":false,"test_mapping":false,"classify_signals":false},"protocol_version":"9.0.0","analyzer_name":"a","language":"x"}}"#,
+    ]);
+    let output = validate("gaze-analyzer", true, &capture);
+    assert_eq!(
+        found(&output),
+        vec![(
+            1,
+            "version_mismatch".to_owned(),
+            Some("/result/protocol_version".to_owned())
+        )]
+    );
+    assert!(
+        text(&output).contains("gaze-analyzer@1.1.0"),
+        "{}",
+        text(&output)
     );
 }

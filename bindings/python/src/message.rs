@@ -12,10 +12,20 @@ use wirekit::envelope::{
 
 use crate::convert::{from_python_err, to_python};
 
-/// The id as a Python `int` or `str` (`None` for no id).
+/// The id as a Python `int` or `str` (`None` for no id). A strict id
+/// beyond 64 bits (held as the whole double its RFC 8785 form names, as
+/// `18446744073709552000`) is the `int` of those digits.
 pub fn id_to_python<'py>(py: Python<'py>, id: Option<&Id>) -> PyResult<Bound<'py, PyAny>> {
     match id {
         None => Ok(py.None().into_bound(py)),
+        Some(Id::Number(n))
+            if !(n.is_i64() || n.is_u64())
+                && n.as_f64()
+                    .is_some_and(|x| x.fract() == 0.0 && x.abs() >= 9.2e18) =>
+        {
+            let digits = Id::Number(n.clone()).to_string();
+            py.get_type::<PyInt>().call1((digits,))
+        }
         Some(id) => to_python(py, &id.to_value()),
     }
 }

@@ -62,10 +62,11 @@ def test_a_refused_stream_item_ends_the_stream_visibly_instead_of_vanishing() ->
 
 
 def test_classify_signals_follows_a_batch_analyze_instead_of_a_stream() -> None:
-    # Gaze's adapter calls classify_signals after loading the analysis
-    # (classifyAndMerge at the end of loadBatch and loadStreaming): with a
-    # classify_signals handler the helper does not declare streaming, so
-    # the host takes the batch path and the signals arrive.
+    # Gaze's adapter (the versions with the classify_signals integration)
+    # calls classify_signals after loading the analysis, batch or stream:
+    # with a classify_signals handler and a batch answer that fits the
+    # host's line, the helper does not declare streaming, so the host takes
+    # the batch path and the signals arrive.
     gaze = host("classify")
     capabilities = gaze.initialize()["capabilities"]
     assert capabilities["streaming"] is False and capabilities["classify_signals"] is True
@@ -74,6 +75,53 @@ def test_classify_signals_follows_a_batch_analyze_instead_of_a_stream() -> None:
     signals = gaze.call("classify_signals", PARAMS)
     assert signals["result"]["signals"][0]["source"] == "docstring"
     assert gaze.close() == 0
+
+
+def test_a_batch_answer_over_the_hosts_line_is_streamed_even_with_classify_signals() -> None:
+    # About 11 MB of functions: the batch analyze would be refused and Gaze
+    # would get no side effect; the stream gives it every one.
+    gaze = host("huge-classify")
+    capabilities = gaze.initialize()["capabilities"]
+    assert capabilities["streaming"] is True and capabilities["classify_signals"] is True
+    assert len(gaze.load_streaming(PARAMS)) == 60_000
+    assert gaze.close() == 0
+    stderr = gaze.stderr.decode()
+    assert "streaming: decided at initialize" in stderr, stderr
+    assert f"more than the host's {MAX_SCAN_SIZE - 1}-byte line less 2%: declaring streaming" in stderr, stderr
+
+
+def test_an_analysis_too_slow_to_measure_within_initialize_streams_and_runs_once() -> None:
+    # Gaze gives initialize 30 s and the stream no deadline: a measurement
+    # still running after its budget declares streaming, and the stream
+    # waits for it instead of running the analysis a second time.
+    gaze = host("slow-classify")
+    capabilities = gaze.initialize()["capabilities"]
+    assert capabilities["streaming"] is True
+    assert len(gaze.load_streaming(PARAMS)) == 2
+    assert gaze.close() == 0
+    stderr = gaze.stderr.decode()
+    assert "was still running after 0.3 s" in stderr, stderr
+    assert "cases: analysis run 2" in stderr and "cases: analysis run 3" not in stderr, stderr
+
+
+def test_an_analyzer_with_only_a_batch_analyze_streams_it() -> None:
+    gaze = host("batch-only")
+    assert gaze.initialize()["capabilities"]["streaming"] is True
+    assert [f["line"] for f in gaze.load_streaming(PARAMS)] == [1, 2, 3]
+    assert gaze.close() == 0
+
+
+@pytest.mark.parametrize("prompt", [True, False])
+def test_the_process_ends_once_the_session_has_ended_unless_told_not_to(
+    prompt: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not prompt:
+        monkeypatch.setenv("WIREKIT_PROMPT_EXIT", "0")
+    gaze = host("classify")
+    gaze.initialize()
+    assert gaze.close() == 0
+    returned = b"cases: run() returned ended" in gaze.stderr
+    assert returned is not prompt, gaze.stderr
 
 
 def test_forced_streaming_with_classify_signals_loses_the_signals_and_says_so() -> None:

@@ -126,13 +126,16 @@ def test_negative_zero_is_the_integer_zero() -> None:
     assert zero == 0 and type(zero) is int
     assert wirekit.encode(message) == b'{"jsonrpc":"2.0","id":0,"result":[0,-0.0,{"x":0}]}'
     # `-0.0` stays a float: a fractional id, which a lenient protocol accepts
-    # (JSON-RPC 2.0 allows it, discouraged) and echoes as written, and a
-    # strict one refuses.
+    # (JSON-RPC 2.0 allows it, discouraged) and echoes as written. A strict
+    # one reads ids after RFC 8785, as the driver protocol's reference
+    # package does: `-0.0` is written `0` there, the id 0.
     fractional = wirekit.decode(b'{"jsonrpc":"2.0","id":-0.0,"result":1}')
     assert type(fractional.id) is float and math.copysign(1.0, fractional.id) == -1.0
     assert wirekit.encode(fractional) == b'{"jsonrpc":"2.0","id":-0.0,"result":1}'
+    strict = wirekit.decode(b'{"jsonrpc":"2.0","id":-0.0,"result":1}', strict=True)
+    assert strict.id == 0 and type(strict.id) is int
     with pytest.raises(EnvelopeError, match="id"):
-        wirekit.decode(b'{"jsonrpc":"2.0","id":-0.0,"result":1}', strict=True)
+        wirekit.decode(b'{"jsonrpc":"2.0","id":-0.5,"result":1}', strict=True)
 
 
 def test_big_integer_inside_a_parsed_document_is_validated_by_the_core() -> None:

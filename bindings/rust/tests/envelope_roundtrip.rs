@@ -71,10 +71,13 @@ fn arb_structured() -> impl Strategy<Value = Option<Value>> {
     ]
 }
 
+/// Ids every mode reads back as written: strings, and integers up to
+/// 2^53 in magnitude (strict mode reads a larger one as the RFC 8785 form
+/// of its nearest double, `strict_ids_are_their_canonical_integers`).
 fn arb_id() -> impl Strategy<Value = Id> {
+    const EXACT: i64 = 1 << 53;
     prop_oneof![
-        any::<i64>().prop_map(Id::from),
-        any::<u64>().prop_map(Id::from),
+        (-EXACT..=EXACT).prop_map(Id::from),
         arb_string().prop_map(Id::from),
     ]
 }
@@ -148,6 +151,22 @@ proptest! {
                 // Canonical output is a fixed point.
                 let again = decoded.map(|d| encode_canonical(&d, &opts));
                 prop_assert_eq!(again.and_then(Result::ok), Some(bytes));
+            }
+        }
+    }
+
+    #[test]
+    fn strict_ids_are_their_canonical_integers(id in any::<i64>(), unsigned in any::<u64>()) {
+        for literal in [id.to_string(), unsigned.to_string()] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{literal},"method":"m"}}"#);
+            let lenient = decode(body.as_bytes(), &EnvelopeOptions::JSONRPC_2);
+            let strict = decode(body.as_bytes(), &EnvelopeOptions::JSONRPC_2_STRICT);
+            // RFC 8785 writes the nearest double: the digits the strict id has.
+            let double: f64 = literal.parse().unwrap_or(f64::NAN);
+            let canonical = String::from_utf8(serde_json_canonicalizer::to_vec(&double).unwrap_or_default()).unwrap_or_default();
+            prop_assert_eq!(strict.as_ref().ok().and_then(Message::id).map(ToString::to_string), Some(canonical.clone()));
+            if canonical == literal {
+                prop_assert_eq!(lenient.ok(), strict.ok());
             }
         }
     }

@@ -162,7 +162,9 @@ fn a_control_frame_over_one_mebibyte_is_refused_and_the_next_is_served() {
     let run = serve_bytes(&driver, &mut handler, Default::default(), input.as_bytes());
     let answers = run.answers(&driver);
     assert_eq!(answers.len(), 2);
-    assert!(answers[0]["id"].is_null());
+    // The reference package reads the id from the refused line's head.
+    assert_eq!(answers[0]["id"], 1, "{}", answers[0]);
+    assert_eq!(answers[0]["error"]["data"]["class"], "budget_exceeded");
     assert!(answers[0]["error"]["message"]
         .as_str()
         .is_some_and(|m| m.contains("FrameTooLong")));

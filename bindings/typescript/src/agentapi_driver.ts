@@ -112,8 +112,8 @@ export interface PrepareParams {
   resolved_plan_digest: Digest;
   /** Ephemeral capability token (required, non-empty); must never be persisted. */
   capability_token: string;
-  /** References to fixture objects; omitted when there are none. */
-  fixture_refs?: ObjectRef[];
+  /** References to fixture objects; omitted when there are none (null is taken too, as the reference package's decoder and its own schema take it). */
+  fixture_refs?: ObjectRef[] | null;
   /** The permission subset offered to the driver. A Go nil slice is encoded as null, which the reference decoder accepts as empty. */
   approved_permissions: Permission[] | null;
 }

@@ -21,7 +21,9 @@ import { inputBytes, isObject, loadVectors, str } from "./support.js";
 function expectedId(holder: JsonObject, key: string): Id | null {
   const v = holder[key];
   if (v === null || typeof v === "string") return v as Id | null;
-  const n = integerOf(numberText(holder, key) ?? String(v));
+  const text = numberText(holder, key) ?? String(v);
+  // A strict id beyond 64 bits is the integer RFC 8785 writes (its digits).
+  const n = integerOf(text) ?? (/^-?\d+$/.test(text) ? BigInt(text) : undefined);
   // A fractional id (lenient protocols) compares by value.
   if (n === undefined && typeof v === "number") return v;
   assert.ok(n !== undefined, `vector ${key} is not an id`);
@@ -73,7 +75,7 @@ for (const { file, cases } of loadVectors("envelope")) {
         const encoded = encodeMessage(message, options.dialect);
         if (typeof c["reencode"] === "string") assert.equal(encoded, c["reencode"], "reencode");
         // Encoding and decoding again gives an equal message, which encodes the same.
-        const again = decodeMessage(encoded, { dialect: options.dialect });
+        const again = decodeMessage(encoded, options);
         assert.deepEqual(again, message, "round trip");
         assert.equal(encodeMessage(again, options.dialect), encoded, "round trip encoding");
         if (typeof c["canonical"] === "string") {

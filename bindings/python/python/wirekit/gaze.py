@@ -26,17 +26,39 @@ gxmiranda/gaze and unbound-force/gaze code lines):
   of waiting forever or taking the items before it for the whole result.
   After a stream, `run()` points descriptor 1 at stderr, so the host sees
   EOF even if the program goes on.
-* `classify_signals` follows the analysis. The adapter's
-  `classifyAndMerge` runs at the end of both `loadBatch` and
-  `loadStreaming` (sideeffect.go, fetchClassifySignals in
-  classify_signals.go); after a stream the session is over and that call
-  fails (`write |1: broken pipe`), and Gaze only warns and drops the
-  signals. So `streaming` is opt-in where it would lose data: with a
-  `classify_signals` handler, the analyzer does not declare `streaming`
-  (Gaze then calls the batch `analyze`, followed by `classify_signals`)
-  unless `streaming=True` is passed, and `run()` says what is lost then.
-  Without an `analyze` handler, the batch `analyze` is answered by
-  collecting the `analyze/stream` handler's items.
+* `classify_signals` follows the analysis in the Gaze versions that call
+  it (the `classify_signals` integration, unbound-force/gaze `adapter/
+  classify.go`: `fetchClassifySignals` after `loadBatch` and after
+  `loadStreaming`); older clients (the `gaze crap` of commit fae3ca57 among
+  them) never call it. After a stream the session is over, so that call
+  fails (`write |1: broken pipe`): Gaze warns, drops the signals and treats
+  the effects as unclassified (contractual), but keeps every side effect.
+  A batch `analyze` over the host's line (below) gives Gaze no side effect
+  at all. Hence the rule for `streaming=None` (the default), which gives
+  Gaze every function's side effects on any project size:
+
+  - without `classify_signals`, `streaming` is declared whenever the
+    analyzer can stream;
+  - with `classify_signals`, the choice is made at `initialize`, whose
+    params carry `root_path`: the helper runs the analysis of the whole
+    project once (the `analyze/stream` handler, else `analyze`; an analyzer
+    that caches its parse pays for it once) and measures the batch answer.
+    Over the host's line (less a 2% margin), `streaming` is declared: every
+    side effect arrives, and the signals are lost where Gaze asks for them
+    after the stream. Within it, `streaming` is not declared: Gaze calls
+    the batch `analyze`, then `classify_signals`, and gets both. Gaze gives
+    `initialize` 30 s (the stream has no deadline): a measurement still
+    running after a third of that (`Analyzer.measure_budget`) declares
+    `streaming` too, and goes on in the background, the calls after
+    `initialize` waiting for it (never two analyses at once; one that
+    caches its parse parses once);
+  - an analyzer with only an `analyze` handler streams that handler's
+    functions one by one (`analyze/stream` is derived from it), and one
+    with only `analyze/stream` answers the batch `analyze` by collecting
+    the stream's items.
+
+  `streaming=True` always declares it, `streaming=False` never does. `run()`
+  says on stderr which rule applies, and `initialize` what it chose and why.
 * Lines are at most 10 MiB. `NewClient` reads stdout with a `bufio.Scanner`
   bounded at 10 MiB (`maxScanSize`); the manifest's `max_frame_bytes` is
   that bound less the line feed, and an answer over it is answered -32603
@@ -50,12 +72,23 @@ gxmiranda/gaze and unbound-force/gaze code lines):
   helper checks what `analyze` and `analyze/stream` return and warns the
   analyzer's author once per unknown type (`TaxonomyWarning`); in tests,
   `unknown_side_effect_types()` gives the same answer.
+* Close is prompt. `Client.Close` writes `shutdown`, closes stdin and waits
+  for the process to exit, every `gaze crap` run; an interpreter that tears
+  down a big cached project on its way out makes that wait seconds long.
+  Once the session has ended normally (`shutdown` answered, or a stream
+  finished), `run()` flushes stdout and stderr and ends the process at once
+  with status 0 (`os._exit`): no `atexit` handler, finalizer or cache
+  teardown runs after it. `exit_promptly=False` (or `WIREKIT_PROMPT_EXIT=0`
+  in the environment) returns from `run()` instead; code that must run at
+  the end belongs in an `on_shutdown` hook.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable, Optional, TypeVar, Union
@@ -124,15 +157,23 @@ class Analyzer(Service):
         streaming: Optional[bool] = None,
         debug: Optional[bool] = None,
         schemas: Union[str, "os.PathLike[str]", None] = None,
+        exit_promptly: Optional[bool] = None,
     ) -> None:
-        """`streaming`: whether to declare the `streaming` capability when an
-        `analyze/stream` handler is registered. `None` (the default) declares
-        it unless a `classify_signals` handler is registered too (Gaze calls
-        `classify_signals` after the stream, when the session is over).
-        `debug`: check the side-effect types the handlers emit (default:
-        `WIREKIT_DEBUG` set, or `python -X dev`). `schemas`: a folder to load
-        the protocol from at run time (the embedded one by default)."""
-        super().__init__(protocol, result_check=result_check, schemas=schemas)
+        """`streaming`: whether to declare the `streaming` capability. `None`
+        (the default) follows the module's rule: streamed whenever no
+        `classify_signals` handler would lose its signals, else decided at
+        `initialize` from the size of the batch answer against the host's
+        line. `debug`: check the side-effect types the handlers emit
+        (default: `WIREKIT_DEBUG` set, or `python -X dev`). `schemas`: a
+        folder to load the protocol from at run time (the embedded one by
+        default). `exit_promptly`: end the process as soon as the session
+        has ended (default: yes, unless `WIREKIT_PROMPT_EXIT=0`)."""
+        super().__init__(
+            protocol,
+            result_check=result_check,
+            schemas=schemas,
+            exit_promptly=True if exit_promptly is None else exit_promptly,
+        )
         if self.protocol.name != "gaze-analyzer":
             raise ValueError(f"an Analyzer speaks gaze-analyzer, not {self.protocol.name}")
         self.name = name
@@ -142,6 +183,12 @@ class Analyzer(Service):
         self.root_path: Optional[str] = None
         self.config: dict[str, Any] = {}
         self.streaming = streaming
+        self.streaming_reason: Optional[str] = None
+        """Why `initialize` declared `streaming` or not (after `initialize`)."""
+        self._streaming_decided: Optional[bool] = None
+        self._measuring: Optional[threading.Thread] = None
+        self.measure_budget = self._initialize_timeout() / 3
+        """Seconds `initialize` waits for the batch answer to be measured."""
         self.debug = _debug_default() if debug is None else debug
         self._warned_types: set[str] = set()
         self._initialize_hooks: list[InitializeHook] = []
@@ -193,11 +240,107 @@ class Analyzer(Service):
         self._shutdown_hooks.append(hook)
         return hook
 
+    def can_stream(self) -> bool:
+        """Whether `analyze/stream` can be answered: the protocol has it, and
+        an `analyze/stream` or an `analyze` handler is registered."""
+        return "analyze/stream" in self._served and (
+            self.handles("analyze/stream") or self.handles("analyze")
+        )
+
     def declares_streaming(self) -> bool:
-        """Whether `initialize` declares `streaming` (see `streaming`)."""
-        if not self.handles("analyze/stream") or self.streaming is False:
+        """Whether `initialize` declares `streaming` (see the module's rule)."""
+        if not self.can_stream() or self.streaming is False:
             return False
-        return self.streaming is True or not self.handles("classify_signals")
+        if self.streaming is True or not self.handles("classify_signals"):
+            return True
+        return bool(self._streaming_decided)
+
+    def batch_answer_bytes(self, root_path: str, limit: int) -> tuple[int, int, bool]:
+        """The size of the batch `analyze` answer for the whole project at
+        `root_path`, measured by running the analysis (the stream handler's
+        items, else the `analyze` handler's functions) and counting each
+        function's compact JSON; stops once over `limit`. Returns (bytes,
+        functions counted, whether all were counted)."""
+        params: dict[str, Any] = {"root_path": root_path}
+        if self.handles("analyze/stream"):
+            items: Iterable[Any] = self._streams["analyze/stream"](params)
+        else:
+            result = self._requests["analyze"](params)
+            items = result.get("functions") or [] if isinstance(result, dict) else []
+        # `{"id":…,"jsonrpc":"2.0","result":{"functions":[…]}}` and a line feed.
+        size, count = 64, 0
+        for item in items:
+            size += len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()) + 1
+            count += 1
+            if size > limit:
+                return size, count, False
+        return size, count, True
+
+    def _initialize_timeout(self) -> float:
+        """The host's deadline for `initialize`, in seconds (the manifest's)."""
+        try:
+            return float(self.protocol.manifest()["methods"]["initialize"]["timeout_ms"]) / 1000
+        except (KeyError, TypeError, ValueError):
+            return 30.0
+
+    def _decide_streaming(self, root_path: str) -> None:
+        """At `initialize`: stream when the batch answer would not fit the
+        host's line (a `classify_signals` handler and `streaming=None` only)."""
+        if not (self.streaming is None and self.can_stream() and self.handles("classify_signals")):
+            return
+        line = self.protocol.max_frame_bytes
+        threshold = line - line // 50
+        measured: list[tuple[int, int, bool]] = []
+        failed: list[BaseException] = []
+
+        def measure() -> None:
+            try:
+                measured.append(self.batch_answer_bytes(root_path, threshold))
+            except Exception as error:  # the analysis fails: analyze will say so
+                failed.append(error)
+
+        thread = threading.Thread(target=measure, name="wirekit: the batch answer's size", daemon=True)
+        thread.start()
+        thread.join(self.measure_budget)
+        if thread.is_alive():
+            self._measuring = thread
+            self._streaming_decided = True
+            self.streaming_reason = (
+                f"the analysis of {root_path} was still running after {self.measure_budget:g} s "
+                f"(a third of the host's {self._initialize_timeout():g} s for initialize), before "
+                "its batch answer could be measured: declaring streaming, which Gaze reads with "
+                "no deadline and which carries every side effect whatever the size (Gaze "
+                "versions that call classify_signals after a stream lose the signals, with a "
+                "warning); the next call waits for that analysis"
+            )
+        elif failed:
+            error = failed[0]
+            self._streaming_decided = False
+            self.streaming_reason = (
+                f"the analysis of {root_path} failed while measuring the batch answer "
+                f"({type(error).__name__}: {error}); not declaring streaming, so the batch "
+                "analyze reports the failure"
+            )
+        else:
+            size, count, complete = measured[0]
+            if complete:
+                self._streaming_decided = False
+                self.streaming_reason = (
+                    f"the batch analyze answer for {root_path} is about {size} bytes "
+                    f"({count} functions), within the host's {line}-byte line less 2%: "
+                    "not declaring streaming, so Gaze calls the batch analyze and then "
+                    "classify_signals"
+                )
+            else:
+                self._streaming_decided = True
+                self.streaming_reason = (
+                    f"the batch analyze answer for {root_path} is over {size} bytes after "
+                    f"{count} functions, more than the host's {line}-byte line less 2%: "
+                    "declaring streaming, so Gaze gets every side effect by analyze/stream "
+                    "(Gaze versions that call classify_signals after a stream lose the "
+                    "signals, with a warning)"
+                )
+        print(f"wirekit: {self.name}: {self.streaming_reason}", file=sys.stderr)
 
     def capabilities(self) -> Any:
         flags = super().capabilities()
@@ -217,6 +360,34 @@ class Analyzer(Service):
                 stacklevel=2,
             )
 
+    def streaming_rule(self) -> str:
+        """Which streaming rule applies, and why (`run()` prints it)."""
+        if not self.can_stream():
+            if "analyze/stream" not in self._served:
+                return f"streaming: not declared ({self.protocol.id} has no analyze/stream)"
+            return "streaming: not declared (no analyze or analyze/stream handler)"
+        if self.streaming is False:
+            return (
+                "streaming: not declared (streaming=False); an analyze answer over the host's "
+                f"{self.protocol.max_frame_bytes}-byte line is refused, and Gaze gets no side effect"
+            )
+        if self.streaming is True:
+            if self.handles("classify_signals"):
+                return (
+                    "streaming: declared (streaming=True) with classify_signals: where Gaze "
+                    "calls classify_signals after analyze/stream, when the session is over, "
+                    "it loses the signals (streaming=None lets the project's size decide)"
+                )
+            return "streaming: declared (streaming=True)"
+        if not self.handles("classify_signals"):
+            return "streaming: declared (no classify_signals handler loses its signals after a stream)"
+        return (
+            "streaming: decided at initialize: declared when the batch analyze answer for the "
+            f"project would exceed the host's {self.protocol.max_frame_bytes}-byte line (less 2%), "
+            "so Gaze gets every side effect; else not, so Gaze calls the batch analyze and then "
+            "classify_signals"
+        )
+
     def _checked(self, method: str, handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
         def checked(params: Any) -> Any:
             result = handler(params)
@@ -230,8 +401,25 @@ class Analyzer(Service):
 
         return checked_stream if method == "analyze/stream" else checked
 
+    def _after_measuring(self, handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """`handler`, run once the measurement begun at `initialize` is over
+        (never two analyses at once; the measurement warms the caches)."""
+
+        def settled(params: Any) -> Any:
+            measuring = self._measuring
+            if measuring is not None:
+                measuring.join()
+                self._measuring = None
+            return handler(params)
+
+        return settled
+
     def _analyze_from_stream(self, params: Any) -> dict[str, Any]:
         return {"functions": list(self._streams["analyze/stream"](params))}
+
+    def _stream_from_analyze(self, params: Any) -> Iterator[Any]:
+        result = self._requests["analyze"](params)
+        yield from (result.get("functions") or []) if isinstance(result, dict) else []
 
     def initialize_result(self) -> dict[str, Any]:
         """The `initialize` answer, from what is registered."""
@@ -252,6 +440,7 @@ class Analyzer(Service):
         self.config = dict(params.get("config") or {})
         for hook in self._initialize_hooks:
             hook(params)
+        self._decide_streaming(self.root_path)
         return self.initialize_result()
 
     def _shutdown(self, params: Any) -> dict[str, Any]:
@@ -267,12 +456,19 @@ class Analyzer(Service):
             handlers["analyze"] = self._analyze_from_stream
         if self.debug and "analyze" in handlers:
             handlers["analyze"] = self._checked("analyze", handlers["analyze"])
+        for method, handler in handlers.items():
+            if method not in ("initialize", "shutdown"):
+                handlers[method] = self._after_measuring(handler)
         return handlers
 
     def _stream_handlers(self) -> dict[str, Callable[[Any], Iterable[Any]]]:
         streams = super()._stream_handlers()
+        if "analyze/stream" not in streams and self.can_stream():
+            streams["analyze/stream"] = self._stream_from_analyze
         if self.debug and "analyze/stream" in streams:
             streams["analyze/stream"] = self._checked("analyze/stream", streams["analyze/stream"])
+        for method, stream in streams.items():
+            streams[method] = self._after_measuring(stream)
         return streams
 
     def run(self) -> str:
@@ -286,19 +482,7 @@ class Analyzer(Service):
         missing = [m for m in ("complexity", "coverage") if not self.handles(m)]
         if not self.handles("analyze") and not self.handles("analyze/stream"):
             missing.insert(0, "analyze")
-        if self.streaming and self.handles("classify_signals") and self.handles("analyze/stream"):
-            print(
-                f"wirekit: {self.name} declares streaming and classify_signals: Gaze calls "
-                "classify_signals after analyze/stream, when the session is over, and loses "
-                "the signals (pass streaming=None to let it call the batch analyze instead)",
-                file=sys.stderr,
-            )
-        if self.streaming and not self.handles("analyze/stream"):
-            print(
-                f"wirekit: {self.name} was asked to stream but has no analyze/stream handler; "
-                "it does not declare streaming",
-                file=sys.stderr,
-            )
+        print(f"wirekit: {self.name}: {self.streaming_rule()}", file=sys.stderr)
         if missing:
             print(
                 f"wirekit: {self.name} has no handler for the required method(s) "

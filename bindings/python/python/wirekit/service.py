@@ -43,9 +43,13 @@ class Service:
         *,
         result_check: ResultCheck = "reject",
         schemas: Union[str, "os.PathLike[str]", None] = None,
+        exit_promptly: bool = False,
     ) -> None:
         # `schemas`: a folder laid out as wirekit's schemas/ to load the
         # protocol from at run time; the embedded protocols by default.
+        # `exit_promptly`: end the process once the session has ended
+        # normally (see `run`); `WIREKIT_PROMPT_EXIT=0` turns it off.
+        self.exit_promptly = exit_promptly
         self.protocol = protocol if isinstance(protocol, Protocol) else Protocol(protocol, schemas=schemas)
         self.result_check: ResultCheck = result_check
         self._requests: dict[str, Handler] = {}
@@ -136,6 +140,14 @@ class Service:
         1 ms for its write; an answer to the last request read is written at
         once. Returns how serving ended (`"ended"`,
         `"end_of_input"`, `"framing_lost: ..."` or `"peer_closed"`).
+
+        With `exit_promptly` (the Gaze `Analyzer`'s default), a session that
+        ended normally (`"ended"`: the protocol's last request answered, or
+        a stream finished) does not return: stdout and stderr are flushed
+        and the process ends at once with status 0 (`os._exit`), without
+        tearing down what the handlers cached (no `atexit` handlers, no
+        finalizers). Every other outcome returns. `WIREKIT_PROMPT_EXIT=0`
+        in the environment turns it off.
         """
         server = self.server()
         saved = sys.stdout
@@ -148,7 +160,22 @@ class Service:
             sys.stdout = saved
         if outcome == "ended":
             _release_stdout()
+            if self.exit_promptly and os.environ.get("WIREKIT_PROMPT_EXIT", "1") != "0":
+                _exit_now()
         return outcome
+
+
+def _exit_now() -> None:
+    """Ends the process with status 0 once what was written is flushed:
+    the answers are out (the core flushed and closed its writer), and
+    Python's own buffers follow, then no teardown is paid."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 def _release_stdout() -> None:

@@ -1130,9 +1130,9 @@ pub mod types {
         pub resolved_plan_digest: Digest,
         ///Ephemeral capability token (required, non-empty); must never be persisted.
         pub capability_token: CapabilityToken,
-        ///References to fixture objects; omitted when there are none.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub fixture_refs: ::std::vec::Vec<ObjectRef>,
+        ///References to fixture objects; omitted when there are none (null is taken too, as the reference package's decoder and its own schema take it).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub fixture_refs: ::std::option::Option<::std::vec::Vec<ObjectRef>>,
         ///The permission subset offered to the driver. A Go nil slice is encoded as null, which the reference decoder accepts as empty.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub approved_permissions: ::std::option::Option<::std::vec::Vec<Permission>>,

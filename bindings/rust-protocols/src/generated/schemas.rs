@@ -324,8 +324,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         },
         "fixture_refs": {
           "title": "Fixture references",
-          "description": "References to fixture objects; omitted when there are none.",
-          "type": "array",
+          "description": "References to fixture objects; omitted when there are none (null is taken too, as the reference package's decoder and its own schema take it).",
+          "type": [
+            "array",
+            "null"
+          ],
           "items": {
             "$ref": "#/$defs/ObjectRef"
           }
@@ -788,7 +791,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "envelope": "jsonrpc-2.0",
     "strict": true,
     "canonical": true,
-    "max_frame_bytes": 1048576
+    "max_frame_bytes": 1048576,
+    "unreadable_id": "silent"
   },
   "schemas": [
     "driver.schema.json"
@@ -1110,6 +1114,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "description": "Not defined by the spec, which keeps the failure class (error.data.class) separate from the numeric code: wirekit's choice (as in the reference codec tests) for a method sent in the wrong lifecycle state, answered with data.class invalid_state. Drivers may answer other failures with other codes; the class carries the meaning."
     }
   ],
+  "error_codes": "free",
   "error_data": {
     "$ref": "driver.schema.json#/$defs/ErrorData"
   },

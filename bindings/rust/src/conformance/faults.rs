@@ -14,6 +14,7 @@ use super::mutate::mutations;
 use super::runner::Run;
 use crate::envelope::{self, ErrorObject, Id, Message};
 use crate::framing::{decoder_for, Framing};
+use crate::protocol::UnreadableId;
 use crate::session::Session;
 use crate::validate::Part;
 
@@ -398,13 +399,28 @@ fn send_and_expect(
     run.expect_error(check, answer, expected, Some(&id), &what)
 }
 
-/// The error a body should get, with the id it echoes, from the core's
-/// own envelope decoder; `None` when the core accepts the body.
-fn envelope_expectation(run: &Run<'_>, body: &[u8]) -> Option<(ErrorObject, Option<Id>)> {
+/// The error a body should get, and the id it echoes (`Some(None)`:
+/// `null`; `None`: no answer, the protocol's `unreadable_id` being
+/// `silent`), from the core's own envelope decoder; `None` when the core
+/// accepts the body.
+fn envelope_expectation(run: &Run<'_>, body: &[u8]) -> Option<(ErrorObject, Option<Option<Id>>)> {
     let options = run.protocol.manifest().transport.envelope_options();
     match envelope::decode(body, &options) {
         Ok(_) => None,
-        Err(error) => Some((run.protocol.envelope_answer(&error), error.id().cloned())),
+        Err(error) => Some((
+            run.protocol.envelope_answer(&error),
+            answer_id(run, body, true, error.id()),
+        )),
+    }
+}
+
+/// The id a refused frame is answered with, as the protocol's
+/// `unreadable_id` says: the id the decoder `read`, or `null`; in a silent
+/// protocol the id recovered from `line`, or no answer at all (`None`).
+fn answer_id(run: &Run<'_>, line: &[u8], complete: bool, read: Option<&Id>) -> Option<Option<Id>> {
+    match run.protocol.manifest().transport.unreadable_id {
+        UnreadableId::Null => Some(read.cloned()),
+        UnreadableId::Silent => envelope::recover_id(line, complete).map(Some),
     }
 }
 
@@ -475,7 +491,7 @@ fn envelope_faults(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
             group: "envelope",
             name,
             expected: &expected,
-            id: id.as_ref(),
+            id: id.as_ref().map(Option::as_ref),
             ends,
             read_anyway: None,
         };
@@ -552,16 +568,18 @@ fn framing_fault(
     };
     let expected = run.protocol.framing_answer(&fault);
     let ends = fault.ends_stream() || ends_session(run, expected.code);
+    let too_long = fault.kind() == crate::framing::FaultKind::FrameTooLong;
+    let id = answer_id(run, fault.head(), !too_long, None);
     // A server that reads a frame over the bound as an ordinary request
     // answers it with the request's own id: a warning, not a failure (the
-    // bound protects the server itself).
-    let read_anyway =
-        (fault.kind() == crate::framing::FaultKind::FrameTooLong).then(|| Id::from(910));
+    // bound protects the server itself). Unless the protocol answers the
+    // refusal with that id itself.
+    let read_anyway = (too_long && id == Some(None)).then(|| Id::from(910));
     let fault = Fault {
         group: "framing",
         name,
         expected: &expected,
-        id: None,
+        id: id.as_ref().map(Option::as_ref),
         ends,
         read_anyway,
     };
@@ -573,8 +591,9 @@ struct Fault<'f> {
     group: &'static str,
     name: &'f str,
     expected: &'f ErrorObject,
-    /// The id the answer echoes (`None`: `null`).
-    id: Option<&'f Id>,
+    /// The id the answer echoes (`Some(None)`: `null`), or `None` when the
+    /// protocol answers the fault with silence (`unreadable_id: silent`).
+    id: Option<Option<&'f Id>>,
     /// Whether the protocol ends the session after the answer.
     ends: bool,
     /// The id of the request inside the fault, when a server that reads it
@@ -632,9 +651,32 @@ fn raw_fault(
     if let Err(message) = c.send(framed, &mut check) {
         check.fail(None, message);
     }
+    let what = name.trim_end_matches(" is refused").to_owned();
+    let Some(id) = id else {
+        // No answer is owed: the server must go on answering (the monitor
+        // reports an answer it sent anyway).
+        let alive = match slot.as_mut().filter(|_| !ends) {
+            Some(c) => run.survives(c, &what, &mut check),
+            None => own
+                .as_mut()
+                .is_some_and(|c| run.survives(c, &what, &mut check)),
+        };
+        if alive {
+            check.passed(format!(
+                "{what} was left unanswered, as {} leaves a frame whose id cannot be read",
+                run.protocol.id()
+            ));
+        }
+        run.emit(check, index);
+        if let Some(c) = own {
+            run.finish(c);
+        } else if !alive {
+            drop_dead(run, slot);
+        }
+        return;
+    };
     let mut heard = Check::new(group, name);
     let answer = c.await_response(run.fault_timeout(), &mut heard);
-    let what = name.trim_end_matches(" is refused").to_owned();
     let read_as_request = matches!(
         (&answer, &fault.read_anyway),
         (Answer::Response(r), Some(own)) if r.id.as_ref() == Some(own)

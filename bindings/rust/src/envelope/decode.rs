@@ -8,7 +8,7 @@ use super::id::Id;
 use super::message::Message;
 use super::numbers;
 use super::options::EnvelopeOptions;
-use super::shape::{check_call, check_jsonrpc, check_response, Members};
+use super::shape::{check_call, check_jsonrpc, check_response, check_strict_members, Members};
 use super::strict::{parse_message, parse_value, TopLevel};
 
 /// Decodes one message body (UTF-8 JSON, no framing).
@@ -190,7 +190,7 @@ pub(super) fn check_members(
 ) -> Result<Message, EnvelopeError> {
     let answer_id = m.id.as_ref().and_then(|id| {
         if opts.strict {
-            Id::from_value(id)
+            Id::try_from_value_canonical(id.clone()).ok()
         } else {
             // Lenient: a fractional id is echoed too; `null` is no id to echo.
             Id::try_from_value_lenient(id.clone())
@@ -202,7 +202,13 @@ pub(super) fn check_members(
         let id = if pointer == "/id" { None } else { answer_id };
         return Err(duplicate_error(pointer, id));
     }
-    check_jsonrpc(m.jsonrpc.as_ref(), opts.dialect, &answer_id)?;
+    if opts.strict {
+        check_strict_members(&m, &answer_id)?;
+    }
+    // Strict: `"jsonrpc": null` is a missing version, as the driver
+    // protocol's reference reads it.
+    let jsonrpc = m.jsonrpc.as_ref().filter(|v| !(opts.strict && v.is_null()));
+    check_jsonrpc(jsonrpc, opts.dialect, &answer_id)?;
     match m.method.take() {
         Some(method) => check_call(m, method, opts.strict, answer_id),
         None => check_response(m, opts.strict, answer_id),

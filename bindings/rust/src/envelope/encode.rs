@@ -62,7 +62,7 @@ pub fn encode_success_raw(id: &Id, result: &RawValue, opts: &EnvelopeOptions, ou
     }
     out.extend_from_slice(br#""id":"#);
     match id {
-        Id::Number(number) => out.extend_from_slice(number.to_string().as_bytes()),
+        Id::Number(_) => out.extend_from_slice(id.to_string().as_bytes()),
         Id::String(text) => {
             // A string always serializes; a failure would leave `out` as it was.
             let _ = serde_json::to_writer(&mut *out, text);
@@ -82,7 +82,7 @@ pub fn encoded_success_raw_len(id: &Id, result: &RawValue, opts: &EnvelopeOption
         0
     };
     let id_len = match id {
-        Id::Number(number) => number.to_string().len(),
+        Id::Number(_) => id.to_string().len(),
         Id::String(text) => serde_json::to_string(text).map_or(0, |quoted| quoted.len()),
         Id::Null => 4,
     };

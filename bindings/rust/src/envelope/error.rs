@@ -37,8 +37,12 @@ pub enum EnvelopeErrorKind {
     NotAnObject,
     /// `jsonrpc-2.0` dialect: there is no `jsonrpc` member (`-32600`).
     MissingJsonRpc,
-    /// `jsonrpc` is present but is not the string `"2.0"` (`-32600`).
+    /// `jsonrpc` is a string other than `"2.0"` (`-32600`).
     WrongJsonRpcVersion,
+    /// `jsonrpc` is present but is not a string (`"jsonrpc": 2.0`;
+    /// `-32600`): a malformed envelope rather than another version, as the
+    /// driver protocol's reference decoder classes it.
+    JsonRpcNotString,
     /// `method` is present but is not a string (`-32600`).
     MethodNotString,
     /// The id is not a string or an integer that fits `i64`/`u64`: `null`
@@ -68,7 +72,7 @@ pub enum EnvelopeErrorKind {
 
 impl EnvelopeErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EnvelopeErrorKind; 16] = [
+    pub const ALL: [EnvelopeErrorKind; 17] = [
         EnvelopeErrorKind::Parse,
         EnvelopeErrorKind::InvalidUtf8,
         EnvelopeErrorKind::TrailingData,
@@ -76,6 +80,7 @@ impl EnvelopeErrorKind {
         EnvelopeErrorKind::NotAnObject,
         EnvelopeErrorKind::MissingJsonRpc,
         EnvelopeErrorKind::WrongJsonRpcVersion,
+        EnvelopeErrorKind::JsonRpcNotString,
         EnvelopeErrorKind::MethodNotString,
         EnvelopeErrorKind::InvalidId,
         EnvelopeErrorKind::MissingId,
@@ -98,6 +103,7 @@ impl EnvelopeErrorKind {
             EnvelopeErrorKind::NotAnObject => "NotAnObject",
             EnvelopeErrorKind::MissingJsonRpc => "MissingJsonRpc",
             EnvelopeErrorKind::WrongJsonRpcVersion => "WrongJsonRpcVersion",
+            EnvelopeErrorKind::JsonRpcNotString => "JsonRpcNotString",
             EnvelopeErrorKind::MethodNotString => "MethodNotString",
             EnvelopeErrorKind::InvalidId => "InvalidId",
             EnvelopeErrorKind::MissingId => "MissingId",

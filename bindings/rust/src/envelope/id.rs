@@ -78,6 +78,24 @@ impl Id {
         }
     }
 
+    /// Reads an id as the driver protocol's reference package does (the
+    /// strict envelope): the frame is RFC 8785-canonicalized first, so a
+    /// number is the ECMAScript form of its nearest double, and it is an id
+    /// when that form is an integer (`1e3` is the id 1000, `30.0` is 30,
+    /// `9007199254740993` is 9007199254740992); a string is an id too.
+    /// A fraction or an exponent left after canonicalization (`1.5`,
+    /// `1e21`), `null` and anything else are handed back.
+    pub fn try_from_value_canonical(value: Value) -> Result<Id, Value> {
+        match value {
+            Value::String(s) => Ok(Id::String(s)),
+            Value::Number(n) => match canonical_integer(&n) {
+                Some(canonical) => Ok(Id::Number(canonical)),
+                None => Err(Value::Number(n)),
+            },
+            other => Err(other),
+        }
+    }
+
     /// The id as a JSON value.
     #[must_use]
     pub fn to_value(&self) -> Value {
@@ -112,7 +130,7 @@ impl Id {
     #[must_use]
     pub fn discouraged(&self) -> Option<&'static str> {
         match self {
-            Id::Number(n) if !(n.is_i64() || n.is_u64()) => Some(
+            Id::Number(n) if !(n.is_i64() || n.is_u64() || beyond_64_bits(n)) => Some(
                 "a number id written with a fraction or an exponent, which JSON-RPC 2.0 discourages (numbers should not contain fractional parts)",
             ),
             Id::Null => Some(
@@ -132,11 +150,50 @@ impl Id {
     }
 }
 
+/// The integer RFC 8785 writes for `n`, when it writes one: the
+/// ECMAScript form of the nearest double, with no fraction and no exponent.
+/// It is held as an integer when it fits `i64` or `u64`, else as that
+/// whole double (which canonical encoding writes with the same digits).
+fn canonical_integer(n: &Number) -> Option<Number> {
+    let double = n.as_f64().filter(|x| x.is_finite())?;
+    let text = serde_json_canonicalizer::to_vec(&double).ok()?;
+    let text = std::str::from_utf8(&text).ok()?;
+    if text.contains(['.', 'e', 'E']) {
+        return None;
+    }
+    if let Ok(integer) = text.parse::<i64>() {
+        return Some(Number::from(integer));
+    }
+    if let Ok(integer) = text.parse::<u64>() {
+        return Some(Number::from(integer));
+    }
+    Number::from_f64(double)
+}
+
+/// Whether `n` is a whole double beyond the 64-bit integers (a strict id
+/// whose RFC 8785 form has more digits than `i64`/`u64` hold).
+fn beyond_64_bits(n: &Number) -> bool {
+    !(n.is_i64() || n.is_u64())
+        && n.as_f64()
+            .is_some_and(|x| x.fract() == 0.0 && x.abs() >= 9.2e18)
+}
+
+/// What RFC 8785 writes for `n`.
+fn canonical_text(n: &Number) -> String {
+    serde_json_canonicalizer::to_vec(n)
+        .ok()
+        .and_then(|text| String::from_utf8(text).ok())
+        .unwrap_or_else(|| n.to_string())
+}
+
 /// Formats the id as JSON: `7`, `"abc"` (quoted and escaped), so `1` and
 /// `"1"` stay distinguishable in logs.
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // A strict id beyond 64 bits, held as its whole double: the
+            // digits RFC 8785 writes for it.
+            Id::Number(n) if beyond_64_bits(n) => f.write_str(&canonical_text(n)),
             Id::Number(n) => fmt::Display::fmt(n, f),
             Id::String(s) => fmt::Display::fmt(&Value::String(s.clone()), f),
             Id::Null => f.write_str("null"),
@@ -199,6 +256,12 @@ impl From<&Id> for Value {
 impl Serialize for Id {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
+            // A strict id beyond 64 bits, held as its whole double, is
+            // written with the digits RFC 8785 gives it, by any encoder.
+            Id::Number(n) if beyond_64_bits(n) => match canonical_text(n).parse::<i128>() {
+                Ok(integer) => serializer.serialize_i128(integer),
+                Err(_) => n.serialize(serializer),
+            },
             Id::Number(n) => n.serialize(serializer),
             Id::String(s) => serializer.serialize_str(s),
             Id::Null => serializer.serialize_unit(),
@@ -261,6 +324,45 @@ mod tests {
         ] {
             assert_eq!(Id::from_value(&bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn canonical_ids_are_what_rfc_8785_writes_as_integers() {
+        let read = |text: &str| {
+            Id::try_from_value_canonical(serde_json::from_str(text).expect("JSON"))
+                .ok()
+                .map(|id| id.to_string())
+        };
+        assert_eq!(read("1e3").as_deref(), Some("1000"));
+        assert_eq!(read("30.0").as_deref(), Some("30"));
+        assert_eq!(read("-0.0").as_deref(), Some("0"));
+        assert_eq!(
+            read("9007199254740993").as_deref(),
+            Some("9007199254740992")
+        );
+        assert_eq!(
+            read("12345678901234567890").as_deref(),
+            Some("12345678901234567000")
+        );
+        assert_eq!(read("\"a\"").as_deref(), Some("\"a\""));
+        for refused in ["1.5", "1e21", "null", "true", "[]", "{}"] {
+            assert_eq!(read(refused), None, "{refused}");
+        }
+        // Beyond 64 bits: the whole double, written canonically with its digits.
+        let min = Id::try_from_value_canonical(json!(i64::MIN)).expect("an id");
+        let message = crate::envelope::Message::Response(crate::envelope::Response {
+            id: Some(min),
+            outcome: Ok(json!({})),
+        });
+        let written = crate::envelope::encode_canonical(
+            &message,
+            &crate::envelope::EnvelopeOptions::JSONRPC_2_STRICT,
+        )
+        .expect("canonical");
+        assert_eq!(
+            String::from_utf8_lossy(&written),
+            r#"{"id":-9223372036854776000,"jsonrpc":"2.0","result":{}}"#
+        );
     }
 
     #[test]

@@ -98,6 +98,7 @@ mod kept;
 mod message;
 mod numbers;
 mod options;
+mod recover;
 mod shape;
 pub(crate) mod strict;
 
@@ -111,3 +112,4 @@ pub use id::Id;
 pub use kept::{decode_keeping_params, Decoded, RequestText};
 pub use message::{ErrorObject, Message, MessageKind, Notification, Request, Response};
 pub use options::{Dialect, EnvelopeOptions, ParseDialectError};
+pub use recover::recover_id;

@@ -118,18 +118,66 @@ pub(crate) fn check_jsonrpc(
             "missing member \"jsonrpc\" (must be \"2.0\")".into(),
             id,
         )),
-        (Some(other), _) => {
-            let shown = match other {
-                Value::String(s) => quote(s),
-                other => describe(other).to_owned(),
-            };
-            Err(shape_error(
-                Kind::WrongJsonRpcVersion,
-                "/jsonrpc".into(),
-                format!("\"jsonrpc\" must be \"2.0\", not {shown}"),
-                id,
-            ))
-        }
+        (Some(Value::String(other)), _) => Err(shape_error(
+            Kind::WrongJsonRpcVersion,
+            "/jsonrpc".into(),
+            format!("\"jsonrpc\" must be \"2.0\", not {}", quote(other)),
+            id,
+        )),
+        (Some(other), _) => Err(shape_error(
+            Kind::JsonRpcNotString,
+            "/jsonrpc".into(),
+            format!(
+                "\"jsonrpc\" must be the string \"2.0\", not {}",
+                describe(other)
+            ),
+            id,
+        )),
+    }
+}
+
+/// Strict decoding refuses, before the `jsonrpc` version is read, what the
+/// driver protocol's reference decoder refuses while it decodes the
+/// envelope into its typed message (`decodeStrict`, unknown fields
+/// disallowed): a member no message has, and a `jsonrpc` or `method` that
+/// is not a string. Those are malformed envelopes (`invalid_request`),
+/// whatever version they name.
+pub(crate) fn check_strict_members(m: &Members, id: &Option<Id>) -> Result<(), EnvelopeError> {
+    if let Some((_, name)) = &m.unknown {
+        let within = if m.method.is_some() {
+            "a request or notification"
+        } else {
+            "a response"
+        };
+        return Err(unknown_member("", name, within, id));
+    }
+    // A null `jsonrpc` is no value at all there (Go leaves the field
+    // empty): the version check reports it missing.
+    if let Some(
+        jsonrpc @ (Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)),
+    ) = &m.jsonrpc
+    {
+        return check_jsonrpc(Some(jsonrpc), Dialect::JsonRpc2, id);
+    }
+    if let Some(method) = m.method.as_ref().filter(|method| !method.is_string()) {
+        return Err(shape_error(
+            Kind::MethodNotString,
+            "/method".into(),
+            format!("\"method\" must be a string, not {}", describe(method)),
+            id,
+        ));
+    }
+    Ok(())
+}
+
+/// How ids are read: strict protocols as the driver protocol's reference
+/// reads them (RFC 8785 first, so `1e3` is the id 1000), lenient ones as
+/// JSON-RPC 2.0 allows.
+fn id_reader(strict: bool) -> fn(Value) -> Result<Id, Value> {
+    if strict {
+        Id::try_from_value_canonical
+    } else {
+        Id::try_from_value_lenient
     }
 }
 
@@ -147,18 +195,14 @@ pub(crate) fn check_call(
             &answer_id,
         ));
     };
-    let read = if strict {
-        Id::try_from_value
-    } else {
-        Id::try_from_value_lenient
-    };
+    let read = id_reader(strict);
     let id = match m.id.take() {
         None => None,
         Some(value) => match read(value) {
             Ok(id) => Some(id),
             Err(value) => {
                 let allowed = if strict {
-                    "a string or an integer that fits i64 or u64"
+                    "a string or a number whose RFC 8785 form is an integer"
                 } else {
                     "a string, an integer that fits i64 or u64, a number below 2^53 or null"
                 };
@@ -244,16 +288,12 @@ pub(crate) fn check_response(
         }
         Some(Value::Null) => None,
         Some(value) => {
-            let read = if strict {
-                Id::try_from_value
-            } else {
-                Id::try_from_value_lenient
-            };
+            let read = id_reader(strict);
             match read(value) {
                 Ok(id) => Some(id),
                 Err(value) => {
                     let allowed = if strict {
-                        "a string, an integer that fits i64 or u64, or null"
+                        "a string, a number whose RFC 8785 form is an integer, or null"
                     } else {
                         "a string, an integer that fits i64 or u64, a number below 2^53, or null"
                     };

@@ -154,15 +154,6 @@ pub(crate) fn recycle(lent: &mut String, buffer: &mut Vec<u8>) {
     }
 }
 
-/// Empty a frame buffer, keeping its allocation only when it is small.
-pub(crate) fn discard(buffer: &mut Vec<u8>) {
-    if buffer.capacity() > RETAINED_BUFFER_BYTES {
-        *buffer = Vec::new();
-    } else {
-        buffer.clear();
-    }
-}
-
 /// A frame encoder: shapes one body into the bytes of one frame.
 ///
 /// An encoder refuses a body that its decoder would not give back as the

@@ -111,6 +111,10 @@ struct Inner {
     offset: u64,
     detail: Cow<'static, str>,
     encode: bool,
+    /// The refused line's first bytes (at most the frame bound), where the
+    /// decoder kept them: what a protocol that recovers the id of a
+    /// refused frame reads it from.
+    head: Vec<u8>,
 }
 
 impl FramingError {
@@ -127,6 +131,7 @@ impl FramingError {
             offset,
             detail: detail.into(),
             encode: false,
+            head: Vec::new(),
         }))
     }
 
@@ -142,7 +147,24 @@ impl FramingError {
             offset: 0,
             detail: detail.into(),
             encode: true,
+            head: Vec::new(),
         }))
+    }
+
+    /// This fault with the refused line's first bytes kept.
+    pub(crate) fn with_head(mut self, head: Vec<u8>) -> Self {
+        self.0.head = head;
+        self
+    }
+
+    /// The first bytes of the refused NDJSON line (a bare CR, a body that
+    /// is not UTF-8: the whole line; a line over the bound: its first
+    /// `max_frame_bytes`), or nothing where the decoder kept none (an
+    /// empty line, Content-Length faults, encoder refusals). A protocol
+    /// whose reference answers such a frame with its id reads the id
+    /// from here ([`crate::envelope::recover_id`]).
+    pub fn head(&self) -> &[u8] {
+        &self.0.head
     }
 
     /// What went wrong.

@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use super::codec::{discard, lend_queued, recycle, reserve_capped, Outbox, Step};
+use super::codec::{lend_queued, recycle, reserve_capped, Outbox, Step};
 use super::{
     Decoded, FaultKind, Frame, FrameDecoder, FrameEncoder, FrameLimits, Framing, FramingError,
 };
@@ -125,11 +125,16 @@ impl NdjsonDecoder {
         let total = self.line.len().saturating_add(piece.len());
         let ends_in_cr = piece.last() == Some(&b'\r');
         if total > max.saturating_add(1) || (total > max && !ends_in_cr) {
-            discard(&mut self.line);
+            let head = self.head_of_long_line(piece);
             self.skipping = true;
             let detail =
                 format!("line exceeds the frame bound of {max} bytes; skipping to the next LF");
-            return Some(self.fault(FaultKind::FrameTooLong, self.line_start, detail));
+            return Some(self.fault_with_head(
+                FaultKind::FrameTooLong,
+                self.line_start,
+                detail,
+                head,
+            ));
         }
         reserve_capped(&mut self.line, piece.len(), max.saturating_add(1));
         self.line.extend_from_slice(piece);
@@ -146,12 +151,12 @@ impl NdjsonDecoder {
         let ends_in_cr = last_is_cr && (with_lf || !strict);
         let length = total - usize::from(ends_in_cr);
         if length > self.limits.max_frame_bytes {
-            discard(&mut self.line);
+            let head = self.head_of_long_line(piece);
             let detail = format!(
                 "line of {length} bytes exceeds the frame bound of {} bytes",
                 self.limits.max_frame_bytes
             );
-            return self.fault(FaultKind::FrameTooLong, start, detail);
+            return self.fault_with_head(FaultKind::FrameTooLong, start, detail, head);
         }
         if strict {
             let held = self.line.len().min(length);
@@ -159,11 +164,13 @@ impl NdjsonDecoder {
             let bare_cr = memchr::memchr(b'\r', self.line.get(..held).unwrap_or_default())
                 .or_else(|| memchr::memchr(b'\r', piece_part).map(|at| held + at));
             if let Some(at) = bare_cr {
-                self.line.clear();
+                let mut head = std::mem::take(&mut self.line);
+                head.truncate(held);
+                head.extend_from_slice(piece_part);
                 let detail = format!(
                     "bare CR at line byte {at}; a line holds one JSON value and ends with LF or CRLF"
                 );
-                return self.fault(FaultKind::BareCarriageReturn, start, detail);
+                return self.fault_with_head(FaultKind::BareCarriageReturn, start, detail, head);
             }
         }
         if length == 0 {
@@ -180,7 +187,7 @@ impl NdjsonDecoder {
             let body = piece.get(..length).unwrap_or(piece);
             return match std::str::from_utf8(body) {
                 Ok(text) => Step::Input(start, text),
-                Err(error) => self.not_utf8(start, length, error.valid_up_to()),
+                Err(error) => self.not_utf8(start, length, error.valid_up_to(), body.to_vec()),
             };
         }
         self.line.extend_from_slice(piece);
@@ -192,19 +199,46 @@ impl NdjsonDecoder {
             }
             Err(error) => {
                 let valid_up_to = error.utf8_error().valid_up_to();
-                self.line = error.into_bytes();
-                discard(&mut self.line);
-                self.not_utf8(start, length, valid_up_to)
+                self.not_utf8(start, length, valid_up_to, error.into_bytes())
             }
         }
     }
 
     #[cold]
-    fn not_utf8(&self, start: u64, length: usize, valid_up_to: usize) -> Step<'static> {
+    fn not_utf8(
+        &self,
+        start: u64,
+        length: usize,
+        valid_up_to: usize,
+        line: Vec<u8>,
+    ) -> Step<'static> {
         let detail = format!(
             "line of {length} bytes is not valid UTF-8 (first invalid byte at line byte {valid_up_to})"
         );
-        self.fault(FaultKind::BodyNotUtf8, start, detail)
+        self.fault_with_head(FaultKind::BodyNotUtf8, start, detail, line)
+    }
+
+    #[cold]
+    fn fault_with_head(
+        &self,
+        kind: FaultKind,
+        at: u64,
+        detail: impl Into<Cow<'static, str>>,
+        head: Vec<u8>,
+    ) -> Step<'static> {
+        Step::Fault(FramingError::decode(kind, Framing::Ndjson, at, detail).with_head(head))
+    }
+
+    /// The first `max_frame_bytes` of a line found too long, `piece` being
+    /// its latest part; the held part is taken (the line is skipped).
+    #[cold]
+    fn head_of_long_line(&mut self, piece: &[u8]) -> Vec<u8> {
+        let max = self.limits.max_frame_bytes;
+        let mut head = std::mem::take(&mut self.line);
+        let room = max.saturating_sub(head.len());
+        head.extend_from_slice(piece.get(..room).unwrap_or(piece));
+        head.truncate(max);
+        head
     }
 }
 

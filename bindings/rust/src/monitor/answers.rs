@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::checker::{pending_key, Answered, Owed, Pending, SessionChecker};
 use super::problem::ProblemKind;
 use crate::envelope::{EnvelopeError, Response};
+use crate::protocol::UnreadableId;
 use crate::validate::Part;
 
 impl SessionChecker {
@@ -97,7 +98,9 @@ impl SessionChecker {
     /// without an id, else the oldest.
     fn owed_position(&self, key: &str) -> Option<usize> {
         let exact = self.owed.iter().position(|owed| owed.key == key);
-        if key != "null" {
+        let silent = self.protocol.manifest().transport.unreadable_id == UnreadableId::Silent;
+        if key != "null" || silent {
+            // A silent protocol answers no frame with `null`.
             return exact;
         }
         exact.or_else(|| (!self.owed.is_empty()).then_some(0))
@@ -136,7 +139,10 @@ impl SessionChecker {
                 );
             }
             Err(error) => {
-                if let Some(mismatch) = owed.refusal.judge(error) {
+                if let Some(mismatch) = owed
+                    .refusal
+                    .judge(error, self.protocol.manifest().error_codes)
+                {
                     let message = format!(
                         "the answer to frame {} ({}) {}",
                         owed.frame,
@@ -233,7 +239,7 @@ impl SessionChecker {
                 }
             }
             (Some(refusal), Err(error)) => {
-                if let Some(mismatch) = refusal.judge(error) {
+                if let Some(mismatch) = refusal.judge(error, self.protocol.manifest().error_codes) {
                     let message = format!(
                         "the `{method}` request of frame {} ({}): {}",
                         pending.frame,

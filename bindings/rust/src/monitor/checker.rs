@@ -15,7 +15,7 @@ use super::problem::{Problem, ProblemKind};
 use super::refusal::Refusal;
 use crate::envelope::{self, EnvelopeError, EnvelopeOptions, Message, Request};
 use crate::framing::{FaultKind, Frame, FramingError};
-use crate::protocol::{Direction, MethodKind};
+use crate::protocol::{Direction, MethodKind, UnreadableId};
 use crate::session::{Session, ViolationKind};
 use crate::validate::{Part, Protocol, ValidationIssue};
 
@@ -25,6 +25,10 @@ const NOTIFICATIONS_KEPT: usize = 16;
 const OWED_KEPT: usize = 1024;
 /// Answered request ids remembered to tell a second answer from an unknown id.
 const ANSWERED_KEPT: usize = 4096;
+/// The bytes of an answer besides its id and outcome: `{"id":,"jsonrpc":"2.0",}`.
+const ENVELOPE_WITHOUT_ID: usize = 23;
+/// The shortest outcome: `"result":{}`.
+const SHORTEST_RESULT: usize = 11;
 
 /// The key of a pending request: its id as JSON text, marked when the
 /// server sent it.
@@ -210,7 +214,27 @@ impl SessionChecker {
             // it comes, never demanded.
             let mut refusal = Refusal::framing(&self.protocol, fault);
             refusal.required = false;
-            self.owe(index, "null".to_owned(), refusal, false);
+            let complete = fault.kind() != FaultKind::FrameTooLong;
+            if let Some(key) = self.refused_frame_key(fault.head(), complete, None) {
+                self.owe(index, key, refusal, false);
+            }
+        }
+    }
+
+    /// The key of the answer a refused frame is owed, as the protocol's
+    /// `unreadable_id` says: the id the decoder `read`, or `null`
+    /// (JSON-RPC 2.0); the id recovered from `line` as the driver
+    /// protocol's reference recovers it, or no answer at all (`silent`).
+    fn refused_frame_key(
+        &self,
+        line: &[u8],
+        complete: bool,
+        read: Option<&envelope::Id>,
+    ) -> Option<String> {
+        let key = |id: &envelope::Id| id.to_value().to_string();
+        match self.protocol.manifest().transport.unreadable_id {
+            UnreadableId::Null => Some(read.map_or_else(|| "null".to_owned(), key)),
+            UnreadableId::Silent => envelope::recover_id(line, complete).as_ref().map(key),
         }
     }
 
@@ -248,13 +272,16 @@ impl SessionChecker {
         );
         self.push(index, ProblemKind::Envelope, Some(error.pointer()), message);
         let invalid_id = error.kind() == envelope::EnvelopeErrorKind::InvalidId;
-        let key = error
-            .id()
-            .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
+        let Some(key) = self.refused_frame_key(body.as_bytes(), true, error.id()) else {
+            // A silent protocol answers no frame whose id cannot be read.
+            return;
+        };
         let mut refusal = refusal;
         // A request (a method and an id) is owed its answer; anything else
-        // may be the server's own noise.
-        refusal.required = member("method") && member("id");
+        // may be the server's own noise. A silent protocol owes an answer
+        // to every frame whose id it recovers.
+        let silent = self.protocol.manifest().transport.unreadable_id == UnreadableId::Silent;
+        refusal.required = (member("method") && member("id")) || silent;
         self.owe(index, key, refusal, invalid_id);
     }
 
@@ -363,6 +390,7 @@ impl SessionChecker {
         }
         // The id is free again: a later answer to it is this request's.
         self.answered.remove(&key);
+
         let Some(spec) = spec else {
             let reason = format!("`{method}` is not a request of {}", self.protocol.id());
             self.push(
@@ -437,6 +465,17 @@ impl SessionChecker {
         refusal: Option<Refusal>,
         from_server: bool,
     ) {
+        // An id too long for the answer to fit the frame bound (a result,
+        // or the protocol's refusal with its sentence): the server drops
+        // the answer (no input may end it), so none is owed.
+        let outcome = refusal
+            .as_ref()
+            .map_or(SHORTEST_RESULT, Refusal::shortest_error_len);
+        if key.len() + ENVELOPE_WITHOUT_ID + outcome
+            > self.protocol.manifest().transport.max_frame_bytes
+        {
+            return;
+        }
         self.pending.insert(
             key,
             Pending {

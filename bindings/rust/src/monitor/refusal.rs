@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::envelope::{EnvelopeError, ErrorObject};
 use crate::framing::FramingError;
-use crate::protocol::ErrorCase;
+use crate::protocol::{ErrorCase, ErrorCodes};
 use crate::session::Violation;
 use crate::validate::{Protocol, ValidationIssue};
 
@@ -122,6 +122,18 @@ impl Refusal {
         &self.reason
     }
 
+    /// The length of the shortest `"error":{...}` member that answers it:
+    /// the protocol's code and sentence, without `data`.
+    pub(super) fn shortest_error_len(&self) -> usize {
+        let code = self
+            .answers
+            .iter()
+            .map(|a| a.code.to_string().len())
+            .min()
+            .unwrap_or(1);
+        r#""error":{"code":,"message":""}"#.len() + code + self.reason.len()
+    }
+
     /// The protocol's code(s): `-32600`, `-32600 or -32602`.
     pub(super) fn codes(&self) -> String {
         let mut codes: Vec<String> = Vec::new();
@@ -134,12 +146,13 @@ impl Refusal {
         codes.join(" or ")
     }
 
-    /// `None` when `error` is one of the protocol's answers: its code, and
-    /// `data` holding the template's constant members; else what differs.
-    pub(super) fn judge(&self, error: &ErrorObject) -> Option<Mismatch> {
+    /// `None` when `error` is one of the protocol's answers: its code
+    /// (unless the protocol's `error_codes` are `free`), and `data`
+    /// holding the template's constant members; else what differs.
+    pub(super) fn judge(&self, error: &ErrorObject, codes: ErrorCodes) -> Option<Mismatch> {
         let mut data_mismatch = None;
         for answer in &self.answers {
-            if answer.code != error.code {
+            if codes == ErrorCodes::Fixed && answer.code != error.code {
                 continue;
             }
             match differing_constant(answer.template.as_ref(), error.data.as_ref()) {
@@ -224,15 +237,22 @@ mod tests {
             -32000,
             Some(json!({"class": "invalid_state", "details": {"method": "{method}"}})),
         );
+        let fixed = ErrorCodes::Fixed;
         assert!(refusal
-            .judge(&error(-32000, Some(json!({"class": "invalid_state"}))))
+            .judge(
+                &error(-32000, Some(json!({"class": "invalid_state"}))),
+                fixed
+            )
             .is_none());
         let data = refusal
-            .judge(&error(-32000, Some(json!({"class": "invalid_request"}))))
+            .judge(
+                &error(-32000, Some(json!({"class": "invalid_request"}))),
+                fixed,
+            )
             .map(|m| m.pointer);
         assert_eq!(data.as_deref(), Some("/error/data/class"));
         let code = refusal
-            .judge(&error(-32602, None))
+            .judge(&error(-32602, None), fixed)
             .map(|m| (m.pointer, m.message));
         assert_eq!(
             code,
@@ -251,8 +271,35 @@ mod tests {
             Some(json!({"kind": "{kind}", "pointer": "{pointer}"})),
         )
         .or(Refusal::new("y".into(), -32602, None));
-        assert!(refusal.judge(&error(-32700, None)).is_none());
-        assert!(refusal.judge(&error(-32602, None)).is_none());
+        assert!(refusal
+            .judge(&error(-32700, None), ErrorCodes::Fixed)
+            .is_none());
+        assert!(refusal
+            .judge(&error(-32602, None), ErrorCodes::Fixed)
+            .is_none());
         assert_eq!(refusal.codes(), "-32700 or -32602");
+    }
+
+    #[test]
+    fn free_codes_demand_only_the_constant_data_members() {
+        let refusal = Refusal::new(
+            "wrong state".into(),
+            -32000,
+            Some(json!({"class": "invalid_state"})),
+        );
+        let free = ErrorCodes::Free;
+        assert!(refusal
+            .judge(
+                &error(-32602, Some(json!({"class": "invalid_state"}))),
+                free
+            )
+            .is_none());
+        let data = refusal
+            .judge(
+                &error(-32000, Some(json!({"class": "invalid_request"}))),
+                free,
+            )
+            .map(|m| m.pointer);
+        assert_eq!(data.as_deref(), Some("/error/data/class"));
     }
 }

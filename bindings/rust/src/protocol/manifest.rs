@@ -67,6 +67,10 @@ pub struct Manifest {
     /// declared version other than this manifest's `version`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_version: Option<DeclaredVersion>,
+    /// Whether a refusal must carry the protocol's error code, or only the
+    /// constant members of its `data` template.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub error_codes: ErrorCodes,
     /// Semantic rules that JSON Schema cannot express.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
@@ -106,6 +110,20 @@ impl HostSpec {
     pub fn exit_grace(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.exit_grace_ms.unwrap_or(Self::DEFAULT_EXIT_GRACE_MS))
     }
+}
+
+/// What a refusal must carry (the manifest's `error_codes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorCodes {
+    /// The code the protocol gives each refusal (and the constant members
+    /// of its `data` template).
+    #[default]
+    Fixed,
+    /// Any code: the protocol fixes only the constant members of each
+    /// refusal's `data` template (the driver protocol's `data.class`;
+    /// "drivers may answer other failures with other codes").
+    Free,
 }
 
 /// What the two peers of a protocol are called.
@@ -148,6 +166,35 @@ pub struct Transport {
     /// and notifications may still come meanwhile).
     #[serde(default, skip_serializing_if = "is_default")]
     pub one_request_at_a_time: bool,
+    /// How the server answers a frame whose request id cannot be read.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub unreadable_id: UnreadableId,
+}
+
+/// How a server answers a frame it refuses whose request id cannot be read
+/// (the manifest's `transport.unreadable_id`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnreadableId {
+    /// JSON-RPC 2.0: an error answer with `"id": null`; the id is echoed
+    /// when the envelope decoder read it.
+    #[default]
+    Null,
+    /// No answer, and a line on the server's stderr: a null id cannot be
+    /// correlated, and the protocol's reference decoder refuses it (the
+    /// AgentAPI driver protocol). The id of a refused frame is recovered
+    /// as that reference recovers it ([`crate::envelope::recover_id`]).
+    Silent,
+}
+
+impl UnreadableId {
+    /// The manifest's name (`null`, `silent`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            UnreadableId::Null => "null",
+            UnreadableId::Silent => "silent",
+        }
+    }
 }
 
 impl Transport {

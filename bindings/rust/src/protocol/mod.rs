@@ -18,9 +18,10 @@ pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use capabilities::{CapabilitiesSpec, CapabilityStyle};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    DeclaredVersion, Direction, ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec,
-    Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaDialect, SchemaRef,
-    Transport, VersionNegotiation, VersionRule, ViolationSpec,
+    DeclaredVersion, Direction, ErrorCodes, ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings,
+    LifecycleSpec, Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec,
+    SchemaDialect, SchemaRef, Transport, UnreadableId, VersionNegotiation, VersionRule,
+    ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
 pub use serving::Served;

@@ -19,7 +19,7 @@ use crate::envelope::{
     Response,
 };
 use crate::framing::{FaultKind, Frame, FrameLimits, FrameReader, FramingError, ReadError};
-use crate::protocol::{Direction, MethodKind, MethodSpec};
+use crate::protocol::{Direction, MethodKind, MethodSpec, UnreadableId};
 use crate::session::Session;
 use crate::validate::{invalid_result_refused, invalid_result_warning, Part, Protocol};
 
@@ -173,7 +173,13 @@ impl Server {
             Err(fault) => {
                 let error = self.protocol.framing_answer(&fault);
                 let fatal = self.ends_session(error.code);
-                self.send(&Message::Response(Response::error(None, error)), send)?;
+                let complete = fault.kind() != FaultKind::FrameTooLong;
+                match self.refused_frame_id(fault.head(), complete, None) {
+                    Some(id) => {
+                        self.send(&Message::Response(Response::error(id, error)), send)?;
+                    }
+                    None => self.log_unanswered(&error),
+                }
                 return Ok(if fatal || ends_stream(framing, &fault) {
                     Flow::Stop
                 } else {
@@ -188,18 +194,52 @@ impl Server {
                     let flow = self.on_kept_request(handler, request, body, send)?;
                     self.after_request(handler, flow, send)
                 }
-                Ok(Decoded::Message(message)) => self.on_decoded(handler, Ok(message), send),
-                Err(error) => self.on_decoded(handler, Err(error), send),
+                Ok(Decoded::Message(message)) => self.on_decoded(handler, body, Ok(message), send),
+                Err(error) => self.on_decoded(handler, body, Err(error), send),
             };
         }
         // The frame's body is UTF-8 already.
-        self.on_decoded(handler, envelope::decode_str(body, &self.envelope), send)
+        self.on_decoded(
+            handler,
+            body,
+            envelope::decode_str(body, &self.envelope),
+            send,
+        )
+    }
+
+    /// The id to answer a refused frame with, as the protocol's
+    /// `unreadable_id` says: `Some(None)` is an answer with `"id": null`
+    /// (JSON-RPC 2.0, with the id the decoder `read` when it read one),
+    /// `Some(Some(id))` an answer with the id recovered from `line` as the
+    /// driver protocol's reference recovers it, `None` no answer at all.
+    fn refused_frame_id(
+        &self,
+        line: &[u8],
+        complete: bool,
+        read: Option<&Id>,
+    ) -> Option<Option<Id>> {
+        match self.protocol.manifest().transport.unreadable_id {
+            UnreadableId::Null => Some(read.cloned()),
+            UnreadableId::Silent => envelope::recover_id(line, complete).map(Some),
+        }
+    }
+
+    /// The line a silent protocol logs instead of answering a frame whose
+    /// id cannot be read.
+    fn log_unanswered(&mut self, error: &ErrorObject) {
+        (self.logger)(&format!(
+            "left a frame unanswered: its request id cannot be read ({} {}); {} answers no such frame",
+            error.code,
+            error.message,
+            self.protocol.id()
+        ));
     }
 
     /// Handles one decoded body (or its envelope fault).
     fn on_decoded<H: Handler + ?Sized>(
         &mut self,
         handler: &mut H,
+        body: &str,
         decoded: Result<Message, envelope::EnvelopeError>,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<Flow> {
@@ -208,8 +248,12 @@ impl Server {
             Err(error) => {
                 let answer = self.protocol.envelope_answer(&error);
                 let fatal = self.ends_session(answer.code);
-                let response = Response::error(error.id().cloned(), answer);
-                self.send(&Message::Response(response), send)?;
+                match self.refused_frame_id(body.as_bytes(), true, error.id()) {
+                    Some(id) => {
+                        self.send(&Message::Response(Response::error(id, answer)), send)?;
+                    }
+                    None => self.log_unanswered(&answer),
+                }
                 if fatal {
                     self.session.end();
                     return Ok(Flow::Stop);
@@ -290,6 +334,15 @@ impl Server {
             let answer = self.protocol.method_not_found_answer(&method);
             return self.answer(&id, &method, Err(answer), send);
         };
+        // A strict envelope's params are part of the frame (the driver
+        // protocol's reference decodes them with it): checked before the
+        // lifecycle, as that decoder does; else after it.
+        let params_first = self.envelope.strict;
+        if params_first {
+            if let Some(flow) = self.refuse_params(&id, &method, params.as_ref(), streamed, send)? {
+                return Ok(flow);
+            }
+        }
         if let Err(violation) = self.session.check(&method) {
             if streamed {
                 return self.fail_stream(&id, &method, 0, violation.answer().clone(), send);
@@ -301,15 +354,10 @@ impl Server {
                 flow
             });
         }
-        let issues = self
-            .protocol
-            .validate(&method, Part::Params, params.as_ref());
-        if !issues.is_empty() {
-            let error = self.protocol.invalid_params_answer(&method, &issues);
-            if streamed {
-                return self.fail_stream(&id, &method, 0, error, send);
+        if !params_first {
+            if let Some(flow) = self.refuse_params(&id, &method, params.as_ref(), streamed, send)? {
+                return Ok(flow);
             }
-            return self.answer(&id, &method, Err(error), send);
         }
         if let Err(violation) = self.session.admit(&method, params.as_ref()) {
             if streamed {
@@ -357,6 +405,27 @@ impl Server {
             Err(error) => Err(self.checked_error(&method, error)),
         };
         self.answer(&id, &method, outcome, send)
+    }
+
+    /// Answers `method`'s params with the protocol's invalid-params error
+    /// when they fail their schema (`Some(flow)`), else `None`.
+    fn refuse_params(
+        &mut self,
+        id: &Id,
+        method: &str,
+        params: Option<&Value>,
+        streamed: bool,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Option<Flow>> {
+        let issues = self.protocol.validate(method, Part::Params, params);
+        if issues.is_empty() {
+            return Ok(None);
+        }
+        let error = self.protocol.invalid_params_answer(method, &issues);
+        if streamed {
+            return self.fail_stream(id, method, 0, error, send).map(Some);
+        }
+        self.answer(id, method, Err(error), send).map(Some)
     }
 
     /// A handler's error, checked against the protocol's error schemas: one
@@ -525,25 +594,37 @@ impl Server {
             id: Some(id.clone()),
             outcome,
         });
-        let frame = match self.wire.frame_message(&response) {
-            Ok(frame) => frame,
-            Err(WireError::TooLong { bytes, .. }) => {
-                let what = match &response {
-                    Message::Response(Response { outcome: Ok(_), .. }) => "the result",
-                    _ => "the error answer",
+        let framed = match self.wire.frame_message(&response) {
+            Ok(frame) => Ok(frame),
+            Err(error) => {
+                let replacement = match &error {
+                    WireError::TooLong { bytes, .. } => {
+                        let what = match &response {
+                            Message::Response(Response { outcome: Ok(_), .. }) => "the result",
+                            _ => "the error answer",
+                        };
+                        over_bound(&self.protocol, method, what, *bytes)
+                    }
+                    other => self
+                        .protocol
+                        .internal_error_answer(method, &other.to_string()),
                 };
-                let error = over_bound(&self.protocol, method, what, bytes);
-                response = Message::Response(Response::error(Some(id.clone()), error));
-                self.wire
-                    .frame_message(&response)
-                    .map_err(std::io::Error::other)?
+                response = Message::Response(Response::error(Some(id.clone()), replacement));
+                self.wire.frame_message(&response)
             }
-            Err(other) => return Err(std::io::Error::other(other)),
         };
         if let Message::Response(response) = &response {
             self.session.answered(method, response.outcome.as_ref());
         }
-        send(&frame)?;
+        match framed {
+            Ok(frame) => send(&frame)?,
+            // Not even the refusal can be framed (an id that fills the
+            // frame bound): no input may end a server, so the answer is
+            // dropped, as a driver on the reference package drops it.
+            Err(error) => (self.logger)(&format!(
+                "dropped the answer to `{method}` (id {id}): {error}"
+            )),
+        }
         Ok(self.flow())
     }
 
@@ -668,16 +749,21 @@ impl Server {
             .any(|e| e.code == code && e.ends_session)
     }
 
+    /// Sends a message the loop made itself; one that cannot be framed
+    /// (an echoed id that fills the frame bound) is dropped with a log
+    /// line: no input may end a server.
     fn send(
-        &self,
+        &mut self,
         message: &Message,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let frame = self
-            .wire
-            .frame_message(message)
-            .map_err(std::io::Error::other)?;
-        send(&frame)
+        match self.wire.frame_message(message) {
+            Ok(frame) => send(&frame),
+            Err(error) => {
+                (self.logger)(&format!("dropped an answer that cannot be framed: {error}"));
+                Ok(())
+            }
+        }
     }
 }
 

@@ -123,6 +123,7 @@ export type EnvelopeErrorKind =
   | "NotAnObject"
   | "MissingJsonRpc"
   | "WrongJsonRpcVersion"
+  | "JsonRpcNotString"
   | "MethodNotString"
   | "InvalidId"
   | "MissingId"
@@ -142,6 +143,7 @@ export const ENVELOPE_ERROR_KINDS: readonly EnvelopeErrorKind[] = [
   "NotAnObject",
   "MissingJsonRpc",
   "WrongJsonRpcVersion",
+  "JsonRpcNotString",
   "MethodNotString",
   "InvalidId",
   "MissingId",
@@ -258,6 +260,26 @@ function idOf(value: JsonValue | undefined, written: string | undefined, lenient
 }
 
 /**
+ * An id as a strict envelope reads it (the AgentAPI driver protocol's reference package, which RFC 8785-canonicalizes
+ * each frame first): a string, or a number whose canonical form (the ECMAScript form of its nearest double) is an
+ * integer, as that integer: `1e3` is 1000, `30.0` is 30, `9007199254740993` is 9007199254740992.
+ */
+function canonicalIdOf(value: JsonValue | undefined, written: string | undefined): Id | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value !== "number" && typeof value !== "bigint") return undefined;
+  const double = Number(written ?? String(value));
+  if (!Number.isFinite(double)) return undefined;
+  const canonical = String(double);
+  if (/[.eE]/.test(canonical)) return undefined;
+  return normalizeId(BigInt(canonical));
+}
+
+/** The id reader of a strict or a lenient envelope. */
+function readId(value: JsonValue | undefined, written: string | undefined, strict: boolean): Id | undefined {
+  return strict ? canonicalIdOf(value, written) : idOf(value, written, true);
+}
+
+/**
  * The warning a decoded message's id deserves, as JSON-RPC 2.0 discourages both: `NullId` for a request whose id
  * is `null`, `FractionalId` for an id written with a fraction or an exponent (lenient decoding only accepts
  * them); undefined otherwise.
@@ -360,8 +382,9 @@ export function decodeMessage(body: Uint8Array | string, options: EnvelopeOption
   }
   const m = split(value);
   // Lenient: a fractional id is echoed in an error answer too.
-  const answerId = idOf(m.id, numberText(value, "id"), !strict) ?? null;
+  const answerId = readId(m.id, numberText(value, "id"), strict) ?? null;
   if (duplicate !== undefined) throw duplicateError(duplicate, duplicate === "/id" ? null : answerId);
+  if (strict) checkStrictMembers(value, m, answerId);
   checkJsonrpc(m, options.dialect, answerId, numberText(value, "jsonrpc"));
   return m.has.has("method") ? checkCall(value, m, strict, answerId) : checkResponse(value, m, strict, answerId);
 }
@@ -377,8 +400,42 @@ function checkJsonrpc(m: Members, dialect: Dialect, id: Id | null, written: stri
     throw new EnvelopeError("MissingJsonRpc", "/jsonrpc", 'missing member "jsonrpc" (must be "2.0")', id);
   }
   const other = m.jsonrpc as JsonValue;
-  const shown = typeof other === "string" ? quote(other) : describe(other, written);
-  throw new EnvelopeError("WrongJsonRpcVersion", "/jsonrpc", `"jsonrpc" must be "2.0", not ${shown}`, id);
+  if (typeof other === "string") {
+    throw new EnvelopeError("WrongJsonRpcVersion", "/jsonrpc", `"jsonrpc" must be "2.0", not ${quote(other)}`, id);
+  }
+  throw new EnvelopeError(
+    "JsonRpcNotString",
+    "/jsonrpc",
+    `"jsonrpc" must be the string "2.0", not ${describe(other, written)}`,
+    id,
+  );
+}
+
+/**
+ * Strict decoding refuses, before the `jsonrpc` version is read, what the driver protocol's reference decoder
+ * refuses while it decodes the envelope into its typed message: a member no message has, and a `jsonrpc` or
+ * `method` that is not a string.
+ */
+function checkStrictMembers(object: JsonObject, m: Members, id: Id | null): void {
+  if (m.unknown !== undefined) {
+    const within = m.has.has("method") ? "a request or notification" : "a response";
+    throw unknownMember("", m.unknown[1], within, id);
+  }
+  if (m.has.has("jsonrpc") && m.jsonrpc === null) {
+    // A null version is a missing one, as the driver protocol's reference reads it.
+    m.has.delete("jsonrpc");
+  } else if (m.has.has("jsonrpc") && typeof m.jsonrpc !== "string") {
+    checkJsonrpc(m, "jsonrpc-2.0", id, numberText(object, "jsonrpc"));
+  }
+  const method = m.method as JsonValue;
+  if (m.has.has("method") && typeof method !== "string") {
+    throw new EnvelopeError(
+      "MethodNotString",
+      "/method",
+      `"method" must be a string, not ${describe(method, numberText(object, "method"))}`,
+      id,
+    );
+  }
 }
 
 function checkCall(object: JsonObject, m: Members, strict: boolean, answerId: Id | null): Message {
@@ -393,9 +450,9 @@ function checkCall(object: JsonObject, m: Members, strict: boolean, answerId: Id
   }
   let id: Id | null | undefined;
   if (m.has.has("id")) {
-    id = !strict && m.id === null ? null : idOf(m.id, numberText(object, "id"), !strict);
+    id = !strict && m.id === null ? null : readId(m.id, numberText(object, "id"), strict);
     if (id === undefined) {
-      const allowed = strict ? "a string or an integer that fits i64 or u64" : "a string, an integer that fits i64 or u64, a number below 2^53 or null";
+      const allowed = strict ? "a string or a number whose RFC 8785 form is an integer" : "a string, an integer that fits i64 or u64, a number below 2^53 or null";
       throw new EnvelopeError("InvalidId", "/id", `a request id must be ${allowed}, not ${describe(m.id as JsonValue, numberText(object, "id"))}`);
     }
   }
@@ -423,7 +480,8 @@ function checkCall(object: JsonObject, m: Members, strict: boolean, answerId: Id
     return note;
   }
   const request: Request = { kind: "request", id, method };
-  copyNumberText(object, "id", request, "id");
+  // A strict id is its canonical integer, not the text it was written with.
+  if (!strict) copyNumberText(object, "id", request, "id");
   if (params !== undefined) request.params = params;
   return request;
 }
@@ -447,9 +505,9 @@ function checkResponse(object: JsonObject, m: Members, strict: boolean, answerId
   }
   let id: Id | null = null;
   if (m.id !== null) {
-    const read = idOf(m.id, numberText(object, "id"), !strict);
+    const read = readId(m.id, numberText(object, "id"), strict);
     if (read === undefined) {
-      const allowed = strict ? "a string, an integer that fits i64 or u64, or null" : "a string, an integer that fits i64 or u64, a number below 2^53, or null";
+      const allowed = strict ? "a string, a number whose RFC 8785 form is an integer, or null" : "a string, an integer that fits i64 or u64, a number below 2^53, or null";
       throw new EnvelopeError("InvalidId", "/id", `a response id must be ${allowed}, not ${describe(m.id as JsonValue, numberText(object, "id"))}`);
     }
     id = read;
@@ -458,10 +516,10 @@ function checkResponse(object: JsonObject, m: Members, strict: boolean, answerId
   if (hasResult) {
     response = { kind: "success_response", id, result: m.result as JsonValue };
     copyNumberText(object, "result", response, "result");
-    copyNumberText(object, "id", response, "id");
+    if (!strict) copyNumberText(object, "id", response, "id");
   } else {
     response = { kind: "error_response", id, error: checkErrorObject(m.error as JsonValue, strict, answerId) };
-    copyNumberText(object, "id", response, "id");
+    if (!strict) copyNumberText(object, "id", response, "id");
   }
   if (strict) {
     const name = firstForeign(m, ["params"]);

@@ -1031,7 +1031,7 @@ return errors === 0;
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v2 = validate25;
-const schema41 = {"title":"Prepare params","description":"Pins the approved plan and the subset of permissions offered to the driver. capability_token is ephemeral and must never be persisted.","type":"object","additionalProperties":false,"required":["resolved_plan_digest","capability_token","approved_permissions"],"properties":{"resolved_plan_digest":{"title":"Resolved plan digest","description":"Digest of the approved, resolved plan.","$ref":"#/$defs/Digest"},"capability_token":{"title":"Capability token","description":"Ephemeral capability token (required, non-empty); must never be persisted.","type":"string","minLength":1},"fixture_refs":{"title":"Fixture references","description":"References to fixture objects; omitted when there are none.","type":"array","items":{"$ref":"#/$defs/ObjectRef"}},"approved_permissions":{"title":"Approved permissions","description":"The permission subset offered to the driver. A Go nil slice is encoded as null, which the reference decoder accepts as empty.","type":["array","null"],"items":{"$ref":"#/$defs/Permission"}}}};
+const schema41 = {"title":"Prepare params","description":"Pins the approved plan and the subset of permissions offered to the driver. capability_token is ephemeral and must never be persisted.","type":"object","additionalProperties":false,"required":["resolved_plan_digest","capability_token","approved_permissions"],"properties":{"resolved_plan_digest":{"title":"Resolved plan digest","description":"Digest of the approved, resolved plan.","$ref":"#/$defs/Digest"},"capability_token":{"title":"Capability token","description":"Ephemeral capability token (required, non-empty); must never be persisted.","type":"string","minLength":1},"fixture_refs":{"title":"Fixture references","description":"References to fixture objects; omitted when there are none (null is taken too, as the reference package's decoder and its own schema take it).","type":["array","null"],"items":{"$ref":"#/$defs/ObjectRef"}},"approved_permissions":{"title":"Approved permissions","description":"The permission subset offered to the driver. A Go nil slice is encoded as null, which the reference decoder accepts as empty.","type":["array","null"],"items":{"$ref":"#/$defs/Permission"}}}};
 const schema43 = {"title":"Object reference","description":"publicschema.ObjectRef: binds an instance identifier to content so it cannot be rebound; content-addressed objects omit instance_id. Not defined in the spec; shape taken from the reference implementation (pkg/schema/common.go). See Assumptions.","type":"object","additionalProperties":false,"required":["kind","content_digest"],"properties":{"kind":{"title":"Kind","description":"Object kind: an upper-case letter then 1-63 letters or digits.","type":"string","pattern":"^[A-Z][A-Za-z0-9]{1,63}$"},"instance_id":{"title":"Instance ID","description":"The object's instance ID; omitted for content-addressed objects.","$ref":"#/$defs/InstanceID"},"content_digest":{"title":"Content digest","description":"Digest of the object's content.","$ref":"#/$defs/Digest"}}};
 const schema44 = {"title":"Instance ID","description":"publicschema.InstanceID: a canonical lowercase UUIDv7 identifying a run, invocation, attempt or other event instance. Not defined in the spec; shape taken from the reference implementation (pkg/schema/id.go, ParseInstanceID). See Assumptions.","type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"};
 const pattern13 = new RegExp("^[A-Z][A-Za-z0-9]{1,63}$", "u");
@@ -1277,6 +1277,16 @@ errors++;
 }
 if(data.fixture_refs !== undefined && func0.call(data, "fixture_refs")){
 let data2 = data.fixture_refs;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err8 = {instancePath:instancePath+"/fixture_refs",schemaPath:"#/properties/fixture_refs/type",keyword:"type",params:{type: schema41.properties.fixture_refs.type},message:"must be array,null"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
@@ -1285,16 +1295,6 @@ vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.error
 errors = vErrors.length;
 }
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/fixture_refs",schemaPath:"#/properties/fixture_refs/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
 }
 }
 if(data.approved_permissions !== undefined && func0.call(data, "approved_permissions")){

@@ -126,8 +126,8 @@ class PrepareParams(TypedDict):
     """Digest of the approved, resolved plan."""
     capability_token: str
     """Ephemeral capability token (required, non-empty); must never be persisted."""
-    fixture_refs: NotRequired[list[ObjectRef]]
-    """References to fixture objects; omitted when there are none."""
+    fixture_refs: NotRequired[list[ObjectRef] | None]
+    """References to fixture objects; omitted when there are none (null is taken too, as the reference package's decoder and its own schema take it)."""
     approved_permissions: list[Permission] | None
     """The permission subset offered to the driver. A Go nil slice is encoded as null, which the reference decoder accepts as empty."""
 

@@ -28,7 +28,12 @@ impl Server {
             Some(request) => self.on_request(handler, request, send),
             // A kept text always parses; should it not, the whole body's
             // decode answers.
-            None => self.on_decoded(handler, envelope::decode_str(body, &self.envelope), send),
+            None => self.on_decoded(
+                handler,
+                body,
+                envelope::decode_str(body, &self.envelope),
+                send,
+            ),
         }
     }
 
