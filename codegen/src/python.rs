@@ -98,6 +98,14 @@ impl Render {
             Ty::Ref(name) if self.runtime => json_string(&python_type_name(name)),
             Ty::Ref(name) => python_type_name(name),
             Ty::Array(inner) => format!("list[{}]", self.ty(inner)),
+            Ty::Tuple(items) => format!(
+                "tuple[{}]",
+                items
+                    .iter()
+                    .map(|i| self.ty(i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Ty::Map(inner) => format!("dict[str, {}]", self.ty(inner)),
             Ty::Literal(v) => self.literal(std::slice::from_ref(v)),
             Ty::Union(items) => {

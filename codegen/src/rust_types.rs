@@ -38,6 +38,7 @@ fn schemas(p: &Protocol) -> Result<Vec<(String, Schema)>> {
         let mut json = json.clone();
         strip_string_formats(&mut json);
         alternatives_as_one_of(&mut json);
+        tuples_as_draft_07(&mut json);
         let schema: Schema = serde_json::from_value(json).map_err(|e| {
             let err = Error::new(
                 ErrorKind::Typify,
@@ -273,6 +274,32 @@ fn alternatives_as_one_of(v: &mut serde_json::Value) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(alternatives_as_one_of),
+        _ => {}
+    }
+}
+
+/// schemars 0.8 reads draft-07: a 2020-12 tuple (`prefixItems` with
+/// `items: false`) becomes `items: [..]` with `additionalItems: false`,
+/// which typify renders as a Rust tuple.
+fn tuples_as_draft_07(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            if let (Some(Value::Array(_)), Some(Value::Bool(false))) =
+                (map.get("prefixItems"), map.get("items"))
+            {
+                if let Some(prefix) = map.remove("prefixItems") {
+                    map.insert("items".into(), prefix);
+                    map.insert("additionalItems".into(), Value::Bool(false));
+                }
+            }
+            for (k, child) in map.iter_mut() {
+                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    tuples_as_draft_07(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(tuples_as_draft_07),
         _ => {}
     }
 }

@@ -79,6 +79,7 @@ pub fn ty(t: &Ty) -> String {
             Ty::Union(_) => format!("Array<{}>", ty(inner)),
             _ => format!("{}[]", ty(inner)),
         },
+        Ty::Tuple(items) => format!("[{}]", items.iter().map(ty).collect::<Vec<_>>().join(", ")),
         Ty::Map(inner) => format!("Record<string, {}>", ty(inner)),
         Ty::Literal(v) => literal(v),
         Ty::Union(items) => {

@@ -51,6 +51,10 @@ fn ty(t: &Ty) -> String {
         Ty::String => "string".into(),
         Ty::Ref(n) => link(n),
         Ty::Array(inner) => format!("array of {}", ty(inner)),
+        Ty::Tuple(items) => format!(
+            "array of exactly [{}]",
+            items.iter().map(ty).collect::<Vec<_>>().join(", ")
+        ),
         Ty::Map(inner) => format!("map of string to {}", ty(inner)),
         Ty::Literal(v) => format!("`{}`", json_compact(v)),
         Ty::Union(items) => items.iter().map(ty).collect::<Vec<_>>().join(" or "),

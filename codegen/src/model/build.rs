@@ -216,9 +216,26 @@ impl Builder {
             "integer" => Ty::Integer,
             "number" => Ty::Number,
             "string" => Ty::String,
-            "array" => match obj.get("items") {
-                None => Ty::Array(Box::new(Ty::Any)),
-                Some(items) => Ty::Array(Box::new(self.ty(
+            "array" => match (obj.get("prefixItems"), obj.get("items")) {
+                (Some(Value::Array(prefix)), Some(Value::Bool(false))) => {
+                    let mut items = Vec::new();
+                    for (i, item) in prefix.iter().enumerate() {
+                        items.push(self.ty(
+                            item,
+                            &format!("{hint}_item{i}"),
+                            &format!("{pointer}/prefixItems/{i}"),
+                        )?);
+                    }
+                    Ty::Tuple(items)
+                }
+                (Some(_), _) => {
+                    return Err(unsupported(
+                        &format!("{pointer}/prefixItems"),
+                        "`prefixItems` is supported as a tuple: an array of schemas with `items: false`",
+                    ))
+                }
+                (None, None) => Ty::Array(Box::new(Ty::Any)),
+                (None, Some(items)) => Ty::Array(Box::new(self.ty(
                     items,
                     &format!("{hint}_item"),
                     &format!("{pointer}/items"),

@@ -34,6 +34,9 @@ pub enum Ty {
     Ref(String),
     /// An array of the inner type.
     Array(Box<Ty>),
+    /// An array of exactly these items, in order (`prefixItems` with
+    /// `items: false`).
+    Tuple(Vec<Ty>),
     /// An object whose values are all of the inner type.
     Map(Box<Ty>),
     /// Exactly this JSON value (`const`, one-value `enum`).
