@@ -69,6 +69,19 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         protocol: args.protocol,
         targets: args.target.into_iter().map(Target::from).collect(),
     };
+    // A meta model outside the repository may be absent (a user's clone):
+    // one line says so, and the committed derived files stay as they are.
+    if options.is_complete() {
+        match wirekit_codegen::metamodel::missing_models(&root) {
+            Ok(notes) => notes
+                .iter()
+                .for_each(|n| eprintln!("wirekit generate: {n}")),
+            Err(e) => {
+                eprintln!("wirekit generate: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     // Schemas derived from a meta model are written first, so that the
     // protocols load (and are generated from) the fresh ones.
     if !args.check && options.is_complete() {

@@ -16,10 +16,19 @@ struct Model<'a> {
     structures: BTreeMap<&'a str, &'a Value>,
     aliases: BTreeMap<&'a str, &'a Value>,
     enums: BTreeMap<&'a str, &'a Value>,
-    messages: BTreeMap<&'a str, &'a Value>,
 }
 
 impl<'a> Model<'a> {
+    /// Whether the model names a type `name` (its `$defs` key, alike in
+    /// PascalCase).
+    fn uses(&self, name: &str) -> bool {
+        self.structures
+            .keys()
+            .chain(self.aliases.keys())
+            .chain(self.enums.keys())
+            .any(|n| crate::naming::pascal(&def_name(n)) == crate::naming::pascal(name))
+    }
+
     fn new(model: &'a Value) -> Self {
         let named = |key: &str, name: &str| -> BTreeMap<&'a str, &'a Value> {
             model
@@ -30,72 +39,252 @@ impl<'a> Model<'a> {
                 .filter_map(|entry| Some((entry.get(key)?.as_str()?, entry)))
                 .collect()
         };
-        let mut messages = named("method", "requests");
-        messages.extend(named("method", "notifications"));
         Model {
             structures: named("name", "structures"),
             aliases: named("name", "typeAliases"),
             enums: named("name", "enumerations"),
-            messages,
         }
     }
 }
 
-/// Derives the schema document a recipe describes.
-pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<Value> {
-    let m = Model::new(model);
-    let mut defs: BTreeMap<String, Value> = BTreeMap::new();
-    let mut queue: VecDeque<String> = VecDeque::new();
-    for method in &recipe.methods {
-        let message = m.messages.get(method.method.as_str()).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Reference,
-                format!("the meta model has no method `{}`", method.method),
-            )
-        })?;
-        if let (None, Some(name)) = (message.get("params"), &recipe.no_params) {
-            let mut schema =
-                json!({"type": ["object", "array"], "maxProperties": 0, "maxItems": 0});
-            annotate(
-                &mut schema,
-                name,
-                "The params of a method that takes none (the meta model gives it no params type): absent, or an empty object or array.",
-            );
-            defs.insert(name.clone(), schema);
-        }
-        for part in ["params", "result"] {
-            if let Some(t) = message.get(part) {
-                references(t, &mut queue);
-            }
-        }
-        if let (Some(name), Some(result)) = (&method.result, message.get("result")) {
-            let mut schema = convert(recipe, result)?;
-            annotate(
-                &mut schema,
-                name,
-                &format!("The result of `{}`.", method.method),
-            );
-            defs.insert(name.clone(), schema);
+/// The members of a derived manifest method, in the order they are written.
+const METHOD_ORDER: &[&str] = &[
+    "kind",
+    "direction",
+    "description",
+    "params",
+    "params_optional",
+    "result",
+    "capability",
+    "timeout_ms",
+    "lifecycle",
+];
+
+/// The `$defs` key of a model type: its name, except that a name the model
+/// marks internal with a leading `_` (`_InitializeParams`, a base that
+/// `InitializeParams` extends) is written with `Base` at the end instead
+/// (`InitializeParamsBase`), since every binding drops the underscore.
+fn def_name(name: &str) -> String {
+    match name.strip_prefix('_') {
+        Some(rest) => format!("{rest}Base"),
+        None => name.to_owned(),
+    }
+}
+
+/// `textDocument/prepareRename` → `TextDocumentPrepareRename`.
+fn method_pascal(method: &str) -> String {
+    crate::naming::pascal(method.trim_start_matches("$/"))
+}
+
+/// The `$defs` name of a method's part: the named type it is, or a new
+/// type holding it, named by the recipe (`given`) or by the method in
+/// PascalCase and `suffix`; a name the model or an earlier part uses is
+/// an error, never a silent second meaning.
+#[allow(clippy::too_many_arguments)]
+fn hoist(
+    recipe: &Recipe,
+    m: &Model<'_>,
+    taken: &BTreeSet<&str>,
+    defs: &mut BTreeMap<String, Value>,
+    method: &str,
+    t: &Value,
+    suffix: &str,
+    given: Option<&str>,
+) -> Result<String> {
+    if given.is_none() && t.get("kind").and_then(Value::as_str) == Some("reference") {
+        if let Some(name) = t.get("name").and_then(Value::as_str) {
+            return Ok(def_name(name));
         }
     }
-    queue.extend(recipe.extra.iter().cloned());
+    let name = given
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("{}{suffix}", method_pascal(method)));
+    if taken.contains(name.as_str()) || defs.contains_key(&name) {
+        return Err(Error::new(
+            ErrorKind::Manifest,
+            format!("`{method}`: the name `{name}` is taken; give the method another `result`"),
+        ));
+    }
+    let mut schema = convert(recipe, m, &name, t)?;
+    let what = match suffix {
+        "Result" => "result",
+        "PartialResult" => "partial result",
+        "Params" => "params",
+        _ => "registration options",
+    };
+    annotate(&mut schema, &name, &format!("The {what} of `{method}`."));
+    defs.insert(name.clone(), schema);
+    Ok(name)
+}
+
+/// Derives the schema document and the manifest a recipe describes.
+pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<(Value, Value)> {
+    let m = Model::new(model);
+    let taken: BTreeSet<&str> = m
+        .structures
+        .keys()
+        .chain(m.aliases.keys())
+        .chain(m.enums.keys())
+        .copied()
+        .collect();
+    let mut defs: BTreeMap<String, Value> = BTreeMap::new();
+    let mut methods = Map::new();
+    let file = &recipe.output;
+    let reference = |name: &str| json!({"$ref": format!("{file}#/$defs/{name}")});
+    for part in ["requests", "notifications"] {
+        let request = part == "requests";
+        for message in model
+            .get(part)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let method = message
+                .get("method")
+                .and_then(Value::as_str)
+                .ok_or_else(|| Error::new(ErrorKind::Manifest, "a message without a method"))?;
+            let overrides = recipe
+                .methods
+                .get(method)
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let named = |defs: &mut BTreeMap<String, Value>,
+                         t: &Value,
+                         suffix: &str,
+                         given: Option<&str>|
+             -> Result<String> {
+                hoist(recipe, &m, &taken, defs, method, t, suffix, given)
+            };
+            let direction = match message.get("messageDirection").and_then(Value::as_str) {
+                Some("clientToServer") => "client-to-server",
+                Some("serverToClient") => "server-to-client",
+                Some("both") => "both",
+                other => {
+                    return Err(Error::new(
+                        ErrorKind::Manifest,
+                        format!("`{method}` has the direction {other:?}"),
+                    ))
+                }
+            };
+            let mut out = Map::new();
+            out.insert(
+                "kind".into(),
+                json!(if request { "request" } else { "notification" }),
+            );
+            out.insert("direction".into(), json!(direction));
+            match message.get("params") {
+                Some(t) => {
+                    let name = named(&mut defs, t, "Params", None)?;
+                    out.insert("params".into(), reference(&name));
+                }
+                None => {
+                    if !defs.contains_key(&recipe.no_params) {
+                        let mut schema =
+                            json!({"type": ["object", "array"], "maxProperties": 0, "maxItems": 0});
+                        annotate(
+                            &mut schema,
+                            &recipe.no_params,
+                            "The params of a method that takes none (the meta model gives it no params type): absent, or an empty object or array.",
+                        );
+                        defs.insert(recipe.no_params.clone(), schema);
+                    }
+                    out.insert("params".into(), reference(&recipe.no_params));
+                    out.insert("params_optional".into(), json!(true));
+                }
+            }
+            let mut notes = Vec::new();
+            if let Some(t) = message.get("result") {
+                let given = overrides.get("result").and_then(Value::as_str);
+                let name = named(&mut defs, t, "Result", given)?;
+                out.insert("result".into(), reference(&name));
+            }
+            if let Some(t) = message.get("partialResult") {
+                let name = named(&mut defs, t, "PartialResult", None)?;
+                notes.push(format!("partial results `{name}`"));
+            }
+            if let Some(t) = message.get("registrationOptions") {
+                let name = named(&mut defs, t, "RegistrationOptions", None)?;
+                notes.push(format!("registration options `{name}`"));
+            }
+            if let Some(name) = message.pointer("/errorData/name").and_then(Value::as_str) {
+                notes.push(format!("error data `{name}`"));
+            }
+            let who = match direction {
+                "client-to-server" => "from the client to the server",
+                "server-to-client" => "from the server to the client",
+                _ => "in either direction",
+            };
+            let mut description = format!(
+                "A {} {who}, as the LSP 3.17 meta model defines it",
+                if request { "request" } else { "notification" }
+            );
+            if !notes.is_empty() {
+                description.push_str(&format!(" ({})", notes.join(", ")));
+            }
+            description.push('.');
+            out.insert("description".into(), json!(description));
+            if let Some(d) = recipe
+                .method_defaults
+                .get(direction)
+                .and_then(Value::as_object)
+            {
+                for (k, v) in d {
+                    if request || k != "timeout_ms" {
+                        out.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            for (k, v) in overrides {
+                if k != "result" {
+                    out.insert(k, v);
+                }
+            }
+            let mut ordered = Map::new();
+            for k in METHOD_ORDER {
+                if let Some(v) = out.remove(*k) {
+                    ordered.insert((*k).to_owned(), v);
+                }
+            }
+            ordered.extend(out);
+            methods.insert(method.to_owned(), Value::Object(ordered));
+        }
+    }
+    if let Some(unknown) = recipe.methods.keys().find(|k| !methods.contains_key(*k)) {
+        return Err(Error::new(
+            ErrorKind::Reference,
+            format!("the meta model has no method `{unknown}`"),
+        ));
+    }
+    let mut queue: VecDeque<String> = taken.iter().map(|s| (*s).to_owned()).collect();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     while let Some(name) = queue.pop_front() {
         if !seen.insert(name.clone()) {
             continue;
         }
         let schema = named_type(recipe, &m, &name, &mut queue)?;
-        defs.insert(name, schema);
+        defs.insert(def_name(&name), schema);
     }
-    let mut root = Map::new();
-    root.insert(
-        "$comment".into(),
-        Value::String(format!(
-            "{} Derived from meta/metaModel.json by meta/{}.",
-            crate::header("").trim(),
-            super::DERIVE_FILE
-        )),
+    // Every generator names a type by its `$defs` key in PascalCase (and
+    // an inline type by its owner and member): two keys alike in that form
+    // would be one name twice.
+    let mut pascal: BTreeMap<String, &str> = BTreeMap::new();
+    for name in defs.keys() {
+        if let Some(other) = pascal.insert(crate::naming::pascal(name), name) {
+            return Err(Error::new(
+                ErrorKind::Manifest,
+                format!("the types `{other}` and `{name}` would have one name in the bindings"),
+            ));
+        }
+    }
+    let comment = format!(
+        "{} Derived from the LSP meta model ({}) by meta/{}.",
+        crate::header("").trim(),
+        recipe.model,
+        super::DERIVE_FILE
     );
+    let mut root = Map::new();
+    root.insert("$comment".into(), Value::String(comment.clone()));
     root.insert(
         "$schema".into(),
         json!("https://json-schema.org/draft/2020-12/schema"),
@@ -107,7 +296,22 @@ pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<Value> {
         Value::String(recipe.description.clone()),
     );
     root.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
-    Ok(Value::Object(root))
+    let mut manifest = Map::new();
+    manifest.insert("$comment".into(), Value::String(comment));
+    for (k, v) in &recipe.manifest {
+        if k == "methods" {
+            continue;
+        }
+        manifest.insert(k.clone(), v.clone());
+        if k == "capabilities" || (k == "schemas" && !recipe.manifest.contains_key("capabilities"))
+        {
+            manifest.insert("methods".into(), Value::Object(methods.clone()));
+        }
+    }
+    if !manifest.contains_key("methods") {
+        manifest.insert("methods".into(), Value::Object(methods));
+    }
+    Ok((Value::Object(root), Value::Object(manifest)))
 }
 
 /// The schema of the named type `name`, queueing what it refers to.
@@ -125,14 +329,7 @@ fn named_type(
     };
     if let Some(fixed) = recipe.opaque.get(name) {
         let mut schema = fixed.clone();
-        let doc = m
-            .aliases
-            .get(name)
-            .or_else(|| m.structures.get(name))
-            .and_then(|e| e.get("documentation"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        annotate(&mut schema, name, &doc.unwrap_or_else(|| fallback(name)));
+        annotate(&mut schema, &def_name(name), &describe(m, name));
         return Ok(schema);
     }
     if let Some(structure) = m.structures.get(name) {
@@ -151,20 +348,20 @@ fn named_type(
                 references(t, queue);
             }
         }
-        let mut schema = object(recipe, &properties)?;
-        annotate(&mut schema, name, &documentation(structure, name));
+        let mut schema = object(recipe, m, &def_name(name), &properties)?;
+        annotate(&mut schema, &def_name(name), &describe(m, name));
         return Ok(schema);
     }
     if let Some(alias) = m.aliases.get(name) {
         let t = alias.get("type").ok_or_else(unknown)?;
         references(t, queue);
-        let mut schema = convert(recipe, t)?;
-        annotate(&mut schema, name, &documentation(alias, name));
+        let mut schema = convert(recipe, m, &def_name(name), t)?;
+        annotate(&mut schema, &def_name(name), &describe(m, name));
         return Ok(schema);
     }
     if let Some(enumeration) = m.enums.get(name) {
         let mut schema = enumeration_schema(recipe, name, enumeration)?;
-        annotate(&mut schema, name, &documentation(enumeration, name));
+        annotate(&mut schema, &def_name(name), &describe(m, name));
         return Ok(schema);
     }
     Err(unknown())
@@ -211,7 +408,15 @@ fn flatten(m: &Model<'_>, structure: &Value, out: &mut Vec<Value>, depth: usize)
 }
 
 /// An open object schema of `properties`.
-fn object(recipe: &Recipe, properties: &[Value]) -> Result<Value> {
+/// An open object schema of `properties`, members of the type `owner`.
+///
+/// Every member gets a title and a short description written here. A
+/// member whose type is a type of its own in the bindings (an inline
+/// object, a union, a tuple) is titled with that type's name, its owner and
+/// the member (`CompletionClientCapabilities` + `completionItem`), which is
+/// how typify, Python and TypeScript name it; a name the model uses is an
+/// error.
+fn object(recipe: &Recipe, m: &Model<'_>, owner: &str, properties: &[Value]) -> Result<Value> {
     let mut props = Map::new();
     let mut required = Vec::new();
     for p in properties {
@@ -225,12 +430,31 @@ fn object(recipe: &Recipe, properties: &[Value]) -> Result<Value> {
                 format!("property `{name}` has no type"),
             )
         })?;
-        let mut schema = convert(recipe, t)?;
+        let inline_name = format!("{owner}{}", crate::naming::pascal(name));
+        let mut schema = convert(recipe, m, &inline_name, t)?;
         let optional = p.get("optional").and_then(Value::as_bool) == Some(true);
         if optional && recipe.optional_null {
             schema = nullable(schema);
         }
-        annotate(&mut schema, &human(name), &documentation(p, name));
+        let title = if is_inline(&schema) {
+            if m.uses(&inline_name) {
+                return Err(Error::new(
+                    ErrorKind::Manifest,
+                    format!("the member `{owner}.{name}` would name an inline type `{inline_name}`, a name the model uses"),
+                ));
+            }
+            words(&inline_name)
+        } else {
+            words(name)
+        };
+        annotate(
+            &mut schema,
+            &title,
+            &format!(
+                "The {} member `{name}` of `{owner}`.",
+                if optional { "optional" } else { "required" }
+            ),
+        );
         props.insert(name.to_owned(), schema);
         if !optional {
             required.push(Value::String(name.to_owned()));
@@ -246,7 +470,8 @@ fn object(recipe: &Recipe, properties: &[Value]) -> Result<Value> {
 }
 
 /// The schema of one meta model type expression.
-fn convert(recipe: &Recipe, t: &Value) -> Result<Value> {
+/// `owner` names the inline types it holds.
+fn convert(recipe: &Recipe, m: &Model<'_>, owner: &str, t: &Value) -> Result<Value> {
     let kind = t.get("kind").and_then(Value::as_str).unwrap_or("");
     let unsupported = || {
         Error::new(
@@ -263,15 +488,15 @@ fn convert(recipe: &Recipe, t: &Value) -> Result<Value> {
                 .get("name")
                 .and_then(Value::as_str)
                 .ok_or_else(unsupported)?;
-            json!({"$ref": format!("#/$defs/{name}")})
+            json!({"$ref": format!("#/$defs/{}", def_name(name))})
         }
         "array" => {
             let element = t.get("element").ok_or_else(unsupported)?;
-            json!({"type": "array", "items": convert(recipe, element)?})
+            json!({"type": "array", "items": convert(recipe, m, owner, element)?})
         }
         "map" => {
             let value = t.get("value").ok_or_else(unsupported)?;
-            json!({"type": "object", "additionalProperties": convert(recipe, value)?})
+            json!({"type": "object", "additionalProperties": convert(recipe, m, owner, value)?})
         }
         "or" => {
             let items = t
@@ -280,7 +505,7 @@ fn convert(recipe: &Recipe, t: &Value) -> Result<Value> {
                 .ok_or_else(unsupported)?;
             let schemas = items
                 .iter()
-                .map(|i| convert(recipe, i))
+                .map(|i| convert(recipe, m, owner, i))
                 .collect::<Result<Vec<_>>>()?;
             json!({"anyOf": schemas})
         }
@@ -289,7 +514,43 @@ fn convert(recipe: &Recipe, t: &Value) -> Result<Value> {
                 .pointer("/value/properties")
                 .and_then(Value::as_array)
                 .ok_or_else(unsupported)?;
-            object(recipe, props)?
+            object(recipe, m, owner, props)?
+        }
+        "tuple" => {
+            let items = t
+                .get("items")
+                .and_then(Value::as_array)
+                .ok_or_else(unsupported)?;
+            let schemas = items
+                .iter()
+                .map(|i| convert(recipe, m, owner, i))
+                .collect::<Result<Vec<_>>>()?;
+            let n = schemas.len();
+            json!({"type": "array", "prefixItems": schemas, "minItems": n, "maxItems": n, "items": false})
+        }
+        "and" => {
+            // An intersection of structures is one object holding the
+            // members of each (as `extends` is flattened).
+            let items = t
+                .get("items")
+                .and_then(Value::as_array)
+                .ok_or_else(unsupported)?;
+            let mut properties = Vec::new();
+            for item in items {
+                let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+                let structure = (item.get("kind").and_then(Value::as_str) == Some("reference"))
+                    .then(|| m.structures.get(name))
+                    .flatten()
+                    .ok_or_else(unsupported)?;
+                let mut own = Vec::new();
+                flatten(m, structure, &mut own, 0)?;
+                for p in own {
+                    let pname = p.get("name").cloned();
+                    properties.retain(|q: &Value| q.get("name") != pname.as_ref());
+                    properties.push(p);
+                }
+            }
+            object(recipe, m, owner, &properties)?
         }
         "stringLiteral" => {
             json!({"type": "string", "const": t.get("value").ok_or_else(unsupported)?})
@@ -302,6 +563,41 @@ fn convert(recipe: &Recipe, t: &Value) -> Result<Value> {
         }
         _ => return Err(unsupported()),
     })
+}
+
+/// `CompletionItemKind` → "Completion item kind".
+fn words(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if i == 0 {
+            out.extend(c.to_uppercase());
+        } else if c.is_uppercase() {
+            out.push(' ');
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether a member's schema is a type of its own in the bindings (an
+/// object, a union of several, a tuple), not a named type or a base type.
+fn is_inline(schema: &Value) -> bool {
+    if schema.get("properties").is_some() || schema.get("prefixItems").is_some() {
+        return true;
+    }
+    let Some(items) = schema.get("anyOf").and_then(Value::as_array) else {
+        return false;
+    };
+    let mut others = items
+        .iter()
+        .filter(|i| i.get("type") != Some(&json!("null")));
+    match (others.next(), others.next()) {
+        (Some(one), None) => is_inline(one),
+        (None, _) => false,
+        _ => true,
+    }
 }
 
 /// `schema`, or `null`.
@@ -410,32 +706,17 @@ fn annotate(schema: &mut Value, title: &str, description: &str) {
     }
 }
 
-fn documentation(entry: &Value, name: &str) -> String {
-    entry
-        .get("documentation")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .unwrap_or_else(|| fallback(name))
-}
-
-fn fallback(name: &str) -> String {
-    format!("`{name}`, as the LSP 3.17 meta model defines it (it documents none).")
-}
-
-/// `textDocument` → "Text document".
-fn human(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if i == 0 {
-            out.extend(c.to_uppercase());
-        } else if c.is_uppercase() {
-            out.push(' ');
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+/// A short description of a named type, written here: the meta model's
+/// own documentation stays out of the committed files.
+fn describe(m: &Model<'_>, name: &str) -> String {
+    let what = if m.structures.contains_key(name) {
+        "structure"
+    } else if m.enums.contains_key(name) {
+        "enumeration"
+    } else {
+        "type alias"
+    };
+    format!("The {what} `{name}` of the LSP 3.17 meta model.")
 }
 
 #[cfg(test)]
@@ -446,9 +727,15 @@ mod tests {
 
     fn recipe(extra: Value) -> Recipe {
         let mut r = json!({
+            "model": "../m.json",
             "output": "x.schema.json", "id": "https://wirekit.dev/schemas/x/1/x.schema.json",
             "title": "x", "description": "x",
-            "methods": [{"method": "get", "result": "GetResult"}],
+            "manifest_output": "protocol.json",
+            "manifest": {"protocol": "x", "version": "1", "schemas": ["x.schema.json"], "errors": []},
+            "method_defaults": {"client-to-server": {"timeout_ms": 5, "lifecycle": {"allowed_in": ["ready"]}},
+                "both": {"lifecycle": {"allowed_in": ["*"]}}},
+            "methods": {"get": {"result": "GetResult", "description": "Gets."}},
+            "no_params": "NoParams",
             "keep_members": {"Caps": ["hoverProvider"]},
             "opaque": {"Any": {}},
             "closed_enums": ["Severity"]
@@ -461,18 +748,24 @@ mod tests {
 
     fn model() -> Value {
         json!({
-            "requests": [{"method": "get", "params": {"kind": "reference", "name": "Params"},
+            "requests": [{"method": "get", "messageDirection": "clientToServer", "params": {"kind": "reference", "name": "Params"},
                 "result": {"kind": "or", "items": [{"kind": "reference", "name": "Item"},
-                    {"kind": "array", "element": {"kind": "reference", "name": "Item"}}, {"kind": "base", "name": "null"}]}}],
-            "notifications": [],
+                    {"kind": "array", "element": {"kind": "reference", "name": "Item"}}, {"kind": "base", "name": "null"}]},
+                "partialResult": {"kind": "array", "element": {"kind": "reference", "name": "Item"}},
+                "registrationOptions": {"kind": "and", "items": [{"kind": "reference", "name": "Base"}, {"kind": "reference", "name": "Mixin"}]},
+                "errorData": {"kind": "reference", "name": "Item"},
+                "documentation": "UPSTREAM TEXT"}],
+            "notifications": [{"method": "$/ping", "messageDirection": "both"}],
             "structures": [
-                {"name": "Base", "properties": [{"name": "uri", "type": {"kind": "base", "name": "DocumentUri"}}]},
+                {"name": "Base", "properties": [{"name": "uri", "type": {"kind": "base", "name": "DocumentUri"}, "documentation": "UPSTREAM TEXT"}]},
                 {"name": "Mixin", "properties": [{"name": "token", "type": {"kind": "base", "name": "integer"}, "optional": true}]},
+                {"name": "_Hidden", "properties": [{"name": "pair", "type": {"kind": "tuple", "items": [{"kind": "base", "name": "uinteger"}, {"kind": "base", "name": "uinteger"}]}}]},
                 {"name": "Params", "extends": [{"kind": "reference", "name": "Base"}], "mixins": [{"kind": "reference", "name": "Mixin"}],
-                    "properties": [{"name": "caps", "type": {"kind": "reference", "name": "Caps"}}, {"name": "data", "type": {"kind": "reference", "name": "Any"}, "optional": true}]},
+                    "properties": [{"name": "caps", "type": {"kind": "reference", "name": "Caps"}}, {"name": "data", "type": {"kind": "reference", "name": "Any"}, "optional": true},
+                        {"name": "hidden", "type": {"kind": "reference", "name": "_Hidden"}, "optional": true}]},
                 {"name": "Caps", "properties": [{"name": "hoverProvider", "type": {"kind": "base", "name": "boolean"}, "optional": true},
                     {"name": "colorProvider", "type": {"kind": "reference", "name": "Unexcerpted"}, "optional": true}]},
-                {"name": "Item", "properties": [{"name": "severity", "type": {"kind": "reference", "name": "Severity"}},
+                {"name": "Item", "documentation": "UPSTREAM TEXT", "properties": [{"name": "severity", "type": {"kind": "reference", "name": "Severity"}},
                     {"name": "kind", "type": {"kind": "reference", "name": "Kind"}}]}
             ],
             "enumerations": [
@@ -485,7 +778,7 @@ mod tests {
 
     #[test]
     fn structures_flatten_and_trim_enums_close_or_stay_open() {
-        let schema = derive(&recipe(json!({})), &model()).expect("derives");
+        let (schema, _) = derive(&recipe(json!({})), &model()).expect("derives");
         let defs = &schema["$defs"];
         let params = &defs["Params"];
         assert_eq!(params["required"], json!(["uri", "caps"]));
@@ -497,7 +790,8 @@ mod tests {
                 "uri".to_owned(),
                 "token".to_owned(),
                 "caps".to_owned(),
-                "data".to_owned()
+                "data".to_owned(),
+                "hidden".to_owned()
             ])
         );
         assert!(
@@ -520,15 +814,97 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_and_name_rule() {
+        let (schema, _) = derive(&recipe(json!({})), &model()).expect("derives");
+        let defs = &schema["$defs"];
+        // `_Hidden` is written `HiddenBase`, and referred to so.
+        assert!(defs.get("_Hidden").is_none());
+        assert_eq!(
+            defs["Params"]["properties"]["hidden"]["$ref"],
+            "#/$defs/HiddenBase"
+        );
+        let pair = &defs["HiddenBase"]["properties"]["pair"];
+        assert_eq!(pair["prefixItems"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            (&pair["minItems"], &pair["maxItems"], &pair["items"]),
+            (&json!(2), &json!(2), &json!(false))
+        );
+        // `and` is one object with the members of each structure.
+        let reg = &defs["GetRegistrationOptions"];
+        assert_eq!(reg["required"], json!(["uri"]));
+        assert!(reg["properties"].get("token").is_some());
+        assert_eq!(defs["GetPartialResult"]["type"], "array");
+        // No upstream documentation is copied.
+        assert!(!schema.to_string().contains("UPSTREAM TEXT"));
+    }
+
+    #[test]
+    fn the_manifest_holds_every_method() {
+        let (_, manifest) = derive(&recipe(json!({})), &model()).expect("derives");
+        assert!(manifest["$comment"]
+            .as_str()
+            .is_some_and(|c| c.contains("@generated")));
+        let get = &manifest["methods"]["get"];
+        assert_eq!(get["kind"], "request");
+        assert_eq!(get["direction"], "client-to-server");
+        assert_eq!(get["description"], "Gets.");
+        assert_eq!(get["params"]["$ref"], "x.schema.json#/$defs/Params");
+        assert_eq!(get["result"]["$ref"], "x.schema.json#/$defs/GetResult");
+        assert_eq!(get["timeout_ms"], 5);
+        let ping = &manifest["methods"]["$/ping"];
+        assert_eq!(ping["direction"], "both");
+        assert_eq!(ping["params"]["$ref"], "x.schema.json#/$defs/NoParams");
+        assert_eq!(ping["params_optional"], true);
+        assert_eq!(ping["lifecycle"], json!({"allowed_in": ["*"]}));
+        assert!(ping.get("timeout_ms").is_none());
+        assert!(!manifest.to_string().contains("UPSTREAM TEXT"));
+        assert_eq!(
+            manifest
+                .as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>()),
+            Some(
+                ["$comment", "protocol", "version", "schemas", "methods", "errors"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
+    }
+
+    #[test]
+    fn an_inline_type_may_not_take_a_model_name() {
+        let mut m = model();
+        if let Some(structures) = m["structures"].as_array_mut() {
+            structures.push(json!({"name": "ItemWhere", "properties": []}));
+            structures.push(json!({"name": "Where", "properties": [{"name": "where",
+                "type": {"kind": "literal", "value": {"properties": [{"name": "x", "type": {"kind": "base", "name": "string"}}]}}}]}));
+            structures.push(json!({"name": "Item2", "properties": [{"name": "where", "type": {"kind": "reference", "name": "ItemWhere"}}]}));
+        }
+        // `Where.where` is `WhereWhere`: fine; a reference member is no inline type.
+        assert!(derive(&recipe(json!({})), &m).is_ok());
+        if let Some(structures) = m["structures"].as_array_mut() {
+            structures.push(json!({"name": "Item3", "properties": []}));
+            structures.push(json!({"name": "Item", "properties": [{"name": "3",
+                "type": {"kind": "tuple", "items": [{"kind": "base", "name": "string"}]}}]}));
+        }
+        let err = derive(&recipe(json!({})), &m).expect_err("Item.3 is Item3");
+        assert!(err.to_string().contains("`Item.3`"), "{err}");
+    }
+
+    #[test]
     fn a_type_the_model_lacks_is_an_error_naming_it() {
         let r = recipe(json!({"keep_members": {}}));
         let err = derive(&r, &model()).expect_err("Unexcerpted is missing");
         assert_eq!(err.kind(), ErrorKind::Reference);
         assert!(err.to_string().contains("Unexcerpted"), "{err}");
-        let r = recipe(json!({"methods": [{"method": "nope"}]}));
+        let r = recipe(json!({"methods": {"nope": {}}}));
         assert!(derive(&r, &model())
             .expect_err("no such method")
             .to_string()
             .contains("nope"));
+        let r = recipe(json!({"methods": {"get": {"result": "Item"}}}));
+        assert!(derive(&r, &model())
+            .expect_err("a taken name")
+            .to_string()
+            .contains("`Item` is taken"));
     }
 }

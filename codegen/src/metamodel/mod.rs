@@ -3,17 +3,24 @@
 //! hand.
 //!
 //! A protocol version that keeps `meta/derive.json` beside its manifest gets
-//! its message schema file written from `meta/metaModel.json` by
-//! `wirekit generate`: the closure of the listed methods' params and results
-//! (plus `extra` types), every structure flattened (`extends` and `mixins`
-//! inlined), every object open (LSP peers ignore unknown members), optional
-//! members not required, `or` as `anyOf`, aliases and enumerations as named
-//! `$defs`. `keep_members` trims the capability structures to what the
-//! subset uses (the rest stay allowed, as unknown members), `opaque` replaces
-//! a type by a fixed schema, `closed_enums` lists the enumerations whose
-//! values are a closed set (the others admit any value of their base type,
-//! as LSP asks peers to tolerate unknown kinds). The derived file carries
-//! the do-not-edit line as its `$comment`, and the drift check covers it.
+//! its message schema file and its manifest written by `wirekit generate`
+//! from the meta model the recipe names (outside the repository: its
+//! documentation stays out of committed files). The schema holds every
+//! structure, enumeration and alias of the model, plus a named type for each
+//! method's result, partial result and registration options that is not
+//! simply a named type; structures are flattened (`extends` and `mixins`
+//! inlined), objects open (LSP peers ignore unknown members), optional
+//! members not required, `or` as `anyOf`, `and` as one merged object,
+//! `tuple` as `prefixItems`. The manifest is the recipe's `manifest` with
+//! every request and notification of the model as a method (direction from
+//! `messageDirection`), the recipe's `method_defaults` and per-method
+//! `methods` members on top. `opaque` replaces a type by a fixed schema,
+//! `closed_enums` lists the enumerations whose values are a closed set (the
+//! others admit any value of their base type, as LSP asks peers to tolerate
+//! unknown kinds). Both files carry the do-not-edit line as their
+//! `$comment`, and the drift check covers them. Where the model is absent
+//! (a clone without `../shared`), the committed files are kept as they are
+//! and [`missing_models`] says so.
 
 mod convert;
 
@@ -29,16 +36,17 @@ use crate::GeneratedFile;
 pub const META_DIR: &str = "meta";
 /// The recipe file.
 pub const DERIVE_FILE: &str = "derive.json";
-/// The meta model file.
-pub const MODEL_FILE: &str = "metaModel.json";
 
-/// How one schema file is derived (`meta/derive.json`).
+/// How one schema file and its manifest are derived (`meta/derive.json`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
     /// Free text for people reading the recipe.
     #[serde(rename = "$comment", default)]
     pub comment: String,
+    /// The meta model, relative to the repository root (it is not copied
+    /// into the project: `../shared/upstream/lsp/metaModel.json`).
+    pub model: String,
     /// The schema file written beside the manifest.
     pub output: String,
     /// Its `$id`.
@@ -47,15 +55,26 @@ pub struct Recipe {
     pub title: String,
     /// Its root description.
     pub description: String,
-    /// The methods whose params and results are derived.
-    pub methods: Vec<MethodRecipe>,
+    /// The manifest written beside the schema file (`protocol.json`),
+    /// from `manifest` with every method of the model added.
+    pub manifest_output: String,
+    /// Every member of the manifest that the model does not give (title,
+    /// transport, capabilities, errors, lifecycle, ...), written as is.
+    pub manifest: Map<String, Value>,
+    /// What a derived method gets by its direction (`client-to-server`,
+    /// `server-to-client`, `both`): `lifecycle`, and `timeout_ms` for
+    /// requests.
+    #[serde(default)]
+    pub method_defaults: Map<String, Value>,
+    /// Method name → manifest members that replace or add to the derived
+    /// ones (`description`, `capability`, `lifecycle`, `timeout_ms`, ...),
+    /// and `result`: the `$defs` name of a result that is not simply a
+    /// named type.
+    #[serde(default)]
+    pub methods: Map<String, Value>,
     /// The `$defs` name of the params of methods that take none (the
-    /// meta model gives them no params type); any value is allowed.
-    #[serde(default)]
-    pub no_params: Option<String>,
-    /// More types to derive although no listed method reaches them.
-    #[serde(default)]
-    pub extra: Vec<String>,
+    /// meta model gives them no params type); any empty value is allowed.
+    pub no_params: String,
     /// Structure name → the only members kept.
     #[serde(default)]
     pub keep_members: Map<String, Value>,
@@ -71,19 +90,28 @@ pub struct Recipe {
     pub closed_enums: Vec<String>,
 }
 
-/// One method of a recipe.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MethodRecipe {
-    /// The method name, as in the meta model.
-    pub method: String,
-    /// The `$defs` name of its result, when the result is not simply a
-    /// named type.
-    #[serde(default)]
-    pub result: Option<String>,
+/// The meta models a checkout lacks: one line each, for `wirekit generate`
+/// to print; their derived files are kept as committed.
+pub fn missing_models(root: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for recipe_path in recipes(&root.join("schemas"))? {
+        let recipe = read_recipe(root, &recipe_path)?;
+        let model_path = root.join(&recipe.model);
+        if !model_path.is_file() {
+            out.push(format!(
+                "{} is absent (the upstream meta model, outside the repository); keeping the committed {} and {} of {}",
+                display(root, &model_path),
+                recipe.output,
+                recipe.manifest_output,
+                display(root, recipe_path.parent().and_then(Path::parent).unwrap_or(root)),
+            ));
+        }
+    }
+    Ok(out)
 }
 
-/// Every derived schema file under `root/schemas`.
+/// Every derived file under `root/schemas` (a schema file and a manifest a
+/// recipe); where the meta model is absent, the committed files as they are.
 pub fn derive_all(root: &Path) -> Result<Vec<GeneratedFile>> {
     let mut out = Vec::new();
     for recipe_path in recipes(&root.join("schemas"))? {
@@ -91,30 +119,54 @@ pub fn derive_all(root: &Path) -> Result<Vec<GeneratedFile>> {
             .parent()
             .and_then(Path::parent)
             .ok_or_else(|| Error::new(ErrorKind::Io, "a recipe outside a version folder"))?;
-        let recipe: Recipe = read_json(&recipe_path)
-            .and_then(|v| {
-                serde_json::from_value(v)
-                    .map_err(|e| Error::new(ErrorKind::Manifest, e.to_string()))
-            })
-            .map_err(|e| e.in_file(display(root, &recipe_path)))?;
-        let model_path = recipe_path.with_file_name(MODEL_FILE);
+        let recipe = read_recipe(root, &recipe_path)?;
+        let relative = |name: &str| {
+            version_dir
+                .join(name)
+                .strip_prefix(root)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| PathBuf::from(name))
+        };
+        let model_path = root.join(&recipe.model);
+        if !model_path.is_file() {
+            for name in [&recipe.output, &recipe.manifest_output] {
+                let path = version_dir.join(name);
+                let contents = std::fs::read_to_string(&path).map_err(|e| {
+                    Error::new(ErrorKind::Io, format!("cannot read: {e}"))
+                        .in_file(display(root, &path))
+                })?;
+                out.push(GeneratedFile {
+                    path: relative(name),
+                    contents,
+                });
+            }
+            continue;
+        }
         let model = read_json(&model_path).map_err(|e| e.in_file(display(root, &model_path)))?;
-        let schema =
+        let (schema, manifest) =
             convert::derive(&recipe, &model).map_err(|e| e.in_file(display(root, &model_path)))?;
-        let mut text = serde_json::to_string_pretty(&schema)
-            .map_err(|e| Error::new(ErrorKind::Json, e.to_string()))?;
-        text.push('\n');
-        let relative = version_dir
-            .join(&recipe.output)
-            .strip_prefix(root)
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|_| PathBuf::from(&recipe.output));
-        out.push(GeneratedFile {
-            path: relative,
-            contents: text,
-        });
+        for (name, value) in [
+            (&recipe.output, schema),
+            (&recipe.manifest_output, manifest),
+        ] {
+            let mut text = serde_json::to_string_pretty(&value)
+                .map_err(|e| Error::new(ErrorKind::Json, e.to_string()))?;
+            text.push('\n');
+            out.push(GeneratedFile {
+                path: relative(name),
+                contents: text,
+            });
+        }
     }
     Ok(out)
+}
+
+fn read_recipe(root: &Path, recipe_path: &Path) -> Result<Recipe> {
+    read_json(recipe_path)
+        .and_then(|v| {
+            serde_json::from_value(v).map_err(|e| Error::new(ErrorKind::Manifest, e.to_string()))
+        })
+        .map_err(|e| e.in_file(display(root, recipe_path)))
 }
 
 /// Every `schemas/<protocol>/<version>/meta/derive.json`, sorted.

@@ -6,13 +6,13 @@ import type { SchemaValidator } from "../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"host":{"$ref":"#/$defs/Host"},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests the real host sends, in its order; an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$comment":{"title":"Comment","description":"Free text for people reading the manifest (a derived manifest says here that it is generated and from what).","type":"string"},"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"host":{"$ref":"#/$defs/Host"},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests the real host sends, in its order; an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it.","enum":["client-to-server","server-to-client"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
 const schema32 = {"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}};
 const schema33 = {"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
 const schema42 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
 const schema44 = {"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}};
 const func0 = Object.prototype.hasOwnProperty;
-const func73 = require("ajv/dist/runtime/ucs2length").default;
+const func74 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9-]*$", "u");
 const pattern5 = new RegExp("^[0-9A-Za-z][0-9A-Za-z.+-]*$", "u");
 const pattern6 = new RegExp("^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$", "u");
@@ -153,7 +153,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(func73(data1) < 1){
+if(func74(data1) < 1){
 const err3 = {instancePath:instancePath+"/allowed_in/" + i0,schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -210,7 +210,7 @@ errors++;
 if(data.on_success !== undefined && func0.call(data, "on_success")){
 let data2 = data.on_success;
 if(typeof data2 === "string"){
-if(func73(data2) < 1){
+if(func74(data2) < 1){
 const err7 = {instancePath:instancePath+"/on_success",schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -247,7 +247,7 @@ errors++;
 if(data.followed_by !== undefined && func0.call(data, "followed_by")){
 let data4 = data.followed_by;
 if(typeof data4 === "string"){
-if(func73(data4) < 1){
+if(func74(data4) < 1){
 const err10 = {instancePath:instancePath+"/followed_by",schemaPath:"#/properties/followed_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -272,7 +272,7 @@ errors++;
 if(data.completion !== undefined && func0.call(data, "completion")){
 let data5 = data.completion;
 if(typeof data5 === "string"){
-if(func73(data5) < 1){
+if(func74(data5) < 1){
 const err12 = {instancePath:instancePath+"/completion",schemaPath:"#/properties/completion/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -355,7 +355,7 @@ errors++;
 if(data6.message !== undefined && func0.call(data6, "message")){
 let data8 = data6.message;
 if(typeof data8 === "string"){
-if(func73(data8) < 1){
+if(func74(data8) < 1){
 const err19 = {instancePath:instancePath+"/violation/message",schemaPath:"#/$defs/Violation/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -667,7 +667,7 @@ errors++;
 if(data.description !== undefined && func0.call(data, "description")){
 let data6 = data.description;
 if(typeof data6 === "string"){
-if(func73(data6) < 1){
+if(func74(data6) < 1){
 const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -722,7 +722,7 @@ errors = vErrors.length;
 if(data.capability !== undefined && func0.call(data, "capability")){
 let data11 = data.capability;
 if(typeof data11 === "string"){
-if(func73(data11) < 1){
+if(func74(data11) < 1){
 const err19 = {instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -844,7 +844,7 @@ errors++;
 if(data15.title !== undefined && func0.call(data15, "title")){
 let data16 = data15.title;
 if(typeof data16 === "string"){
-if(func73(data16) < 1){
+if(func74(data16) < 1){
 const err27 = {instancePath:instancePath+"/examples/" + i0+"/title",schemaPath:"#/$defs/Example/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err27];
@@ -1206,7 +1206,7 @@ errors++;
 if(data.initial !== undefined && func0.call(data, "initial")){
 let data0 = data.initial;
 if(typeof data0 === "string"){
-if(func73(data0) < 1){
+if(func74(data0) < 1){
 const err5 = {instancePath:instancePath+"/initial",schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1244,7 +1244,7 @@ errors++;
 for(const key1 of Object.keys(data1)){
 let data2 = data1[key1];
 if(typeof data2 === "string"){
-if(func73(data2) < 1){
+if(func74(data2) < 1){
 const err8 = {instancePath:instancePath+"/states/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/states/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1285,7 +1285,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(typeof data4 === "string"){
-if(func73(data4) < 1){
+if(func74(data4) < 1){
 const err11 = {instancePath:instancePath+"/terminal/" + i0,schemaPath:"#/$defs/StateName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1400,7 +1400,7 @@ errors++;
 if(data5.message !== undefined && func0.call(data5, "message")){
 let data7 = data5.message;
 if(typeof data7 === "string"){
-if(func73(data7) < 1){
+if(func74(data7) < 1){
 const err20 = {instancePath:instancePath+"/violation/message",schemaPath:"#/$defs/Violation/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
@@ -1539,7 +1539,7 @@ errors++;
 if(data.method !== undefined && func0.call(data, "method")){
 let data0 = data.method;
 if(typeof data0 === "string"){
-if(func73(data0) < 1){
+if(func74(data0) < 1){
 const err7 = {instancePath:instancePath+"/method",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1589,7 +1589,7 @@ errors++;
 if(data.server_version !== undefined && func0.call(data, "server_version")){
 let data2 = data.server_version;
 if(typeof data2 === "string"){
-if(func73(data2) < 1){
+if(func74(data2) < 1){
 const err11 = {instancePath:instancePath+"/server_version",schemaPath:"#/properties/server_version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1651,7 +1651,7 @@ errors++;
 if(data.message !== undefined && func0.call(data, "message")){
 let data5 = data.message;
 if(typeof data5 === "string"){
-if(func73(data5) < 1){
+if(func74(data5) < 1){
 const err16 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -1733,7 +1733,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(func73(data2) < 1){
+if(func74(data2) < 1){
 const err2 = {instancePath:instancePath+"/sequence/" + i0,schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1883,7 +1883,7 @@ errors++;
 if(data.start !== undefined && func0.call(data, "start")){
 let data0 = data.start;
 if(typeof data0 === "string"){
-if(func73(data0) < 1){
+if(func74(data0) < 1){
 const err3 = {instancePath:instancePath+"/start",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1908,7 +1908,7 @@ errors++;
 if(data.end !== undefined && func0.call(data, "end")){
 let data1 = data.end;
 if(typeof data1 === "string"){
-if(func73(data1) < 1){
+if(func74(data1) < 1){
 const err5 = {instancePath:instancePath+"/end",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1994,7 +1994,7 @@ errors++;
 if(data.method !== undefined && func0.call(data, "method")){
 let data0 = data.method;
 if(typeof data0 === "string"){
-if(func73(data0) < 1){
+if(func74(data0) < 1){
 const err3 = {instancePath:instancePath+"/method",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2155,7 +2155,7 @@ errors++;
 if(data.first !== undefined && func0.call(data, "first")){
 let data2 = data.first;
 if(typeof data2 === "string"){
-if(func73(data2) < 1){
+if(func74(data2) < 1){
 const err7 = {instancePath:instancePath+"/first",schemaPath:"#/oneOf/0/properties/first/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2180,7 +2180,7 @@ errors++;
 if(data.second !== undefined && func0.call(data, "second")){
 let data3 = data.second;
 if(typeof data3 === "string"){
-if(func73(data3) < 1){
+if(func74(data3) < 1){
 const err9 = {instancePath:instancePath+"/second",schemaPath:"#/oneOf/0/properties/second/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2772,7 +2772,7 @@ errors++;
 if(data.method !== undefined && func0.call(data, "method")){
 let data23 = data.method;
 if(typeof data23 === "string"){
-if(func73(data23) < 1){
+if(func74(data23) < 1){
 const err49 = {instancePath:instancePath+"/method",schemaPath:"#/$defs/MethodName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err49];
@@ -2810,7 +2810,7 @@ errors++;
 if(data.message !== undefined && func0.call(data, "message")){
 let data25 = data.message;
 if(typeof data25 === "string"){
-if(func73(data25) < 1){
+if(func74(data25) < 1){
 const err52 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err52];
@@ -2954,9 +2954,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.$schema !== undefined && func0.call(data, "$schema")){
-if(typeof data.$schema !== "string"){
-const err9 = {instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.$comment !== undefined && func0.call(data, "$comment")){
+if(typeof data.$comment !== "string"){
+const err9 = {instancePath:instancePath+"/$comment",schemaPath:"#/properties/%24comment/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2966,11 +2966,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.protocol !== undefined && func0.call(data, "protocol")){
-let data1 = data.protocol;
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-const err10 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]*$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]*$"+"\""};
+if(data.$schema !== undefined && func0.call(data, "$schema")){
+if(typeof data.$schema !== "string"){
+const err10 = {instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2980,8 +2978,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocol !== undefined && func0.call(data, "protocol")){
+let data2 = data.protocol;
+if(typeof data2 === "string"){
+if(!pattern4.test(data2)){
+const err11 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]*$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2991,11 +2992,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.version !== undefined && func0.call(data, "version")){
-let data2 = data.version;
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-const err12 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z][0-9A-Za-z.+-]*$"},message:"must match pattern \""+"^[0-9A-Za-z][0-9A-Za-z.+-]*$"+"\""};
+else {
+const err12 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3005,8 +3003,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.version !== undefined && func0.call(data, "version")){
+let data3 = data.version;
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+const err13 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z][0-9A-Za-z.+-]*$"},message:"must match pattern \""+"^[0-9A-Za-z][0-9A-Za-z.+-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3016,11 +3017,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.title !== undefined && func0.call(data, "title")){
-let data3 = data.title;
-if(typeof data3 === "string"){
-if(func73(data3) < 1){
-const err14 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err14 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3030,8 +3028,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.title !== undefined && func0.call(data, "title")){
+let data4 = data.title;
+if(typeof data4 === "string"){
+if(func74(data4) < 1){
+const err15 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3041,11 +3042,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.description !== undefined && func0.call(data, "description")){
-let data4 = data.description;
-if(typeof data4 === "string"){
-if(func73(data4) < 1){
-const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err16 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3055,8 +3053,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined && func0.call(data, "description")){
+let data5 = data.description;
+if(typeof data5 === "string"){
+if(func74(data5) < 1){
+const err17 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3066,11 +3067,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.roles !== undefined && func0.call(data, "roles")){
-let data5 = data.roles;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if((data5.client === undefined) || (!(func0.call(data5, "client")))){
-const err18 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "client"},message:"must have required property '"+"client"+"'"};
+else {
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3079,8 +3077,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if((data5.server === undefined) || (!(func0.call(data5, "server")))){
-const err19 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+if(data.roles !== undefined && func0.call(data, "roles")){
+let data6 = data.roles;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if((data6.client === undefined) || (!(func0.call(data6, "client")))){
+const err19 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "client"},message:"must have required property '"+"client"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3089,9 +3091,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key1 of Object.keys(data5)){
-if(!((key1 === "client") || (key1 === "server"))){
-const err20 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if((data6.server === undefined) || (!(func0.call(data6, "server")))){
+const err20 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3100,12 +3101,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data5.client !== undefined && func0.call(data5, "client")){
-let data6 = data5.client;
-if(typeof data6 === "string"){
-if(func73(data6) < 1){
-const err21 = {instancePath:instancePath+"/roles/client",schemaPath:"#/properties/roles/properties/client/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key1 of Object.keys(data6)){
+if(!((key1 === "client") || (key1 === "server"))){
+const err21 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3115,8 +3113,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/roles/client",schemaPath:"#/properties/roles/properties/client/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.client !== undefined && func0.call(data6, "client")){
+let data7 = data6.client;
+if(typeof data7 === "string"){
+if(func74(data7) < 1){
+const err22 = {instancePath:instancePath+"/roles/client",schemaPath:"#/properties/roles/properties/client/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3126,11 +3127,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data5.server !== undefined && func0.call(data5, "server")){
-let data7 = data5.server;
-if(typeof data7 === "string"){
-if(func73(data7) < 1){
-const err23 = {instancePath:instancePath+"/roles/server",schemaPath:"#/properties/roles/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err23 = {instancePath:instancePath+"/roles/client",schemaPath:"#/properties/roles/properties/client/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3140,8 +3138,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/roles/server",schemaPath:"#/properties/roles/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.server !== undefined && func0.call(data6, "server")){
+let data8 = data6.server;
+if(typeof data8 === "string"){
+if(func74(data8) < 1){
+const err24 = {instancePath:instancePath+"/roles/server",schemaPath:"#/properties/roles/properties/server/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3151,9 +3152,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
 else {
-const err25 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err25 = {instancePath:instancePath+"/roles/server",schemaPath:"#/properties/roles/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3163,11 +3163,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.transport !== undefined && func0.call(data, "transport")){
-let data8 = data.transport;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if((data8.framing === undefined) || (!(func0.call(data8, "framing")))){
-const err26 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "framing"},message:"must have required property '"+"framing"+"'"};
+}
+else {
+const err26 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3176,8 +3174,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if((data8.envelope === undefined) || (!(func0.call(data8, "envelope")))){
-const err27 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "envelope"},message:"must have required property '"+"envelope"+"'"};
+}
+if(data.transport !== undefined && func0.call(data, "transport")){
+let data9 = data.transport;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if((data9.framing === undefined) || (!(func0.call(data9, "framing")))){
+const err27 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "framing"},message:"must have required property '"+"framing"+"'"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3186,8 +3188,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-if((data8.max_frame_bytes === undefined) || (!(func0.call(data8, "max_frame_bytes")))){
-const err28 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "max_frame_bytes"},message:"must have required property '"+"max_frame_bytes"+"'"};
+if((data9.envelope === undefined) || (!(func0.call(data9, "envelope")))){
+const err28 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "envelope"},message:"must have required property '"+"envelope"+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3196,9 +3198,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-for(const key2 of Object.keys(data8)){
-if(!(((((((key2 === "framing") || (key2 === "envelope")) || (key2 === "strict")) || (key2 === "canonical")) || (key2 === "max_frame_bytes")) || (key2 === "one_request_at_a_time")) || (key2 === "unreadable_id"))){
-const err29 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if((data9.max_frame_bytes === undefined) || (!(func0.call(data9, "max_frame_bytes")))){
+const err29 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "max_frame_bytes"},message:"must have required property '"+"max_frame_bytes"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3207,11 +3208,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-if(data8.framing !== undefined && func0.call(data8, "framing")){
-let data9 = data8.framing;
-if(!((data9 === "ndjson") || (data9 === "content-length"))){
-const err30 = {instancePath:instancePath+"/transport/framing",schemaPath:"#/properties/transport/properties/framing/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.framing.enum},message:"must be equal to one of the allowed values"};
+for(const key2 of Object.keys(data9)){
+if(!(((((((key2 === "framing") || (key2 === "envelope")) || (key2 === "strict")) || (key2 === "canonical")) || (key2 === "max_frame_bytes")) || (key2 === "one_request_at_a_time")) || (key2 === "unreadable_id"))){
+const err30 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3221,10 +3220,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data8.envelope !== undefined && func0.call(data8, "envelope")){
-let data10 = data8.envelope;
-if(!((data10 === "jsonrpc-2.0") || (data10 === "bare"))){
-const err31 = {instancePath:instancePath+"/transport/envelope",schemaPath:"#/properties/transport/properties/envelope/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.envelope.enum},message:"must be equal to one of the allowed values"};
+if(data9.framing !== undefined && func0.call(data9, "framing")){
+let data10 = data9.framing;
+if(!((data10 === "ndjson") || (data10 === "content-length"))){
+const err31 = {instancePath:instancePath+"/transport/framing",schemaPath:"#/properties/transport/properties/framing/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.framing.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3234,9 +3233,10 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data8.strict !== undefined && func0.call(data8, "strict")){
-if(typeof data8.strict !== "boolean"){
-const err32 = {instancePath:instancePath+"/transport/strict",schemaPath:"#/properties/transport/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data9.envelope !== undefined && func0.call(data9, "envelope")){
+let data11 = data9.envelope;
+if(!((data11 === "jsonrpc-2.0") || (data11 === "bare"))){
+const err32 = {instancePath:instancePath+"/transport/envelope",schemaPath:"#/properties/transport/properties/envelope/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.envelope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3246,9 +3246,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data8.canonical !== undefined && func0.call(data8, "canonical")){
-if(typeof data8.canonical !== "boolean"){
-const err33 = {instancePath:instancePath+"/transport/canonical",schemaPath:"#/properties/transport/properties/canonical/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data9.strict !== undefined && func0.call(data9, "strict")){
+if(typeof data9.strict !== "boolean"){
+const err33 = {instancePath:instancePath+"/transport/strict",schemaPath:"#/properties/transport/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3258,10 +3258,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data8.max_frame_bytes !== undefined && func0.call(data8, "max_frame_bytes")){
-let data13 = data8.max_frame_bytes;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-const err34 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data9.canonical !== undefined && func0.call(data9, "canonical")){
+if(typeof data9.canonical !== "boolean"){
+const err34 = {instancePath:instancePath+"/transport/canonical",schemaPath:"#/properties/transport/properties/canonical/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3270,9 +3269,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(typeof data13 == "number"){
-if(data13 < 1 || isNaN(data13)){
-const err35 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data9.max_frame_bytes !== undefined && func0.call(data9, "max_frame_bytes")){
+let data14 = data9.max_frame_bytes;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err35 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3281,11 +3282,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-if(data8.one_request_at_a_time !== undefined && func0.call(data8, "one_request_at_a_time")){
-if(typeof data8.one_request_at_a_time !== "boolean"){
-const err36 = {instancePath:instancePath+"/transport/one_request_at_a_time",schemaPath:"#/properties/transport/properties/one_request_at_a_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data14 == "number"){
+if(data14 < 1 || isNaN(data14)){
+const err36 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3295,10 +3294,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data8.unreadable_id !== undefined && func0.call(data8, "unreadable_id")){
-let data15 = data8.unreadable_id;
-if(!((data15 === "null") || (data15 === "silent"))){
-const err37 = {instancePath:instancePath+"/transport/unreadable_id",schemaPath:"#/properties/transport/properties/unreadable_id/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.unreadable_id.enum},message:"must be equal to one of the allowed values"};
+}
+if(data9.one_request_at_a_time !== undefined && func0.call(data9, "one_request_at_a_time")){
+if(typeof data9.one_request_at_a_time !== "boolean"){
+const err37 = {instancePath:instancePath+"/transport/one_request_at_a_time",schemaPath:"#/properties/transport/properties/one_request_at_a_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3308,9 +3307,10 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data9.unreadable_id !== undefined && func0.call(data9, "unreadable_id")){
+let data16 = data9.unreadable_id;
+if(!((data16 === "null") || (data16 === "silent"))){
+const err38 = {instancePath:instancePath+"/transport/unreadable_id",schemaPath:"#/properties/transport/properties/unreadable_id/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.unreadable_id.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3320,11 +3320,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.schemas !== undefined && func0.call(data, "schemas")){
-let data16 = data.schemas;
-if(Array.isArray(data16)){
-if(data16.length < 1){
-const err39 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err39 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3333,12 +3331,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-const len0 = data16.length;
-for(let i0=0; i0<len0; i0++){
-let data17 = data16[i0];
-if(typeof data17 === "string"){
-if(!pattern6.test(data17)){
-const err40 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"},message:"must match pattern \""+"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"+"\""};
+}
+if(data.schemas !== undefined && func0.call(data, "schemas")){
+let data17 = data.schemas;
+if(Array.isArray(data17)){
+if(data17.length < 1){
+const err40 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3347,9 +3345,12 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data17.length;
+for(let i0=0; i0<len0; i0++){
+let data18 = data17[i0];
+if(typeof data18 === "string"){
+if(!pattern6.test(data18)){
+const err41 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"},message:"must match pattern \""+"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3359,23 +3360,34 @@ vErrors.push(err41);
 errors++;
 }
 }
-let i1 = data16.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data16[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err42 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+else {
+const err42 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
 else {
 vErrors.push(err42);
+}
+errors++;
+}
+}
+let i1 = data17.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data17[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err43 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
 }
 errors++;
 break;
@@ -3385,22 +3397,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(data.json_schema !== undefined && func0.call(data, "json_schema")){
-let data18 = data.json_schema;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-for(const key3 of Object.keys(data18)){
-if(!(((key3 === "dialect") || (key3 === "base_uri")) || (key3 === "formats"))){
-const err44 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+const err44 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3410,10 +3407,12 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data18.dialect !== undefined && func0.call(data18, "dialect")){
-let data19 = data18.dialect;
-if(!(((data19 === "https://json-schema.org/draft/2020-12/schema") || (data19 === "https://json-schema.org/draft/2019-09/schema")) || (data19 === "http://json-schema.org/draft-07/schema#"))){
-const err45 = {instancePath:instancePath+"/json_schema/dialect",schemaPath:"#/$defs/JsonSchemaSettings/properties/dialect/enum",keyword:"enum",params:{allowedValues: schema32.properties.dialect.enum},message:"must be equal to one of the allowed values"};
+if(data.json_schema !== undefined && func0.call(data, "json_schema")){
+let data19 = data.json_schema;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key3 of Object.keys(data19)){
+if(!(((key3 === "dialect") || (key3 === "base_uri")) || (key3 === "formats"))){
+const err45 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3423,11 +3422,10 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data18.base_uri !== undefined && func0.call(data18, "base_uri")){
-let data20 = data18.base_uri;
-if(typeof data20 === "string"){
-if(!pattern7.test(data20)){
-const err46 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"+"\""};
+if(data19.dialect !== undefined && func0.call(data19, "dialect")){
+let data20 = data19.dialect;
+if(!(((data20 === "https://json-schema.org/draft/2020-12/schema") || (data20 === "https://json-schema.org/draft/2019-09/schema")) || (data20 === "http://json-schema.org/draft-07/schema#"))){
+const err46 = {instancePath:instancePath+"/json_schema/dialect",schemaPath:"#/$defs/JsonSchemaSettings/properties/dialect/enum",keyword:"enum",params:{allowedValues: schema32.properties.dialect.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3437,8 +3435,11 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data19.base_uri !== undefined && func0.call(data19, "base_uri")){
+let data21 = data19.base_uri;
+if(typeof data21 === "string"){
+if(!pattern7.test(data21)){
+const err47 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"+"\""};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3448,10 +3449,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data18.formats !== undefined && func0.call(data18, "formats")){
-let data21 = data18.formats;
-if(!((data21 === "annotate") || (data21 === "assert"))){
-const err48 = {instancePath:instancePath+"/json_schema/formats",schemaPath:"#/$defs/JsonSchemaSettings/properties/formats/enum",keyword:"enum",params:{allowedValues: schema32.properties.formats.enum},message:"must be equal to one of the allowed values"};
+else {
+const err48 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3461,9 +3460,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-}
-else {
-const err49 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.formats !== undefined && func0.call(data19, "formats")){
+let data22 = data19.formats;
+if(!((data22 === "annotate") || (data22 === "assert"))){
+const err49 = {instancePath:instancePath+"/json_schema/formats",schemaPath:"#/$defs/JsonSchemaSettings/properties/formats/enum",keyword:"enum",params:{allowedValues: schema32.properties.formats.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3473,11 +3473,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.capabilities !== undefined && func0.call(data, "capabilities")){
-let data22 = data.capabilities;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if((data22.method === undefined) || (!(func0.call(data22, "method")))){
-const err50 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+}
+else {
+const err50 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3486,8 +3484,12 @@ vErrors.push(err50);
 }
 errors++;
 }
-if((data22.pointer === undefined) || (!(func0.call(data22, "pointer")))){
-const err51 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
+}
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
+let data23 = data.capabilities;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if((data23.method === undefined) || (!(func0.call(data23, "method")))){
+const err51 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3496,8 +3498,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-if((data22.style === undefined) || (!(func0.call(data22, "style")))){
-const err52 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "style"},message:"must have required property '"+"style"+"'"};
+if((data23.pointer === undefined) || (!(func0.call(data23, "pointer")))){
+const err52 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3506,9 +3508,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-for(const key4 of Object.keys(data22)){
-if(!(((key4 === "method") || (key4 === "pointer")) || (key4 === "style"))){
-const err53 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if((data23.style === undefined) || (!(func0.call(data23, "style")))){
+const err53 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "style"},message:"must have required property '"+"style"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3517,12 +3518,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data22.method !== undefined && func0.call(data22, "method")){
-let data23 = data22.method;
-if(typeof data23 === "string"){
-if(func73(data23) < 1){
-const err54 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key4 of Object.keys(data23)){
+if(!(((key4 === "method") || (key4 === "pointer")) || (key4 === "style"))){
+const err54 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3532,8 +3530,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.method !== undefined && func0.call(data23, "method")){
+let data24 = data23.method;
+if(typeof data24 === "string"){
+if(func74(data24) < 1){
+const err55 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3543,11 +3544,8 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data22.pointer !== undefined && func0.call(data22, "pointer")){
-let data24 = data22.pointer;
-if(typeof data24 === "string"){
-if(!pattern8.test(data24)){
-const err56 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
+else {
+const err56 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3557,8 +3555,11 @@ vErrors.push(err56);
 errors++;
 }
 }
-else {
-const err57 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.pointer !== undefined && func0.call(data23, "pointer")){
+let data25 = data23.pointer;
+if(typeof data25 === "string"){
+if(!pattern8.test(data25)){
+const err57 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3568,10 +3569,8 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data22.style !== undefined && func0.call(data22, "style")){
-let data25 = data22.style;
-if(!(((data25 === "boolean-object") || (data25 === "string-array")) || (data25 === "provider"))){
-const err58 = {instancePath:instancePath+"/capabilities/style",schemaPath:"#/properties/capabilities/properties/style/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.properties.style.enum},message:"must be equal to one of the allowed values"};
+else {
+const err58 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3581,9 +3580,10 @@ vErrors.push(err58);
 errors++;
 }
 }
-}
-else {
-const err59 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data23.style !== undefined && func0.call(data23, "style")){
+let data26 = data23.style;
+if(!(((data26 === "boolean-object") || (data26 === "string-array")) || (data26 === "provider"))){
+const err59 = {instancePath:instancePath+"/capabilities/style",schemaPath:"#/properties/capabilities/properties/style/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.properties.style.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3593,11 +3593,9 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data.declared_version !== undefined && func0.call(data, "declared_version")){
-let data26 = data.declared_version;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if((data26.method === undefined) || (!(func0.call(data26, "method")))){
-const err60 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+}
+else {
+const err60 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3606,8 +3604,12 @@ vErrors.push(err60);
 }
 errors++;
 }
-if((data26.pointer === undefined) || (!(func0.call(data26, "pointer")))){
-const err61 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
+}
+if(data.declared_version !== undefined && func0.call(data, "declared_version")){
+let data27 = data.declared_version;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if((data27.method === undefined) || (!(func0.call(data27, "method")))){
+const err61 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3616,9 +3618,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-for(const key5 of Object.keys(data26)){
-if(!((key5 === "method") || (key5 === "pointer"))){
-const err62 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if((data27.pointer === undefined) || (!(func0.call(data27, "pointer")))){
+const err62 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3627,12 +3628,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data26.method !== undefined && func0.call(data26, "method")){
-let data27 = data26.method;
-if(typeof data27 === "string"){
-if(func73(data27) < 1){
-const err63 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key5 of Object.keys(data27)){
+if(!((key5 === "method") || (key5 === "pointer"))){
+const err63 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3642,8 +3640,11 @@ vErrors.push(err63);
 errors++;
 }
 }
-else {
-const err64 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.method !== undefined && func0.call(data27, "method")){
+let data28 = data27.method;
+if(typeof data28 === "string"){
+if(func74(data28) < 1){
+const err64 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3653,11 +3654,8 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data26.pointer !== undefined && func0.call(data26, "pointer")){
-let data28 = data26.pointer;
-if(typeof data28 === "string"){
-if(!pattern8.test(data28)){
-const err65 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
+else {
+const err65 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3667,8 +3665,11 @@ vErrors.push(err65);
 errors++;
 }
 }
-else {
-const err66 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.pointer !== undefined && func0.call(data27, "pointer")){
+let data29 = data27.pointer;
+if(typeof data29 === "string"){
+if(!pattern8.test(data29)){
+const err66 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3678,9 +3679,8 @@ vErrors.push(err66);
 errors++;
 }
 }
-}
 else {
-const err67 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err67 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3690,11 +3690,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data.methods !== undefined && func0.call(data, "methods")){
-let data29 = data.methods;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(Object.keys(data29).length < 1){
-const err68 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+}
+else {
+const err68 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3703,11 +3701,12 @@ vErrors.push(err68);
 }
 errors++;
 }
-for(const key6 of Object.keys(data29)){
-const _errs64 = errors;
-if(typeof key6 === "string"){
-if(func73(key6) < 1){
-const err69 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key6};
+}
+if(data.methods !== undefined && func0.call(data, "methods")){
+let data30 = data.methods;
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+if(Object.keys(data30).length < 1){
+const err69 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3716,10 +3715,11 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-var valid12 = _errs64 === errors;
-if(!valid12){
-const err70 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid"};
+for(const key6 of Object.keys(data30)){
+const _errs66 = errors;
+if(typeof key6 === "string"){
+if(func74(key6) < 1){
+const err70 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key6};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3729,15 +3729,9 @@ vErrors.push(err70);
 errors++;
 }
 }
-for(const key7 of Object.keys(data29)){
-if(!(validate21(data29[key7], {instancePath:instancePath+"/methods/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data29,parentDataProperty:key7,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err71 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var valid12 = _errs66 === errors;
+if(!valid12){
+const err71 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3747,15 +3741,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data.errors !== undefined && func0.call(data, "errors")){
-let data31 = data.errors;
-if(Array.isArray(data31)){
-const len1 = data31.length;
-for(let i2=0; i2<len1; i2++){
-let data32 = data31[i2];
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-if((data32.code === undefined) || (!(func0.call(data32, "code")))){
-const err72 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+for(const key7 of Object.keys(data30)){
+if(!(validate21(data30[key7], {instancePath:instancePath+"/methods/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data30,parentDataProperty:key7,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3764,8 +3758,16 @@ vErrors.push(err72);
 }
 errors++;
 }
-if((data32.name === undefined) || (!(func0.call(data32, "name")))){
-const err73 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.errors !== undefined && func0.call(data, "errors")){
+let data32 = data.errors;
+if(Array.isArray(data32)){
+const len1 = data32.length;
+for(let i2=0; i2<len1; i2++){
+let data33 = data32[i2];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if((data33.code === undefined) || (!(func0.call(data33, "code")))){
+const err73 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3774,8 +3776,8 @@ vErrors.push(err73);
 }
 errors++;
 }
-if((data32.description === undefined) || (!(func0.call(data32, "description")))){
-const err74 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if((data33.name === undefined) || (!(func0.call(data33, "name")))){
+const err74 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3784,9 +3786,8 @@ vErrors.push(err74);
 }
 errors++;
 }
-for(const key8 of Object.keys(data32)){
-if(!((((key8 === "code") || (key8 === "name")) || (key8 === "description")) || (key8 === "ends_session"))){
-const err75 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if((data33.description === undefined) || (!(func0.call(data33, "description")))){
+const err75 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3795,11 +3796,9 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-if(data32.code !== undefined && func0.call(data32, "code")){
-let data33 = data32.code;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-const err76 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key8 of Object.keys(data33)){
+if(!((((key8 === "code") || (key8 === "name")) || (key8 === "description")) || (key8 === "ends_session"))){
+const err76 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3809,11 +3808,10 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data32.name !== undefined && func0.call(data32, "name")){
-let data34 = data32.name;
-if(typeof data34 === "string"){
-if(!pattern11.test(data34)){
-const err77 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
+if(data33.code !== undefined && func0.call(data33, "code")){
+let data34 = data33.code;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+const err77 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3823,8 +3821,11 @@ vErrors.push(err77);
 errors++;
 }
 }
-else {
-const err78 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.name !== undefined && func0.call(data33, "name")){
+let data35 = data33.name;
+if(typeof data35 === "string"){
+if(!pattern11.test(data35)){
+const err78 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3834,11 +3835,8 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data32.description !== undefined && func0.call(data32, "description")){
-let data35 = data32.description;
-if(typeof data35 === "string"){
-if(func73(data35) < 1){
-const err79 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err79 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3848,8 +3846,11 @@ vErrors.push(err79);
 errors++;
 }
 }
-else {
-const err80 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.description !== undefined && func0.call(data33, "description")){
+let data36 = data33.description;
+if(typeof data36 === "string"){
+if(func74(data36) < 1){
+const err80 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3859,9 +3860,8 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data32.ends_session !== undefined && func0.call(data32, "ends_session")){
-if(typeof data32.ends_session !== "boolean"){
-const err81 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err81 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3871,9 +3871,9 @@ vErrors.push(err81);
 errors++;
 }
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.ends_session !== undefined && func0.call(data33, "ends_session")){
+if(typeof data33.ends_session !== "boolean"){
+const err82 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3885,12 +3885,24 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err83 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err83];
 }
 else {
 vErrors.push(err83);
+}
+errors++;
+}
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
 }
 errors++;
 }
@@ -3908,44 +3920,11 @@ errors = vErrors.length;
 }
 }
 if(data.server_errors !== undefined && func0.call(data, "server_errors")){
-let data39 = data.server_errors;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-for(const key9 of Object.keys(data39)){
+let data40 = data.server_errors;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key9 of Object.keys(data40)){
 if(!(func0.call(schema31.properties.server_errors.properties, key9))){
-const err84 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-}
-if(data39.parse_error !== undefined && func0.call(data39, "parse_error")){
-if(!(validate31(data39.parse_error, {instancePath:instancePath+"/server_errors/parse_error",parentData:data39,parentDataProperty:"parse_error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data39.invalid_request !== undefined && func0.call(data39, "invalid_request")){
-if(!(validate31(data39.invalid_request, {instancePath:instancePath+"/server_errors/invalid_request",parentData:data39,parentDataProperty:"invalid_request",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data39.framing !== undefined && func0.call(data39, "framing")){
-if(!(validate31(data39.framing, {instancePath:instancePath+"/server_errors/framing",parentData:data39,parentDataProperty:"framing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-if(data39.method_not_found !== undefined && func0.call(data39, "method_not_found")){
-let data43 = data39.method_not_found;
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-for(const key10 of Object.keys(data43)){
-if(!((key10 === "code") || (key10 === "data"))){
-const err85 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+const err85 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3955,10 +3934,30 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data43.code !== undefined && func0.call(data43, "code")){
-let data44 = data43.code;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-const err86 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data40.parse_error !== undefined && func0.call(data40, "parse_error")){
+if(!(validate31(data40.parse_error, {instancePath:instancePath+"/server_errors/parse_error",parentData:data40,parentDataProperty:"parse_error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data40.invalid_request !== undefined && func0.call(data40, "invalid_request")){
+if(!(validate31(data40.invalid_request, {instancePath:instancePath+"/server_errors/invalid_request",parentData:data40,parentDataProperty:"invalid_request",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data40.framing !== undefined && func0.call(data40, "framing")){
+if(!(validate31(data40.framing, {instancePath:instancePath+"/server_errors/framing",parentData:data40,parentDataProperty:"framing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data40.method_not_found !== undefined && func0.call(data40, "method_not_found")){
+let data44 = data40.method_not_found;
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+for(const key10 of Object.keys(data44)){
+if(!((key10 === "code") || (key10 === "data"))){
+const err86 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3968,9 +3967,10 @@ vErrors.push(err86);
 errors++;
 }
 }
-}
-else {
-const err87 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data44.code !== undefined && func0.call(data44, "code")){
+let data45 = data44.code;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+const err87 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3980,12 +3980,9 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data39.capability_not_declared !== undefined && func0.call(data39, "capability_not_declared")){
-let data45 = data39.capability_not_declared;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-for(const key11 of Object.keys(data45)){
-if(!((key11 === "code") || (key11 === "data"))){
-const err88 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+else {
+const err88 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3995,10 +3992,12 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data45.code !== undefined && func0.call(data45, "code")){
-let data46 = data45.code;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-const err89 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data40.capability_not_declared !== undefined && func0.call(data40, "capability_not_declared")){
+let data46 = data40.capability_not_declared;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+for(const key11 of Object.keys(data46)){
+if(!((key11 === "code") || (key11 === "data"))){
+const err89 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -4008,9 +4007,10 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.code !== undefined && func0.call(data46, "code")){
+let data47 = data46.code;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+const err90 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -4020,12 +4020,9 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data39.invalid_params !== undefined && func0.call(data39, "invalid_params")){
-let data47 = data39.invalid_params;
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-for(const key12 of Object.keys(data47)){
-if(!((key12 === "code") || (key12 === "data"))){
-const err91 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+else {
+const err91 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -4035,10 +4032,12 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data47.code !== undefined && func0.call(data47, "code")){
-let data48 = data47.code;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-const err92 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data40.invalid_params !== undefined && func0.call(data40, "invalid_params")){
+let data48 = data40.invalid_params;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+for(const key12 of Object.keys(data48)){
+if(!((key12 === "code") || (key12 === "data"))){
+const err92 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -4048,9 +4047,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-}
-else {
-const err93 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data48.code !== undefined && func0.call(data48, "code")){
+let data49 = data48.code;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+const err93 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -4060,12 +4060,9 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data39.internal_error !== undefined && func0.call(data39, "internal_error")){
-let data49 = data39.internal_error;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-for(const key13 of Object.keys(data49)){
-if(!((key13 === "code") || (key13 === "data"))){
-const err94 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+else {
+const err94 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -4075,10 +4072,12 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data49.code !== undefined && func0.call(data49, "code")){
-let data50 = data49.code;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-const err95 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data40.internal_error !== undefined && func0.call(data40, "internal_error")){
+let data50 = data40.internal_error;
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+for(const key13 of Object.keys(data50)){
+if(!((key13 === "code") || (key13 === "data"))){
+const err95 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -4088,9 +4087,10 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
-else {
-const err96 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.code !== undefined && func0.call(data50, "code")){
+let data51 = data50.code;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+const err96 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -4100,12 +4100,9 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data39.answer_too_long !== undefined && func0.call(data39, "answer_too_long")){
-let data51 = data39.answer_too_long;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-for(const key14 of Object.keys(data51)){
-if(!((key14 === "code") || (key14 === "data"))){
-const err97 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+else {
+const err97 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -4115,10 +4112,12 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data51.code !== undefined && func0.call(data51, "code")){
-let data52 = data51.code;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-const err98 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data40.answer_too_long !== undefined && func0.call(data40, "answer_too_long")){
+let data52 = data40.answer_too_long;
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+for(const key14 of Object.keys(data52)){
+if(!((key14 === "code") || (key14 === "data"))){
+const err98 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -4128,9 +4127,10 @@ vErrors.push(err98);
 errors++;
 }
 }
-}
-else {
-const err99 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data52.code !== undefined && func0.call(data52, "code")){
+let data53 = data52.code;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+const err99 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -4140,12 +4140,9 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data39.rule !== undefined && func0.call(data39, "rule")){
-let data53 = data39.rule;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-for(const key15 of Object.keys(data53)){
-if(!((key15 === "code") || (key15 === "data"))){
-const err100 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+else {
+const err100 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -4155,10 +4152,12 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data53.code !== undefined && func0.call(data53, "code")){
-let data54 = data53.code;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-const err101 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data40.rule !== undefined && func0.call(data40, "rule")){
+let data54 = data40.rule;
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+for(const key15 of Object.keys(data54)){
+if(!((key15 === "code") || (key15 === "data"))){
+const err101 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -4168,9 +4167,10 @@ vErrors.push(err101);
 errors++;
 }
 }
-}
-else {
-const err102 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data54.code !== undefined && func0.call(data54, "code")){
+let data55 = data54.code;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+const err102 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -4182,12 +4182,24 @@ errors++;
 }
 }
 else {
-const err103 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err103 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err103];
 }
 else {
 vErrors.push(err103);
+}
+errors++;
+}
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
 }
 errors++;
 }
@@ -4211,31 +4223,9 @@ errors = vErrors.length;
 }
 }
 if(data.error_codes !== undefined && func0.call(data, "error_codes")){
-let data58 = data.error_codes;
-if(!((data58 === "fixed") || (data58 === "free"))){
-const err104 = {instancePath:instancePath+"/error_codes",schemaPath:"#/properties/error_codes/enum",keyword:"enum",params:{allowedValues: schema31.properties.error_codes.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(data.rules !== undefined && func0.call(data, "rules")){
-let data59 = data.rules;
-if(Array.isArray(data59)){
-const len2 = data59.length;
-for(let i3=0; i3<len2; i3++){
-if(!(validate41(data59[i3], {instancePath:instancePath+"/rules/" + i3,parentData:data59,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err105 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data59 = data.error_codes;
+if(!((data59 === "fixed") || (data59 === "free"))){
+const err105 = {instancePath:instancePath+"/error_codes",schemaPath:"#/properties/error_codes/enum",keyword:"enum",params:{allowedValues: schema31.properties.error_codes.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -4245,14 +4235,36 @@ vErrors.push(err105);
 errors++;
 }
 }
+if(data.rules !== undefined && func0.call(data, "rules")){
+let data60 = data.rules;
+if(Array.isArray(data60)){
+const len2 = data60.length;
+for(let i3=0; i3<len2; i3++){
+if(!(validate41(data60[i3], {instancePath:instancePath+"/rules/" + i3,parentData:data60,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err106 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err106 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err106];
 }
 else {
 vErrors.push(err106);
+}
+errors++;
+}
+}
+}
+else {
+const err107 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
 }
 errors++;
 }
