@@ -81,6 +81,20 @@ fn every_kind_has_a_stable_name_that_reads_back() {
 
 /// gaze-analyzer@1.0.0 with a declared server-to-client request.
 fn with_server_request() -> Arc<Protocol> {
+    with_methods(&json!({
+        "workspace/configuration": {
+            "kind": "request",
+            "direction": "server-to-client",
+            "description": "The server asks the client for settings.",
+            "params": {"$ref": "gaze.schema.json#/$defs/ShutdownParams"},
+            "params_optional": true,
+            "result": {"$ref": "gaze.schema.json#/$defs/ShutdownResult"}
+        }
+    }))
+}
+
+/// Gaze 1.0.0 with `extra` methods added to its manifest.
+fn with_methods(extra: &Value) -> Arc<Protocol> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/gaze-analyzer/1.0.0");
     let dir: PathBuf = std::env::temp_dir().join(format!(
         "wirekit-monitor-server-request-{}",
@@ -95,18 +109,64 @@ fn with_server_request() -> Arc<Protocol> {
     let manifest_path = dir.join("protocol.json");
     let text = std::fs::read_to_string(&manifest_path).unwrap_or_else(|e| panic!("{e}"));
     let mut manifest: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    manifest["methods"]["workspace/configuration"] = json!({
-        "kind": "request",
-        "direction": "server-to-client",
-        "description": "The server asks the client for settings.",
-        "params": {"$ref": "gaze.schema.json#/$defs/ShutdownParams"},
-        "params_optional": true,
-        "result": {"$ref": "gaze.schema.json#/$defs/ShutdownResult"}
-    });
+    for (name, spec) in extra.as_object().into_iter().flatten() {
+        manifest["methods"][name] = spec.clone();
+    }
     std::fs::write(&manifest_path, manifest.to_string()).unwrap_or_else(|e| panic!("{e}"));
     let loaded = ProtocolSource::from_dir(&dir, "gaze-analyzer/1.0.0").and_then(Protocol::compile);
     let _ = std::fs::remove_dir_all(&dir);
     Arc::new(loaded.unwrap_or_else(|e| panic!("{e}")))
+}
+
+#[test]
+fn methods_both_peers_send_are_judged_whoever_sends_them() {
+    let protocol = with_methods(&json!({
+        "ping": {
+            "kind": "request",
+            "direction": "both",
+            "description": "Either peer checks the other is alive.",
+            "params_optional": true,
+            "result": {"$ref": "gaze.schema.json#/$defs/ShutdownResult"}
+        },
+        "$/progress": {
+            "kind": "notification",
+            "direction": "both",
+            "description": "Either peer reports progress.",
+            "params_optional": true
+        }
+    }));
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","method":"$/progress","params":{"token":1}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#,
+        // The server pings mid-call with the client's pending id 2: its own.
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","method":"$/progress","params":{"token":2}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+        // The client pings.
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+    ];
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    for frame in frames(&protocol, &lines) {
+        checker.on_frame(frame);
+    }
+    let problems = checker.finish();
+    assert!(problems.is_empty(), "{problems:?}");
+    // An invalid result to a ping is still the answerer's fault.
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    let bad = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":[]}"#,
+    ];
+    for frame in frames(&protocol, &bad) {
+        checker.on_frame(frame);
+    }
+    assert_eq!(kinds(&checker), [(3, "invalid_result")]);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use super::options::{Options, DEFAULT_FAULT_TIMEOUT};
 use super::process::ServerProcess;
 use super::report::SessionInfo;
 use crate::envelope::{ErrorObject, Id, Response};
-use crate::protocol::{Direction, ErrorCodes, MethodKind, MethodSpec};
+use crate::protocol::{ErrorCodes, MethodKind, MethodSpec};
 use crate::validate::{Part, Protocol};
 
 /// Timeouts after which the battery stops sending faults: a server that
@@ -152,9 +152,11 @@ impl<'a> Run<'a> {
 
     /// Every client-to-server request of the protocol.
     pub(crate) fn client_requests(&self) -> impl Iterator<Item = (&String, &MethodSpec)> {
-        self.protocol.manifest().methods.iter().filter(|(_, spec)| {
-            spec.kind == MethodKind::Request && spec.direction == Direction::ClientToServer
-        })
+        self.protocol
+            .manifest()
+            .methods
+            .iter()
+            .filter(|(_, spec)| spec.kind == MethodKind::Request && spec.direction.client_sends())
     }
 
     /// How long to wait for the answer to a method the host sends.

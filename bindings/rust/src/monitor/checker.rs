@@ -374,11 +374,17 @@ impl SessionChecker {
             .filter(|s| s.kind == MethodKind::Request)
             .cloned();
         // The server's own requests (declared `server-to-client`) number
-        // their ids apart from the client's.
-        let from_server = spec
-            .as_ref()
-            .is_some_and(|s| s.direction == Direction::ServerToClient);
-        let key = pending_key(&id.to_value().to_string(), from_server);
+        // their ids apart from the client's. A capture does not say who
+        // sent a request both peers send (`direction: both`, MCP's `ping`):
+        // it is the client's unless the client already has that id
+        // pending, which it would not reuse.
+        let id_text = id.to_value().to_string();
+        let from_server = spec.as_ref().is_some_and(|s| match s.direction {
+            Direction::ServerToClient => true,
+            Direction::ClientToServer => false,
+            Direction::Both => self.pending.contains_key(&pending_key(&id_text, false)),
+        });
+        let key = pending_key(&id_text, from_server);
         if self.pending.contains_key(&key) {
             self.push(
                 index,

@@ -243,6 +243,30 @@ pub enum Direction {
     ClientToServer,
     /// Sent by the server (the spawned peer).
     ServerToClient,
+    /// Sent by either peer (`ping`, `$/cancelRequest`, `$/progress`): each
+    /// side both sends and receives it.
+    Both,
+}
+
+impl Direction {
+    /// Whether the client sends it (client-to-server or both).
+    pub fn client_sends(self) -> bool {
+        matches!(self, Direction::ClientToServer | Direction::Both)
+    }
+
+    /// Whether the server sends it (server-to-client or both).
+    pub fn server_sends(self) -> bool {
+        matches!(self, Direction::ServerToClient | Direction::Both)
+    }
+
+    /// The manifest's word for it (`client-to-server`, `server-to-client`, `both`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client-to-server",
+            Direction::ServerToClient => "server-to-client",
+            Direction::Both => "both",
+        }
+    }
 }
 
 /// A `{"$ref": "file.json#/$defs/Name"}` to a schema of this protocol.
