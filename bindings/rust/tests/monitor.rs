@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use wirekit::framing::{decoder_for, Frame, FramingError};
-use wirekit::monitor::{ProblemKind, SessionChecker};
+use wirekit::monitor::{Party, ProblemKind, SessionChecker};
 use wirekit::protocol::ProtocolSource;
 use wirekit::validate::Protocol;
 
@@ -187,4 +187,48 @@ fn a_server_request_with_the_clients_pending_id_is_paired_apart() {
     }
     let problems = checker.finish();
     assert!(problems.is_empty(), "{problems:?}");
+}
+
+#[test]
+fn the_blame_follows_the_sender() {
+    let protocol = with_server_request();
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#,
+        // The server's request with invalid params: the server's fault.
+        r#"{"jsonrpc":"2.0","id":"s1","method":"workspace/configuration","params":[]}"#,
+        // The client's answer with an invalid result: the client's fault.
+        r#"{"jsonrpc":"2.0","id":"s1","result":[]}"#,
+        // A server request the client never answers: the client's fault.
+        r#"{"jsonrpc":"2.0","id":"s2","method":"workspace/configuration"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+        // The client's own request with invalid params: the client's fault.
+        r#"{"jsonrpc":"2.0","id":3,"method":"complexity","params":[]}"#,
+    ];
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    for frame in frames(&protocol, &lines) {
+        checker.on_frame(frame);
+    }
+    let blamed: Vec<(usize, &str, Party)> = checker
+        .finish()
+        .iter()
+        .map(|p| (p.frame, p.kind.name(), p.blame))
+        .collect();
+    assert!(
+        blamed.contains(&(3, "invalid_params", Party::Server)),
+        "{blamed:?}"
+    );
+    assert!(
+        blamed.contains(&(4, "invalid_result", Party::Client)),
+        "{blamed:?}"
+    );
+    assert!(
+        blamed.contains(&(5, "unanswered", Party::Client)),
+        "{blamed:?}"
+    );
+    assert!(
+        blamed.contains(&(7, "invalid_params", Party::Client)),
+        "{blamed:?}"
+    );
 }

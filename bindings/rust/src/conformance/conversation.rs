@@ -317,7 +317,7 @@ impl Conversation {
     fn charge(&mut self, check: &mut Check) {
         let problems = self.checker.problems();
         for problem in &problems[self.seen.min(problems.len())..] {
-            if !problem.kind.blames_server() {
+            if problem.blame != crate::monitor::Party::Server {
                 continue;
             }
             let pointer = problem.pointer.as_deref();

@@ -92,6 +92,10 @@ pub struct SessionChecker {
     pub(super) owed: VecDeque<Owed>,
     /// Client notifications (frame, method) not yet answered by mistake.
     pub(super) notifications: VecDeque<(usize, String)>,
+    /// Whether the frame at hand is the server's side of an exchange the
+    /// server started (its own request or notification, or the client's
+    /// answer to its request): the blame of a problem swaps peers.
+    pub(super) server_side: bool,
     /// The frame at which the session ended.
     ended_at: Option<usize>,
     frames: usize,
@@ -114,6 +118,7 @@ impl SessionChecker {
             streaming: None,
             owed: VecDeque::new(),
             notifications: VecDeque::new(),
+            server_side: false,
             ended_at: None,
             frames: 0,
             finished: false,
@@ -168,6 +173,8 @@ impl SessionChecker {
         let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
         pending.sort_by_key(|p| p.frame);
         for request in pending {
+            // A request the server sent is the client's to answer.
+            self.server_side = request.from_server;
             let message = match &request.refusal {
                 None => format!("the `{}` request was never answered", request.method),
                 Some(refusal) if refusal.required => format!(
@@ -180,6 +187,7 @@ impl SessionChecker {
             };
             self.push(request.frame, ProblemKind::Unanswered, Some("/id"), message);
         }
+        self.server_side = false;
         let owed: Vec<Owed> = self.owed.drain(..).collect();
         for owed in owed.into_iter().filter(|o| o.refusal.required) {
             let message = format!(
@@ -239,6 +247,7 @@ impl SessionChecker {
     }
 
     fn on_body(&mut self, index: usize, body: &str) {
+        self.server_side = false;
         if let Some(method) = self.streaming.clone() {
             if self.on_stream_item(index, &method, body) {
                 return;
@@ -359,15 +368,6 @@ impl SessionChecker {
 
     fn on_request(&mut self, index: usize, request: Request) {
         let Request { id, method, params } = request;
-        if let Some(why) = id.discouraged() {
-            // Only a lenient protocol reads such an id; a warning, not an error.
-            self.push(
-                index,
-                ProblemKind::DiscouragedId,
-                Some("/id"),
-                format!("`{method}` has the id {id}: {why}"),
-            );
-        }
         let spec = self
             .protocol
             .method(&method)
@@ -384,6 +384,16 @@ impl SessionChecker {
             Direction::ClientToServer => false,
             Direction::Both => self.pending.contains_key(&pending_key(&id_text, false)),
         });
+        self.server_side = from_server;
+        if let Some(why) = id.discouraged() {
+            // Only a lenient protocol reads such an id; a warning, not an error.
+            self.push(
+                index,
+                ProblemKind::DiscouragedId,
+                Some("/id"),
+                format!("`{method}` has the id {id}: {why}"),
+            );
+        }
         let key = pending_key(&id_text, from_server);
         if self.pending.contains_key(&key) {
             self.push(
@@ -410,6 +420,13 @@ impl SessionChecker {
             return;
         };
         if from_server {
+            // The server's own request: its params are the server's to get
+            // right (blamed on it); how a client answers invalid ones is the
+            // client's business, so no refusal is demanded.
+            let issues = self
+                .protocol
+                .validate(&method, Part::Params, params.as_ref());
+            self.report(index, ProblemKind::InvalidParams, "/params", &issues);
             self.wait(key, &method, index, None, true);
             return;
         }
@@ -509,6 +526,7 @@ impl SessionChecker {
     fn on_notification(&mut self, index: usize, method: &str, params: Option<&Value>) {
         let spec = self.protocol.method(method);
         let from_server = spec.is_some_and(|s| s.direction == Direction::ServerToClient);
+        self.server_side = from_server;
         if !from_server {
             if self.notifications.len() == NOTIFICATIONS_KEPT {
                 self.notifications.pop_front();
@@ -624,12 +642,19 @@ impl SessionChecker {
         message: String,
         related: Option<usize>,
     ) {
+        let party = kind.party();
+        let blame = if self.server_side {
+            party.other()
+        } else {
+            party
+        };
         self.problems.push(Problem {
             frame: index,
             kind,
             severity: kind.severity(),
             pointer: pointer.map(str::to_owned),
             message,
+            blame,
             related,
         });
     }
