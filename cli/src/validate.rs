@@ -98,7 +98,7 @@ pub fn run(args: ValidateArgs) -> ExitCode {
     let warned = if warnings == 0 {
         String::new()
     } else {
-        format!(" ({warnings} warning(s): what JSON-RPC 2.0 allows but discourages)")
+        format!(" ({warnings} warning(s): what the protocol allows but discourages or leaves to implementations)")
     };
     if frames == 0 {
         eprintln!("wirekit validate: the capture holds no frames");

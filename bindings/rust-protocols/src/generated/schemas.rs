@@ -7677,6 +7677,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "pointer": "/capabilities",
     "style": "provider"
   },
+  "implementation_dependent_prefix": "$/",
   "methods": {
     "initialize": {
       "kind": "request",

@@ -409,12 +409,21 @@ impl SessionChecker {
 
         let Some(spec) = spec else {
             let reason = format!("`{method}` is not a request of {}", self.protocol.id());
-            self.push(
-                index,
-                ProblemKind::UnknownMethod,
-                Some("/method"),
-                reason.clone(),
-            );
+            if let Some(prefix) = self.implementation_dependent(&method) {
+                self.push(
+                    index,
+                    ProblemKind::ImplementationDependent,
+                    Some("/method"),
+                    format!("`{method}` is not a request of {}; `{prefix}` requests are implementation-dependent and answered \"method not found\"", self.protocol.id()),
+                );
+            } else {
+                self.push(
+                    index,
+                    ProblemKind::UnknownMethod,
+                    Some("/method"),
+                    reason.clone(),
+                );
+            }
             let refusal = Refusal::unknown_method(&self.protocol, &method, reason);
             self.wait(key, &method, index, Some(refusal), false);
             return;
@@ -537,6 +546,19 @@ impl SessionChecker {
             .filter(|s| s.kind == MethodKind::Notification)
             .is_none()
         {
+            if let Some(prefix) = self.implementation_dependent(method) {
+                let message = format!(
+                    "`{method}` is not a notification of {}; `{prefix}` notifications are implementation-dependent and may be ignored",
+                    self.protocol.id()
+                );
+                self.push(
+                    index,
+                    ProblemKind::ImplementationDependent,
+                    Some("/method"),
+                    message,
+                );
+                return;
+            }
             let message = format!("`{method}` is not a notification of {}", self.protocol.id());
             self.push(index, ProblemKind::UnknownMethod, Some("/method"), message);
             return;
@@ -622,6 +644,15 @@ impl SessionChecker {
                 format!("{} [{}]", issue.message, issue.keyword()),
             );
         }
+    }
+
+    /// The protocol's implementation-dependent prefix, when `method` has it.
+    fn implementation_dependent(&self, method: &str) -> Option<String> {
+        self.protocol
+            .manifest()
+            .implementation_dependent_prefix
+            .clone()
+            .filter(|prefix| method.starts_with(prefix.as_str()))
     }
 
     pub(super) fn push(

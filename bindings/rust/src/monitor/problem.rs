@@ -55,6 +55,10 @@ pub enum ProblemKind {
     /// A request id JSON-RPC 2.0 allows but discourages (`null`, a number
     /// with a fraction), accepted by a lenient protocol: a warning.
     DiscouragedId,
+    /// A message the protocol does not define, under the prefix it leaves
+    /// to implementations (LSP's `$/typescriptVersion`): a warning; a
+    /// request of it is still owed "method not found".
+    ImplementationDependent,
 }
 
 /// Who a problem is about.
@@ -118,7 +122,7 @@ impl fmt::Display for Severity {
 
 impl ProblemKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ProblemKind; 19] = [
+    pub const ALL: [ProblemKind; 20] = [
         ProblemKind::Framing,
         ProblemKind::Envelope,
         ProblemKind::UnknownMethod,
@@ -138,6 +142,7 @@ impl ProblemKind {
         ProblemKind::VersionMismatch,
         ProblemKind::EmptyCapture,
         ProblemKind::DiscouragedId,
+        ProblemKind::ImplementationDependent,
     ];
 
     /// The snake_case name (`invalid_params`).
@@ -162,6 +167,7 @@ impl ProblemKind {
             ProblemKind::VersionMismatch => "version_mismatch",
             ProblemKind::EmptyCapture => "empty_capture",
             ProblemKind::DiscouragedId => "discouraged_id",
+            ProblemKind::ImplementationDependent => "implementation_dependent",
         }
     }
 
@@ -176,7 +182,7 @@ impl ProblemKind {
     /// allows but discourages, an error for everything else.
     pub fn severity(self) -> Severity {
         match self {
-            ProblemKind::DiscouragedId => Severity::Warning,
+            ProblemKind::DiscouragedId | ProblemKind::ImplementationDependent => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -44,6 +44,12 @@ pub struct Manifest {
     pub capabilities: Option<CapabilitiesSpec>,
     /// Every method and notification, in declaration order.
     pub methods: IndexMap<String, MethodSpec>,
+    /// A method-name prefix the protocol leaves to implementations (LSP's
+    /// `$/`): a notification with it that the protocol does not define may
+    /// be ignored (a warning in `validate`, never an error), and a request
+    /// with it is answered "method not found".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation_dependent_prefix: Option<String>,
     /// The protocol's own error codes.
     #[serde(default)]
     pub errors: Vec<ErrorSpec>,
