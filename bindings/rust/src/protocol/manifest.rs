@@ -77,6 +77,10 @@ pub struct Manifest {
     /// constant members of its `data` template.
     #[serde(default, skip_serializing_if = "is_default")]
     pub error_codes: ErrorCodes,
+    /// How the protocol's versions are written, and so what announces a
+    /// breaking change (`diff`): semver's major, or nothing for dates.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub version_scheme: VersionScheme,
     /// Semantic rules that JSON Schema cannot express.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
@@ -116,6 +120,19 @@ impl HostSpec {
     pub fn exit_grace(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.exit_grace_ms.unwrap_or(Self::DEFAULT_EXIT_GRACE_MS))
     }
+}
+
+/// How a protocol's versions are written (the manifest's `version_scheme`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VersionScheme {
+    /// `MAJOR.MINOR[.PATCH]` (`1.1.0`, LSP's `3.17`): a breaking change
+    /// needs a new major version.
+    #[default]
+    Semver,
+    /// A release date (`2025-06-18`, MCP's): no part of the version
+    /// announces a breaking change, so `diff` fails on every one.
+    Date,
 }
 
 /// What a refusal must carry (the manifest's `error_codes`).

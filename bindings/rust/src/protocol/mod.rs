@@ -21,7 +21,7 @@ pub use manifest::{
     DeclaredVersion, Direction, ErrorCodes, ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings,
     LifecycleSpec, Manifest, MethodKind, MethodLifecycle, MethodSpec, Roles, RuleSpec,
     SchemaDialect, SchemaRef, Transport, UnreadableId, VersionNegotiation, VersionRule,
-    ViolationSpec,
+    VersionScheme, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
 pub use serving::Served;
