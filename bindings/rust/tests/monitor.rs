@@ -96,8 +96,11 @@ fn with_server_request() -> Arc<Protocol> {
 /// Gaze 1.0.0 with `extra` methods added to its manifest.
 fn with_methods(extra: &Value) -> Arc<Protocol> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/gaze-analyzer/1.0.0");
+    // One folder a call: the tests run at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir: PathBuf = std::env::temp_dir().join(format!(
-        "wirekit-monitor-server-request-{}",
+        "wirekit-monitor-server-request-{}-{call}",
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
@@ -231,4 +234,44 @@ fn the_blame_follows_the_sender() {
         blamed.contains(&(7, "invalid_params", Party::Client)),
         "{blamed:?}"
     );
+}
+
+#[test]
+fn a_cancelled_request_may_go_unanswered_where_the_protocol_says_so() {
+    let cancel = json!({
+        "kind": "notification",
+        "direction": "both",
+        "description": "Cancels a request the sender sent.",
+        "params": {"$ref": "gaze.schema.json#/$defs/ShutdownParams"}
+    });
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#,
+        r#"{"jsonrpc":"2.0","method":"cancel","params":{"requestId":2}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"complexity","params":{"root_path":"/p"}}"#,
+    ];
+    let judge = |answer: &str| {
+        let protocol = with_methods(&json!({"cancel": cancel}));
+        let mut manifest = protocol.source().manifest_json.clone();
+        manifest["cancellation"] =
+            json!({"method": "cancel", "id_pointer": "/requestId", "answer": answer});
+        let source = ProtocolSource::new(
+            &protocol.source().origin,
+            manifest,
+            protocol.source().files.clone(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let protocol = Arc::new(Protocol::compile(source).unwrap_or_else(|e| panic!("{e}")));
+        let mut checker = SessionChecker::new(Arc::clone(&protocol));
+        for frame in frames(&protocol, &lines) {
+            checker.on_frame(frame);
+        }
+        checker.finish();
+        kinds(&checker)
+    };
+    // MCP: the cancelled request goes unanswered; the other one is owed.
+    assert_eq!(judge("optional"), [(4, "unanswered")]);
+    // LSP: a cancelled request is still answered.
+    assert_eq!(judge("required"), [(2, "unanswered"), (4, "unanswered")]);
 }

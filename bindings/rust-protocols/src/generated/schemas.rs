@@ -7678,6 +7678,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "style": "provider"
   },
   "implementation_dependent_prefix": "$/",
+  "cancellation": {
+    "method": "$/cancelRequest",
+    "id_pointer": "/id",
+    "answer": "required"
+  },
   "methods": {
     "initialize": {
       "kind": "request",

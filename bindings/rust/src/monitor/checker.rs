@@ -15,7 +15,7 @@ use super::problem::{Problem, ProblemKind};
 use super::refusal::Refusal;
 use crate::envelope::{self, EnvelopeError, EnvelopeOptions, Message, Request};
 use crate::framing::{FaultKind, Frame, FramingError};
-use crate::protocol::{Direction, MethodKind, UnreadableId};
+use crate::protocol::{CancelledAnswer, Direction, MethodKind, UnreadableId};
 use crate::session::{Session, ViolationKind};
 use crate::validate::{Part, Protocol, ValidationIssue};
 
@@ -53,6 +53,8 @@ pub(super) struct Pending {
     pub(super) presumed: bool,
     /// A request the server sent (declared `server-to-client`).
     pub(super) from_server: bool,
+    /// Cancelled by the protocol's cancellation notification.
+    pub(super) cancelled: bool,
 }
 
 /// A frame that could not be read as a message (a framing fault, a body
@@ -172,7 +174,16 @@ impl SessionChecker {
         self.finished = true;
         let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
         pending.sort_by_key(|p| p.frame);
+        let may_go_unanswered = self
+            .protocol
+            .manifest()
+            .cancellation
+            .as_ref()
+            .is_some_and(|c| c.answer == CancelledAnswer::Optional);
         for request in pending {
+            if request.cancelled && may_go_unanswered {
+                continue;
+            }
             // A request the server sent is the client's to answer.
             self.server_side = request.from_server;
             let message = match &request.refusal {
@@ -516,8 +527,30 @@ impl SessionChecker {
                 refusal,
                 presumed: false,
                 from_server,
+                cancelled: false,
             },
         );
+    }
+
+    /// The protocol's cancellation notification: marks the request it
+    /// names (the sender's own: the client's id first, else the server's).
+    fn on_cancellation(&mut self, method: &str, params: Option<&Value>) {
+        let Some(cancellation) = self.protocol.manifest().cancellation.as_ref() else {
+            return;
+        };
+        if cancellation.method != method {
+            return;
+        }
+        let Some(id) = params.and_then(|p| p.pointer(&cancellation.id_pointer)) else {
+            return;
+        };
+        let id = id.to_string();
+        for from_server in [false, true] {
+            if let Some(pending) = self.pending.get_mut(&pending_key(&id, from_server)) {
+                pending.cancelled = true;
+                return;
+            }
+        }
     }
 
     /// "`analyze` came after the session ended at frame 7 when `shutdown`
@@ -568,6 +601,7 @@ impl SessionChecker {
         if !issues.is_empty() {
             return;
         }
+        self.on_cancellation(method, params);
         let mut outcome = self.session.notify(method, params);
         if outcome
             .as_ref()

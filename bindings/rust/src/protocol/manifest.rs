@@ -68,6 +68,10 @@ pub struct Manifest {
     /// How client and server agree on a version.
     #[serde(default)]
     pub version_negotiation: Option<VersionNegotiation>,
+    /// How a peer cancels a request it sent, and whether a cancelled
+    /// request is still answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation: Option<Cancellation>,
     /// Where the server declares the protocol version it speaks (Gaze's
     /// `initialize` result `protocol_version`): a monitor reports a
     /// declared version other than this manifest's `version`.
@@ -533,6 +537,29 @@ pub struct LifecycleSpec {
     pub terminal: Vec<String>,
     /// The default answer to a method sent in the wrong state.
     pub violation: ViolationSpec,
+}
+
+/// How a peer cancels a request it sent (the manifest's `cancellation`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cancellation {
+    /// The notification that cancels (`$/cancelRequest`, `notifications/cancelled`).
+    pub method: String,
+    /// Where its params name the cancelled request's id (`/id`, `/requestId`).
+    pub id_pointer: String,
+    /// Whether the cancelled request is still answered.
+    pub answer: CancelledAnswer,
+}
+
+/// What a cancelled request is owed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CancelledAnswer {
+    /// An answer still (LSP: the result, or the error RequestCancelled).
+    Required,
+    /// None: it may go unanswered, and an answer that comes is no fault
+    /// (MCP: the receiver should not answer).
+    Optional,
 }
 
 /// How client and server agree on a version.

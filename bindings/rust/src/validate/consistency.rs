@@ -108,6 +108,21 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
             ));
         }
     }
+    if let Some(cancellation) = &manifest.cancellation {
+        let notification = manifest
+            .methods
+            .get(&cancellation.method)
+            .is_some_and(|spec| spec.kind == crate::protocol::MethodKind::Notification);
+        if !notification {
+            return Err(fail(
+                "/cancellation/method".into(),
+                format!(
+                    "`{}` is not a notification of this manifest",
+                    cancellation.method
+                ),
+            ));
+        }
+    }
     if let Some(declared) = &manifest.declared_version {
         if !manifest.methods.contains_key(&declared.method) {
             return Err(fail(
