@@ -314,6 +314,29 @@ impl<'a> Run<'a> {
                 }
             }
         }
+        // The notification a client sends at once after this method succeeds
+        // (LSP's `initialized`, MCP's `notifications/initialized`), unless
+        // it ends the session (LSP's `exit` after `shutdown`: the shutdown
+        // checks send it themselves).
+        let follows = self
+            .protocol
+            .method(method)
+            .and_then(|s| s.followed_by())
+            .map(str::to_owned);
+        if let (Ok(_), Some(next)) = (&outcome, follows) {
+            let ends = self
+                .protocol
+                .method(&next)
+                .and_then(|s| s.lifecycle.as_ref())
+                .is_some_and(|l| l.ends_session);
+            if !ends {
+                let params = self.params_for(&next).unwrap_or(None);
+                if let Err(message) = conversation.send_notification(&next, params, check) {
+                    check.fail(None, format!("`{next}` could not be sent: {message}"));
+                    return Called::Gone;
+                }
+            }
+        }
         Called::Answered(outcome)
     }
 
