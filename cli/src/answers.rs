@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::host::RequestHandler;
-use wirekit::protocol::{Direction, MethodKind};
+use wirekit::protocol::MethodKind;
 use wirekit::validate::{Part, Protocol};
 
 /// The answers read from the file, by method.
@@ -34,9 +34,9 @@ pub fn read(path: &Path, protocol: &Protocol) -> Result<Answers, String> {
     let mut answers = BTreeMap::new();
     for (method, answer) in methods {
         let at = format!("{}: `{method}`", path.display());
-        let declared = protocol.method(&method).is_some_and(|spec| {
-            spec.kind == MethodKind::Request && spec.direction == Direction::ServerToClient
-        });
+        let declared = protocol
+            .method(&method)
+            .is_some_and(|spec| spec.kind == MethodKind::Request && spec.direction.server_sends());
         if !declared {
             return Err(format!(
                 "{at}: {} declares no server-to-client request of that name",

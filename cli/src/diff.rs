@@ -5,14 +5,16 @@
 //! OLD and NEW are versions of the protocol (`1.0.0`) or folders holding a
 //! version's `protocol.json` and schema files (a working copy under edit).
 //! Exit status 0 when nothing breaks or the major version moved, 1 on a
-//! breaking change within one major version, 2 for bad usage.
+//! breaking change within one major version (under the manifest's
+//! `version_scheme: date`, on any breaking change: a date announces none),
+//! 2 for bad usage.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use wirekit::diff::{self, Impact, Report};
-use wirekit::protocol::{ProtocolError, ProtocolSource, Registry};
+use wirekit::protocol::{ProtocolError, ProtocolSource, Registry, VersionScheme};
 
 /// Arguments of `wirekit diff`.
 #[derive(Debug, clap::Args)]
@@ -79,10 +81,17 @@ fn summary(report: &Report) -> String {
         report.count(Impact::BreaksClientsAndServers),
         report.count(Impact::Compatible),
     );
-    let verdict = match (report.is_breaking(), report.major_moved()) {
-        (false, _) => "a compatible change: peers of either version work together",
-        (true, true) => "breaking, and the major version moved",
-        (true, false) => {
+    let verdict = match (
+        report.is_breaking(),
+        report.major_moved(),
+        report.version_scheme,
+    ) {
+        (false, _, _) => "a compatible change: peers of either version work together",
+        (true, true, _) => "breaking, and the major version moved",
+        (true, false, VersionScheme::Date) => {
+            "breaking between dated versions, which announce no breaking change: peers must negotiate the version, or undo the breaking changes"
+        }
+        (true, false, VersionScheme::Semver) => {
             "breaking within one major version: move the major version or undo the breaking changes"
         }
     };

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use wirekit::framing::{FrameReader, ReadError};
-use wirekit::monitor::{SessionChecker, Severity};
+use wirekit::monitor::{Party, SessionChecker, Severity};
 use wirekit::protocol::{ProtocolError, Registry};
 use wirekit::validate::Protocol;
 
@@ -98,7 +98,7 @@ pub fn run(args: ValidateArgs) -> ExitCode {
     let warned = if warnings == 0 {
         String::new()
     } else {
-        format!(" ({warnings} warning(s): what JSON-RPC 2.0 allows but discourages)")
+        format!(" ({warnings} warning(s): what the protocol allows but discourages or leaves to implementations)")
     };
     if frames == 0 {
         eprintln!("wirekit validate: the capture holds no frames");
@@ -110,18 +110,19 @@ pub fn run(args: ValidateArgs) -> ExitCode {
         );
         ExitCode::SUCCESS
     } else {
-        let (client, server) = problems
-            .iter()
-            .filter(|p| p.severity == Severity::Error)
-            .fold((0, 0), |(c, s), p| {
-                if p.kind.blames_server() {
-                    (c, s + 1)
-                } else {
-                    (c + 1, s)
-                }
-            });
+        let count = |party: Party| {
+            problems
+                .iter()
+                .filter(|p| p.severity == Severity::Error && p.blame == party)
+                .count()
+        };
+        let (client, server, capture) = (
+            count(Party::Client),
+            count(Party::Server),
+            count(Party::Capture),
+        );
         eprintln!(
-            "wirekit validate: {errors} problem(s) in a session of {} ({client} in what the client sent or the capture holds, {server} in what the server answered){warned}",
+            "wirekit validate: {errors} problem(s) in a session of {} ({client} by the client, {server} by the server, {capture} in the capture){warned}",
             protocol.id()
         );
         ExitCode::from(1)

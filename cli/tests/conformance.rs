@@ -475,3 +475,39 @@ fn a_relative_server_path_is_a_file_in_the_project_root() {
         "{stderr}"
     );
 }
+
+/// The battery sends what a client sends right after a method succeeds (the
+/// manifest's `followed_by`: LSP's `initialized` after `initialize`), so a
+/// server that waits for it before serving requests leaves its
+/// initializing state. Judged by what the fake language server received.
+#[test]
+fn the_notification_that_follows_a_method_is_sent() {
+    let dir = scratch("followed-by");
+    let log = dir.join("received.jsonl");
+    let fake = repo("lsp/tests/fake/fake_lsp.py");
+    let (_, _report) = conformance(
+        &["--protocol", "lsp@3.17"],
+        &[
+            "python3",
+            fake.to_str().expect("utf-8"),
+            "--log",
+            log.to_str().expect("utf-8"),
+        ],
+    );
+    let received: Vec<String> = std::fs::read_to_string(&log)
+        .expect("the fake logged what it received")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect();
+    let initialize = received
+        .iter()
+        .position(|m| m == "initialize")
+        .expect("initialize was sent");
+    assert_eq!(
+        received.get(initialize + 1).map(String::as_str),
+        Some("initialized"),
+        "{received:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -212,7 +212,7 @@ fn a_transcript_of_a_driver_built_on_the_package_has_no_problem_of_the_drivers()
     assert!(drivers.is_empty(), "{drivers:#?}");
     // The catalogue's faulty frames are the core's problems.
     assert!(problems.len() > 30, "{problems:#?}");
-    assert!(String::from_utf8_lossy(&output.stderr).contains("0 in what the server answered"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains(", 0 by the server,"));
 }
 
 #[test]

@@ -442,3 +442,48 @@ fn a_declared_version_the_protocol_lacks_is_a_mismatch_against_the_newest() {
         text(&output)
     );
 }
+
+#[test]
+fn lsp_dollar_notifications_it_does_not_define_are_warnings_and_dollar_requests_owe_32601() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+    let init_result = r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+    // typescript-language-server's own notification, and a `$/` request.
+    let version = r#"{"jsonrpc":"2.0","method":"$/typescriptVersion","params":{"version":"5.9.3","source":"bundled"}}"#;
+    let ask = r#"{"jsonrpc":"2.0","id":2,"method":"$/peculiar","params":{}}"#;
+    let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Unhandled method $/peculiar"}}"#;
+    let capture = content_length(&[init, init_result, initialized, version, ask, refused]);
+    let output = validate("lsp@3.17", true, &capture);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let problems = json_lines(&output);
+    let kinds: Vec<(u64, &str, &str)> = problems
+        .iter()
+        .map(|p| {
+            (
+                p["frame"].as_u64().unwrap_or(0),
+                p["kind"].as_str().unwrap_or(""),
+                p["severity"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (3, "implementation_dependent", "warning"),
+            (4, "implementation_dependent", "warning")
+        ]
+    );
+    // A `$/` request answered with a result is still an acceptance of what
+    // the protocol answers -32601.
+    let accepted = r#"{"jsonrpc":"2.0","id":2,"result":null}"#;
+    let capture = content_length(&[init, init_result, initialized, ask, accepted]);
+    let output = validate("lsp@3.17", true, &capture);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(found(&output).iter().any(|p| kind(p) == "accepted_invalid"));
+    // Outside the prefix an unknown notification is an error.
+    let unknown = r#"{"jsonrpc":"2.0","method":"typescript/version","params":{}}"#;
+    let capture = content_length(&[init, init_result, initialized, unknown]);
+    let output = validate("lsp@3.17", true, &capture);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(kind(&found(&output)[0]), "unknown_method");
+}

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorKind};
 use crate::model::Kind;
-use crate::protocol::{Direction, MethodKind, Protocol};
+use crate::protocol::{MethodKind, Protocol};
 use crate::{header, GeneratedFile, Result};
 
 /// Where the OpenRPC documents go.
@@ -169,14 +169,7 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> Value {
     );
     out.insert(
         "x-wirekit-direction".into(),
-        Value::String(
-            if m.spec.direction == Direction::ClientToServer {
-                "client-to-server"
-            } else {
-                "server-to-client"
-            }
-            .into(),
-        ),
+        Value::String(m.spec.direction.name().into()),
     );
     if let Some(t) = m.spec.timeout_ms {
         out.insert("x-wirekit-timeout-ms".into(), json!(t));

@@ -57,6 +57,9 @@ struct ProtocolTemplate {
     notifications: Vec<RsMethod>,
     server_requests: Vec<RsMethod>,
     server_notifications: Vec<RsMethod>,
+    /// Every method once (a `both` method is in two lists above), for the
+    /// `methods` constants: (constant, wire, doc).
+    constants: Vec<(String, String, String)>,
     has_methods: bool,
     errors: Vec<(String, String, String)>,
     attributes: Vec<AttributeFn>,
@@ -135,21 +138,18 @@ fn method(
 /// the runtime crate, unless it is renamed).
 pub fn module(p: &Protocol, root: &str) -> Result<String> {
     let types = rust_types::generate(p, root)?;
-    let mut methods = Vec::new();
-    for m in &p.methods {
-        methods.push((m.spec.direction, m.spec.kind, method(m, &types.names)?));
-    }
-    let mut pick = |dir: Direction, kind: MethodKind| -> Vec<RsMethod> {
-        let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut methods)
-            .into_iter()
-            .partition(|(d, k, _)| *d == dir && *k == kind);
-        methods = rest;
-        mine.into_iter().map(|(_, _, m)| m).collect()
+    // A method both peers send (`direction: both`) is in the lists of both.
+    let pick = |sender: fn(Direction) -> bool, kind: MethodKind| -> Result<Vec<RsMethod>> {
+        p.methods
+            .iter()
+            .filter(|m| sender(m.spec.direction) && m.spec.kind == kind)
+            .map(|m| method(m, &types.names))
+            .collect()
     };
-    let requests = pick(Direction::ClientToServer, MethodKind::Request);
-    let notifications = pick(Direction::ClientToServer, MethodKind::Notification);
-    let server_requests = pick(Direction::ServerToClient, MethodKind::Request);
-    let server_notifications = pick(Direction::ServerToClient, MethodKind::Notification);
+    let requests = pick(Direction::client_sends, MethodKind::Request)?;
+    let notifications = pick(Direction::client_sends, MethodKind::Notification)?;
+    let server_requests = pick(Direction::server_sends, MethodKind::Request)?;
+    let server_notifications = pick(Direction::server_sends, MethodKind::Notification)?;
     let mut attributes = Vec::new();
     for def in &p.model.defs {
         if let crate::model::Kind::OpenEnum {
@@ -206,6 +206,17 @@ pub fn module(p: &Protocol, root: &str) -> Result<String> {
         types: types.code,
         trait_name: naming::pascal(&p.name),
         has_methods: !p.methods.is_empty(),
+        constants: {
+            let mut seen = std::collections::HashSet::new();
+            requests
+                .iter()
+                .chain(&notifications)
+                .chain(&server_requests)
+                .chain(&server_notifications)
+                .filter(|m| seen.insert(m.wire.clone()))
+                .map(|m| (m.constant.clone(), m.wire.clone(), m.doc.clone()))
+                .collect()
+        },
         requests,
         notifications,
         server_requests,

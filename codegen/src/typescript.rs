@@ -213,10 +213,11 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
 /// The module for protocol `p`.
 pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let items = p.model.defs.iter().map(item).collect();
-    let pick = |dir: Direction, kind: MethodKind| -> Vec<TsMethod> {
+    // A method both peers send (`direction: both`) is in the lists of both.
+    let pick = |sender: fn(Direction) -> bool, kind: MethodKind| -> Vec<TsMethod> {
         p.methods
             .iter()
-            .filter(|m| m.spec.direction == dir && m.spec.kind == kind)
+            .filter(|m| sender(m.spec.direction) && m.spec.kind == kind)
             .map(|m| method(p, m))
             .collect()
     };
@@ -237,10 +238,10 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         version: json_string(&p.version),
         items,
         map_name: naming::pascal(&p.name),
-        requests: pick(Direction::ClientToServer, MethodKind::Request),
-        notifications: pick(Direction::ClientToServer, MethodKind::Notification),
-        server_requests: pick(Direction::ServerToClient, MethodKind::Request),
-        server_notifications: pick(Direction::ServerToClient, MethodKind::Notification),
+        requests: pick(Direction::client_sends, MethodKind::Request),
+        notifications: pick(Direction::client_sends, MethodKind::Notification),
+        server_requests: pick(Direction::server_sends, MethodKind::Request),
+        server_notifications: pick(Direction::server_sends, MethodKind::Notification),
         methods: p
             .methods
             .iter()

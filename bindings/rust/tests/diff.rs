@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 use wirekit::diff::{self, ChangeKind, Impact, Report};
-use wirekit::protocol::ProtocolSource;
+use wirekit::protocol::{ProtocolSource, VersionScheme};
 
 use ChangeKind as K;
 use Impact::{
@@ -654,4 +654,29 @@ fn a_moved_major_version_is_reported() {
     let report = report(&shipped(GAZE), &moved);
     assert!(report.is_breaking());
     assert!(report.major_moved());
+}
+
+#[test]
+fn dated_versions_announce_no_breaking_change_and_semver_majors_do() {
+    // gaze 1.1.0 back to 1.0.0 breaks clients within major 1.
+    let old = shipped("gaze-analyzer@1.1.0");
+    let new = shipped("gaze-analyzer@1.0.0");
+    let semver = report(&old, &new);
+    assert!(semver.is_breaking() && !semver.major_moved());
+    // The same change between versions written as dates: no "major" to
+    // move (before, "2025-06-18" was its own major and every change passed).
+    let dated = |version: &str, source: &ProtocolSource| {
+        let mut manifest = source.manifest_json.clone();
+        manifest["version"] = json!(version);
+        manifest["version_scheme"] = json!("date");
+        ProtocolSource::new(&source.origin, manifest, source.files.clone()).unwrap()
+    };
+    let dated_report = report(&dated("2025-06-18", &old), &dated("2025-11-25", &new));
+    assert_eq!(dated_report.version_scheme, VersionScheme::Date);
+    assert!(dated_report.is_breaking() && !dated_report.major_moved());
+    // Under semver, a major move announces the break.
+    let mut manifest = new.manifest_json.clone();
+    manifest["version"] = json!("2.0.0");
+    let major = ProtocolSource::new(&new.origin, manifest, new.files.clone()).unwrap();
+    assert!(report(&old, &major).major_moved());
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use wirekit::framing::{decoder_for, Frame, FramingError};
-use wirekit::monitor::{ProblemKind, SessionChecker};
+use wirekit::monitor::{Party, ProblemKind, SessionChecker};
 use wirekit::protocol::ProtocolSource;
 use wirekit::validate::Protocol;
 
@@ -81,9 +81,26 @@ fn every_kind_has_a_stable_name_that_reads_back() {
 
 /// gaze-analyzer@1.0.0 with a declared server-to-client request.
 fn with_server_request() -> Arc<Protocol> {
+    with_methods(&json!({
+        "workspace/configuration": {
+            "kind": "request",
+            "direction": "server-to-client",
+            "description": "The server asks the client for settings.",
+            "params": {"$ref": "gaze.schema.json#/$defs/ShutdownParams"},
+            "params_optional": true,
+            "result": {"$ref": "gaze.schema.json#/$defs/ShutdownResult"}
+        }
+    }))
+}
+
+/// Gaze 1.0.0 with `extra` methods added to its manifest.
+fn with_methods(extra: &Value) -> Arc<Protocol> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/gaze-analyzer/1.0.0");
+    // One folder a call: the tests run at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir: PathBuf = std::env::temp_dir().join(format!(
-        "wirekit-monitor-server-request-{}",
+        "wirekit-monitor-server-request-{}-{call}",
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
@@ -95,18 +112,64 @@ fn with_server_request() -> Arc<Protocol> {
     let manifest_path = dir.join("protocol.json");
     let text = std::fs::read_to_string(&manifest_path).unwrap_or_else(|e| panic!("{e}"));
     let mut manifest: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    manifest["methods"]["workspace/configuration"] = json!({
-        "kind": "request",
-        "direction": "server-to-client",
-        "description": "The server asks the client for settings.",
-        "params": {"$ref": "gaze.schema.json#/$defs/ShutdownParams"},
-        "params_optional": true,
-        "result": {"$ref": "gaze.schema.json#/$defs/ShutdownResult"}
-    });
+    for (name, spec) in extra.as_object().into_iter().flatten() {
+        manifest["methods"][name] = spec.clone();
+    }
     std::fs::write(&manifest_path, manifest.to_string()).unwrap_or_else(|e| panic!("{e}"));
     let loaded = ProtocolSource::from_dir(&dir, "gaze-analyzer/1.0.0").and_then(Protocol::compile);
     let _ = std::fs::remove_dir_all(&dir);
     Arc::new(loaded.unwrap_or_else(|e| panic!("{e}")))
+}
+
+#[test]
+fn methods_both_peers_send_are_judged_whoever_sends_them() {
+    let protocol = with_methods(&json!({
+        "ping": {
+            "kind": "request",
+            "direction": "both",
+            "description": "Either peer checks the other is alive.",
+            "params_optional": true,
+            "result": {"$ref": "gaze.schema.json#/$defs/ShutdownResult"}
+        },
+        "$/progress": {
+            "kind": "notification",
+            "direction": "both",
+            "description": "Either peer reports progress.",
+            "params_optional": true
+        }
+    }));
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","method":"$/progress","params":{"token":1}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#,
+        // The server pings mid-call with the client's pending id 2: its own.
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","method":"$/progress","params":{"token":2}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+        // The client pings.
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+    ];
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    for frame in frames(&protocol, &lines) {
+        checker.on_frame(frame);
+    }
+    let problems = checker.finish();
+    assert!(problems.is_empty(), "{problems:?}");
+    // An invalid result to a ping is still the answerer's fault.
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    let bad = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":[]}"#,
+    ];
+    for frame in frames(&protocol, &bad) {
+        checker.on_frame(frame);
+    }
+    assert_eq!(kinds(&checker), [(3, "invalid_result")]);
 }
 
 #[test]
@@ -127,4 +190,88 @@ fn a_server_request_with_the_clients_pending_id_is_paired_apart() {
     }
     let problems = checker.finish();
     assert!(problems.is_empty(), "{problems:?}");
+}
+
+#[test]
+fn the_blame_follows_the_sender() {
+    let protocol = with_server_request();
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#,
+        // The server's request with invalid params: the server's fault.
+        r#"{"jsonrpc":"2.0","id":"s1","method":"workspace/configuration","params":[]}"#,
+        // The client's answer with an invalid result: the client's fault.
+        r#"{"jsonrpc":"2.0","id":"s1","result":[]}"#,
+        // A server request the client never answers: the client's fault.
+        r#"{"jsonrpc":"2.0","id":"s2","method":"workspace/configuration"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+        // The client's own request with invalid params: the client's fault.
+        r#"{"jsonrpc":"2.0","id":3,"method":"complexity","params":[]}"#,
+    ];
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    for frame in frames(&protocol, &lines) {
+        checker.on_frame(frame);
+    }
+    let blamed: Vec<(usize, &str, Party)> = checker
+        .finish()
+        .iter()
+        .map(|p| (p.frame, p.kind.name(), p.blame))
+        .collect();
+    assert!(
+        blamed.contains(&(3, "invalid_params", Party::Server)),
+        "{blamed:?}"
+    );
+    assert!(
+        blamed.contains(&(4, "invalid_result", Party::Client)),
+        "{blamed:?}"
+    );
+    assert!(
+        blamed.contains(&(5, "unanswered", Party::Client)),
+        "{blamed:?}"
+    );
+    assert!(
+        blamed.contains(&(7, "invalid_params", Party::Client)),
+        "{blamed:?}"
+    );
+}
+
+#[test]
+fn a_cancelled_request_may_go_unanswered_where_the_protocol_says_so() {
+    let cancel = json!({
+        "kind": "notification",
+        "direction": "both",
+        "description": "Cancels a request the sender sent.",
+        "params": {"$ref": "gaze.schema.json#/$defs/ShutdownParams"}
+    });
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#,
+        r#"{"jsonrpc":"2.0","method":"cancel","params":{"requestId":2}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"complexity","params":{"root_path":"/p"}}"#,
+    ];
+    let judge = |answer: &str| {
+        let protocol = with_methods(&json!({"cancel": cancel}));
+        let mut manifest = protocol.source().manifest_json.clone();
+        manifest["cancellation"] =
+            json!({"method": "cancel", "id_pointer": "/requestId", "answer": answer});
+        let source = ProtocolSource::new(
+            &protocol.source().origin,
+            manifest,
+            protocol.source().files.clone(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let protocol = Arc::new(Protocol::compile(source).unwrap_or_else(|e| panic!("{e}")));
+        let mut checker = SessionChecker::new(Arc::clone(&protocol));
+        for frame in frames(&protocol, &lines) {
+            checker.on_frame(frame);
+        }
+        checker.finish();
+        kinds(&checker)
+    };
+    // MCP: the cancelled request goes unanswered; the other one is owed.
+    assert_eq!(judge("optional"), [(4, "unanswered")]);
+    // LSP: a cancelled request is still answered.
+    assert_eq!(judge("required"), [(2, "unanswered"), (4, "unanswered")]);
 }

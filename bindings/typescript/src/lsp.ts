@@ -4249,6 +4249,8 @@ export interface LspNotifications {
   "$/setTrace": { params: SetTraceParams };
   /** Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result. */
   "$/cancelRequest": { params: CancelParams };
+  /** Work-done progress reported against a token (`begin`, `report`, `end` values). */
+  "$/progress": { params: ProgressParams };
 }
 
 /** Requests the server sends and the client answers. */
@@ -4295,6 +4297,8 @@ export interface LspServerNotifications {
   "textDocument/publishDiagnostics": { params: PublishDiagnosticsParams };
   /** A notification from the server to the client, as the LSP 3.17 meta model defines it. */
   "$/logTrace": { params: LogTraceParams };
+  /** Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result. */
+  "$/cancelRequest": { params: CancelParams };
   /** Work-done progress reported against a token (`begin`, `report`, `end` values). */
   "$/progress": { params: ProgressParams };
 }

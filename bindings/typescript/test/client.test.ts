@@ -345,6 +345,33 @@ describe("client in memory (Gaze: lenient ids)", () => {
   });
 });
 
+describe("client in memory (a method both peers send)", () => {
+  it("answers the server's request and takes the server's notification of a `both` method", async () => {
+    const transport = new FakeTransport();
+    const reported: string[] = [];
+    const withPing = {
+      ...gazeAnalyzerV1_0_0,
+      methods: {
+        ...gazeAnalyzerV1_0_0.methods,
+        "host.ping": { kind: "request", direction: "both" },
+        "host.progress": { kind: "notification", direction: "both" },
+      },
+    } as typeof gazeAnalyzerV1_0_0;
+    const notes: string[] = [];
+    new Client(transport, withPing, {
+      onRequest: { "host.ping": () => null },
+      onNotification: (n: { method: string }) => notes.push(n.method),
+      onProtocolError: (e) => reported.push(e.message),
+    });
+    transport.serverSends('{"jsonrpc":"2.0","id":7,"method":"host.ping"}\n');
+    transport.serverSends('{"jsonrpc":"2.0","method":"host.progress","params":{}}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(reported, []);
+    assert.deepEqual(transport.written, ['{"jsonrpc":"2.0","id":7,"result":null}\n']);
+    assert.deepEqual(notes, ["host.progress"]);
+  });
+});
+
 describe("client in memory (agentapi driver: strict, canonical)", () => {
   it("writes canonical frames, keeps the lifecycle, delivers typed notifications, refuses server requests", async () => {
     const transport = new FakeTransport();

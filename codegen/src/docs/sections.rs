@@ -151,10 +151,10 @@ pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
     } else {
         "request"
     };
-    let dir = if m.spec.direction == Direction::ClientToServer {
-        "client → server"
-    } else {
-        "server → client"
+    let dir = match m.spec.direction {
+        Direction::ClientToServer => "client → server",
+        Direction::ServerToClient => "server → client",
+        Direction::Both => "both ways",
     };
     let params = match &m.params {
         Some(p) if m.spec.params_optional => format!("{} (optional)", link(p)),

@@ -298,18 +298,20 @@ pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<(Value, Value)> {
     root.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
     let mut manifest = Map::new();
     manifest.insert("$comment".into(), Value::String(comment));
+    // The recipe's `methods` member (any placeholder) says where the
+    // derived methods go; without one they come last.
+    let mut methods = Some(methods);
     for (k, v) in &recipe.manifest {
         if k == "methods" {
-            continue;
-        }
-        manifest.insert(k.clone(), v.clone());
-        if k == "capabilities" || (k == "schemas" && !recipe.manifest.contains_key("capabilities"))
-        {
-            manifest.insert("methods".into(), Value::Object(methods.clone()));
+            if let Some(m) = methods.take() {
+                manifest.insert(k.clone(), Value::Object(m));
+            }
+        } else {
+            manifest.insert(k.clone(), v.clone());
         }
     }
-    if !manifest.contains_key("methods") {
-        manifest.insert("methods".into(), Value::Object(methods));
+    if let Some(m) = methods {
+        manifest.insert("methods".into(), Value::Object(m));
     }
     Ok((Value::Object(root), Value::Object(manifest)))
 }
@@ -731,7 +733,7 @@ mod tests {
             "output": "x.schema.json", "id": "https://wirekit.dev/schemas/x/1/x.schema.json",
             "title": "x", "description": "x",
             "manifest_output": "protocol.json",
-            "manifest": {"protocol": "x", "version": "1", "schemas": ["x.schema.json"], "errors": []},
+            "manifest": {"protocol": "x", "version": "1", "schemas": ["x.schema.json"], "methods": "derived", "errors": []},
             "method_defaults": {"client-to-server": {"timeout_ms": 5, "lifecycle": {"allowed_in": ["ready"]}},
                 "both": {"lifecycle": {"allowed_in": ["*"]}}},
             "methods": {"get": {"result": "GetResult", "description": "Gets."}},

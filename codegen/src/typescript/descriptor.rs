@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use askama::Template;
 use serde_json::{json, Map, Value};
-use wirekit::protocol::{Direction, Manifest, MethodKind, MethodSpec};
+use wirekit::protocol::{Manifest, MethodKind, MethodSpec};
 
 use super::DIR;
 use crate::error::{Error, ErrorKind};
@@ -88,13 +88,7 @@ fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
                 MethodKind::Notification => "notification",
             }),
         ),
-        (
-            "direction".into(),
-            json_string(match spec.direction {
-                Direction::ClientToServer => "client-to-server",
-                Direction::ServerToClient => "server-to-client",
-            }),
-        ),
+        ("direction".into(), json_string(spec.direction.name())),
     ];
     if let Some(ms) = spec.timeout_ms {
         m.push(("timeoutMs".into(), ms.to_string()));

@@ -12872,6 +12872,9 @@ pub mod methods {
     /// Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result.
     pub const CANCEL_REQUEST: &str = "$/cancelRequest";
 
+    /// Work-done progress reported against a token (`begin`, `report`, `end` values).
+    pub const PROGRESS: &str = "$/progress";
+
     /// The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.
     pub const WORKSPACE_WORKSPACE_FOLDERS: &str = "workspace/workspaceFolders";
 
@@ -12928,9 +12931,6 @@ pub mod methods {
 
     /// A notification from the server to the client, as the LSP 3.17 meta model defines it.
     pub const LOG_TRACE: &str = "$/logTrace";
-
-    /// Work-done progress reported against a token (`begin`, `report`, `end` values).
-    pub const PROGRESS: &str = "$/progress";
 }
 
 /// A request the client sends and the server answers.
@@ -13587,6 +13587,8 @@ pub enum Notification {
     SetTrace,
     /// Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result.
     CancelRequest,
+    /// Work-done progress reported against a token (`begin`, `report`, `end` values).
+    Progress,
 }
 
 impl Notification {
@@ -13612,6 +13614,7 @@ impl Notification {
         Notification::WorkspaceDidChangeWatchedFiles,
         Notification::SetTrace,
         Notification::CancelRequest,
+        Notification::Progress,
     ];
 
     /// The wire name.
@@ -13649,6 +13652,7 @@ impl Notification {
             }
             Notification::SetTrace => methods::SET_TRACE,
             Notification::CancelRequest => methods::CANCEL_REQUEST,
+            Notification::Progress => methods::PROGRESS,
         }
     }
 
@@ -13699,6 +13703,7 @@ impl Notification {
             }
             methods::SET_TRACE => Some(Notification::SetTrace),
             methods::CANCEL_REQUEST => Some(Notification::CancelRequest),
+            methods::PROGRESS => Some(Notification::Progress),
             _ => None,
         }
     }
@@ -13726,6 +13731,7 @@ impl Notification {
             Notification::WorkspaceDidChangeWatchedFiles => None,
             Notification::SetTrace => None,
             Notification::CancelRequest => None,
+            Notification::Progress => None,
         }
     }
 
@@ -13752,6 +13758,7 @@ impl Notification {
             Notification::WorkspaceDidChangeWatchedFiles => None,
             Notification::SetTrace => None,
             Notification::CancelRequest => None,
+            Notification::Progress => None,
         }
     }
 }
@@ -13949,6 +13956,8 @@ pub enum ServerNotification {
     TextDocumentPublishDiagnostics,
     /// A notification from the server to the client, as the LSP 3.17 meta model defines it.
     LogTrace,
+    /// Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result.
+    CancelRequest,
     /// Work-done progress reported against a token (`begin`, `report`, `end` values).
     Progress,
 }
@@ -13961,6 +13970,7 @@ impl ServerNotification {
         ServerNotification::TelemetryEvent,
         ServerNotification::TextDocumentPublishDiagnostics,
         ServerNotification::LogTrace,
+        ServerNotification::CancelRequest,
         ServerNotification::Progress,
     ];
 
@@ -13974,6 +13984,7 @@ impl ServerNotification {
                 methods::TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
             }
             ServerNotification::LogTrace => methods::LOG_TRACE,
+            ServerNotification::CancelRequest => methods::CANCEL_REQUEST,
             ServerNotification::Progress => methods::PROGRESS,
         }
     }
@@ -13988,6 +13999,7 @@ impl ServerNotification {
                 Some(ServerNotification::TextDocumentPublishDiagnostics)
             }
             methods::LOG_TRACE => Some(ServerNotification::LogTrace),
+            methods::CANCEL_REQUEST => Some(ServerNotification::CancelRequest),
             methods::PROGRESS => Some(ServerNotification::Progress),
             _ => None,
         }
@@ -14001,6 +14013,7 @@ impl ServerNotification {
             ServerNotification::TelemetryEvent => None,
             ServerNotification::TextDocumentPublishDiagnostics => None,
             ServerNotification::LogTrace => None,
+            ServerNotification::CancelRequest => None,
             ServerNotification::Progress => None,
         }
     }
@@ -14013,6 +14026,7 @@ impl ServerNotification {
             ServerNotification::TelemetryEvent => None,
             ServerNotification::TextDocumentPublishDiagnostics => None,
             ServerNotification::LogTrace => None,
+            ServerNotification::CancelRequest => None,
             ServerNotification::Progress => None,
         }
     }
@@ -14672,6 +14686,11 @@ pub trait LspServer {
     fn cancel_request(&mut self, params: types::CancelParams) {
         let _ = params;
     }
+
+    /// Work-done progress reported against a token (`begin`, `report`, `end` values).
+    fn progress(&mut self, params: types::ProgressParams) {
+        let _ = params;
+    }
 }
 
 /// Serves a [`LspServer`] through the wirekit serve loop: decodes
@@ -15174,6 +15193,11 @@ impl<S: LspServer> ::wirekit::serve::Handler for LspHandler<S> {
             methods::CANCEL_REQUEST => {
                 if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
                     self.0.cancel_request(params);
+                }
+            }
+            methods::PROGRESS => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.progress(params);
                 }
             }
             _ => {}
@@ -16116,6 +16140,16 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         let params = ::wirekit::typed::encode_params(method, params)?;
         self.0.notify(method, params)
     }
+
+    /// Work-done progress reported against a token (`begin`, `report`, `end` values).
+    pub fn progress(
+        &mut self,
+        params: &types::ProgressParams,
+    ) -> Result<(), ::wirekit::typed::CallError> {
+        let method = methods::PROGRESS;
+        let params = ::wirekit::typed::encode_params(method, params)?;
+        self.0.notify(method, params)
+    }
 }
 
 /// What a client handles of what the server sends: one function a method.
@@ -16299,6 +16333,11 @@ pub trait LspClientEvents {
 
     /// A notification from the server to the client, as the LSP 3.17 meta model defines it.
     fn log_trace(&mut self, params: types::LogTraceParams) {
+        let _ = params;
+    }
+
+    /// Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result.
+    fn cancel_request(&mut self, params: types::CancelParams) {
         let _ = params;
     }
 
@@ -16520,6 +16559,12 @@ pub fn dispatch_server_message(
         methods::LOG_TRACE => {
             if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
                 events.log_trace(params);
+            }
+            None
+        }
+        methods::CANCEL_REQUEST => {
+            if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                events.cancel_request(params);
             }
             None
         }

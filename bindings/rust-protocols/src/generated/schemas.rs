@@ -18967,6 +18967,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "pointer": "/capabilities",
     "style": "provider"
   },
+  "implementation_dependent_prefix": "$/",
+  "cancellation": {
+    "method": "$/cancelRequest",
+    "id_pointer": "/id",
+    "answer": "required"
+  },
   "methods": {
     "textDocument/implementation": {
       "kind": "request",
@@ -20433,7 +20439,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     },
     "$/cancelRequest": {
       "kind": "notification",
-      "direction": "client-to-server",
+      "direction": "both",
       "description": "Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/CancelParams"
@@ -20446,7 +20452,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     },
     "$/progress": {
       "kind": "notification",
-      "direction": "server-to-client",
+      "direction": "both",
       "description": "Work-done progress reported against a token (`begin`, `report`, `end` values).",
       "params": {
         "$ref": "lsp.schema.json#/$defs/ProgressParams"

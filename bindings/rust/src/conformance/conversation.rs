@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::check::{Check, Exchanged, Sender};
 use super::process::{describe_exit, Output, ServerProcess};
-use crate::envelope::{self, Id, Message, Request, Response};
+use crate::envelope::{self, Id, Message, Notification, Request, Response};
 use crate::framing::{decoder_for, encoder_for, FrameEncoder};
 use crate::monitor::SessionChecker;
 use crate::validate::Protocol;
@@ -96,7 +96,25 @@ impl Conversation {
 
     /// The framed bytes of a request.
     pub(crate) fn request_bytes(&self, id: &Id, method: &str, params: Option<Value>) -> Vec<u8> {
-        let message = Message::Request(Request::new(id.clone(), method, params));
+        self.message_bytes(Message::Request(Request::new(id.clone(), method, params)))
+    }
+
+    /// Sends a notification.
+    pub(crate) fn send_notification(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        check: &mut Check,
+    ) -> Result<(), String> {
+        let bytes = self.message_bytes(Message::Notification(Notification {
+            method: method.to_owned(),
+            params,
+        }));
+        self.send(bytes, check)
+    }
+
+    /// The framed bytes of a message, as the protocol writes them.
+    fn message_bytes(&self, message: Message) -> Vec<u8> {
         let body = self
             .protocol
             .manifest()
@@ -317,7 +335,7 @@ impl Conversation {
     fn charge(&mut self, check: &mut Check) {
         let problems = self.checker.problems();
         for problem in &problems[self.seen.min(problems.len())..] {
-            if !problem.kind.blames_server() {
+            if problem.blame != crate::monitor::Party::Server {
                 continue;
             }
             let pointer = problem.pointer.as_deref();

@@ -16,7 +16,7 @@ use super::options::{Options, DEFAULT_FAULT_TIMEOUT};
 use super::process::ServerProcess;
 use super::report::SessionInfo;
 use crate::envelope::{ErrorObject, Id, Response};
-use crate::protocol::{Direction, ErrorCodes, MethodKind, MethodSpec};
+use crate::protocol::{ErrorCodes, MethodKind, MethodSpec};
 use crate::validate::{Part, Protocol};
 
 /// Timeouts after which the battery stops sending faults: a server that
@@ -152,9 +152,11 @@ impl<'a> Run<'a> {
 
     /// Every client-to-server request of the protocol.
     pub(crate) fn client_requests(&self) -> impl Iterator<Item = (&String, &MethodSpec)> {
-        self.protocol.manifest().methods.iter().filter(|(_, spec)| {
-            spec.kind == MethodKind::Request && spec.direction == Direction::ClientToServer
-        })
+        self.protocol
+            .manifest()
+            .methods
+            .iter()
+            .filter(|(_, spec)| spec.kind == MethodKind::Request && spec.direction.client_sends())
     }
 
     /// How long to wait for the answer to a method the host sends.
@@ -308,6 +310,29 @@ impl<'a> Run<'a> {
                 )),
                 Err(message) => {
                     check.fail(None, message);
+                    return Called::Gone;
+                }
+            }
+        }
+        // The notification a client sends at once after this method succeeds
+        // (LSP's `initialized`, MCP's `notifications/initialized`), unless
+        // it ends the session (LSP's `exit` after `shutdown`: the shutdown
+        // checks send it themselves).
+        let follows = self
+            .protocol
+            .method(method)
+            .and_then(|s| s.followed_by())
+            .map(str::to_owned);
+        if let (Ok(_), Some(next)) = (&outcome, follows) {
+            let ends = self
+                .protocol
+                .method(&next)
+                .and_then(|s| s.lifecycle.as_ref())
+                .is_some_and(|l| l.ends_session);
+            if !ends {
+                let params = self.params_for(&next).unwrap_or(None);
+                if let Err(message) = conversation.send_notification(&next, params, check) {
+                    check.fail(None, format!("`{next}` could not be sent: {message}"));
                     return Called::Gone;
                 }
             }

@@ -16,6 +16,9 @@ pub enum Role {
     Client,
     /// The spawned peer that answers.
     Server,
+    /// Either peer: of a method both send (`direction: both`), each is a
+    /// sender and a receiver.
+    Either,
 }
 
 impl Role {
@@ -24,6 +27,7 @@ impl Role {
         match self {
             Role::Client => Role::Server,
             Role::Server => Role::Client,
+            Role::Either => Role::Either,
         }
     }
 
@@ -32,6 +36,7 @@ impl Role {
         match direction {
             Direction::ClientToServer => Role::Client,
             Direction::ServerToClient => Role::Server,
+            Direction::Both => Role::Either,
         }
     }
 }
@@ -63,6 +68,7 @@ impl Impact {
         match role {
             Role::Client => Impact::BreaksClients,
             Role::Server => Impact::BreaksServers,
+            Role::Either => Impact::BreaksClientsAndServers,
         }
     }
 

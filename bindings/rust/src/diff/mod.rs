@@ -28,7 +28,7 @@ use serde::Serialize;
 
 pub use change::{Change, ChangeKind, Flow, Impact, Role};
 
-use crate::protocol::{ProtocolError, ProtocolSource};
+use crate::protocol::{ProtocolError, ProtocolSource, VersionScheme};
 
 /// Every change between two versions of a protocol.
 #[derive(Debug, Clone, Serialize)]
@@ -41,6 +41,8 @@ pub struct Report {
     pub new_version: String,
     /// The changes, manifest first, then the schemas method by method.
     pub changes: Vec<Change>,
+    /// How the versions are written (the new version's manifest).
+    pub version_scheme: VersionScheme,
 }
 
 impl Report {
@@ -49,10 +51,14 @@ impl Report {
         self.changes.iter().any(|c| c.impact.is_breaking())
     }
 
-    /// Whether the major version (the first dot-separated part) moved, which
-    /// announces breaking changes.
+    /// Whether the new version announces breaking changes: under semver
+    /// the major version (the first dot-separated part) moved; a dated
+    /// version announces none.
     pub fn major_moved(&self) -> bool {
-        major(&self.old_version) != major(&self.new_version)
+        match self.version_scheme {
+            VersionScheme::Semver => major(&self.old_version) != major(&self.new_version),
+            VersionScheme::Date => false,
+        }
     }
 
     /// How many changes have this impact.
@@ -88,5 +94,6 @@ pub fn compare(old: &ProtocolSource, new: &ProtocolSource) -> Result<Report, Pro
         old_version: old.manifest.version.clone(),
         new_version: new.manifest.version.clone(),
         changes,
+        version_scheme: new.manifest.version_scheme,
     })
 }

@@ -26,7 +26,7 @@ use super::record::{keep_stderr_tail, record, Recorder, TeeWriter};
 use super::server_request::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
 use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request, Response};
 use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError, TeeReader};
-use crate::protocol::{Direction, MethodKind};
+use crate::protocol::MethodKind;
 use crate::session::Session;
 use crate::validate::{Part, Protocol};
 
@@ -600,7 +600,7 @@ impl Host {
     ) -> Result<Notification, HostError> {
         let method = notification.method.as_str();
         let known = self.protocol.method(method).is_some_and(|spec| {
-            spec.kind == MethodKind::Notification && spec.direction == Direction::ServerToClient
+            spec.kind == MethodKind::Notification && spec.direction.server_sends()
         });
         if !known {
             return Err(HostError::notification(

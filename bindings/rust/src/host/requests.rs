@@ -19,7 +19,7 @@ use super::client::Host;
 use super::error::{HostError, HostErrorKind};
 use super::server_request::{RequestHandler, ServerRequest};
 use crate::envelope::{ErrorObject, Message, Request, Response};
-use crate::protocol::{Direction, MethodKind};
+use crate::protocol::MethodKind;
 use crate::validate::Part;
 
 impl Host {
@@ -78,9 +78,10 @@ impl Host {
             let problem = HostError::new(HostErrorKind::ServerRequest, why);
             (Err(answer), Some(problem))
         };
-        let declared = self.protocol().method(method).is_some_and(|spec| {
-            spec.kind == MethodKind::Request && spec.direction == Direction::ServerToClient
-        });
+        let declared = self
+            .protocol()
+            .method(method)
+            .is_some_and(|spec| spec.kind == MethodKind::Request && spec.direction.server_sends());
         if !declared {
             return refused(
                 self.protocol().method_not_found_answer(method),

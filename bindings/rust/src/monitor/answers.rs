@@ -200,6 +200,8 @@ impl SessionChecker {
     }
 
     fn on_answer(&mut self, index: usize, key: String, pending: Pending, response: &Response) {
+        // The answer to a request the server sent is the client's.
+        self.server_side = pending.from_server;
         self.remember_answered(
             key,
             Answered {

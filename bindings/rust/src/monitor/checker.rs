@@ -15,7 +15,7 @@ use super::problem::{Problem, ProblemKind};
 use super::refusal::Refusal;
 use crate::envelope::{self, EnvelopeError, EnvelopeOptions, Message, Request};
 use crate::framing::{FaultKind, Frame, FramingError};
-use crate::protocol::{Direction, MethodKind, UnreadableId};
+use crate::protocol::{CancelledAnswer, Direction, MethodKind, UnreadableId};
 use crate::session::{Session, ViolationKind};
 use crate::validate::{Part, Protocol, ValidationIssue};
 
@@ -53,6 +53,8 @@ pub(super) struct Pending {
     pub(super) presumed: bool,
     /// A request the server sent (declared `server-to-client`).
     pub(super) from_server: bool,
+    /// Cancelled by the protocol's cancellation notification.
+    pub(super) cancelled: bool,
 }
 
 /// A frame that could not be read as a message (a framing fault, a body
@@ -92,6 +94,10 @@ pub struct SessionChecker {
     pub(super) owed: VecDeque<Owed>,
     /// Client notifications (frame, method) not yet answered by mistake.
     pub(super) notifications: VecDeque<(usize, String)>,
+    /// Whether the frame at hand is the server's side of an exchange the
+    /// server started (its own request or notification, or the client's
+    /// answer to its request): the blame of a problem swaps peers.
+    pub(super) server_side: bool,
     /// The frame at which the session ended.
     ended_at: Option<usize>,
     frames: usize,
@@ -114,6 +120,7 @@ impl SessionChecker {
             streaming: None,
             owed: VecDeque::new(),
             notifications: VecDeque::new(),
+            server_side: false,
             ended_at: None,
             frames: 0,
             finished: false,
@@ -167,7 +174,18 @@ impl SessionChecker {
         self.finished = true;
         let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
         pending.sort_by_key(|p| p.frame);
+        let may_go_unanswered = self
+            .protocol
+            .manifest()
+            .cancellation
+            .as_ref()
+            .is_some_and(|c| c.answer == CancelledAnswer::Optional);
         for request in pending {
+            if request.cancelled && may_go_unanswered {
+                continue;
+            }
+            // A request the server sent is the client's to answer.
+            self.server_side = request.from_server;
             let message = match &request.refusal {
                 None => format!("the `{}` request was never answered", request.method),
                 Some(refusal) if refusal.required => format!(
@@ -180,6 +198,7 @@ impl SessionChecker {
             };
             self.push(request.frame, ProblemKind::Unanswered, Some("/id"), message);
         }
+        self.server_side = false;
         let owed: Vec<Owed> = self.owed.drain(..).collect();
         for owed in owed.into_iter().filter(|o| o.refusal.required) {
             let message = format!(
@@ -239,6 +258,7 @@ impl SessionChecker {
     }
 
     fn on_body(&mut self, index: usize, body: &str) {
+        self.server_side = false;
         if let Some(method) = self.streaming.clone() {
             if self.on_stream_item(index, &method, body) {
                 return;
@@ -359,6 +379,23 @@ impl SessionChecker {
 
     fn on_request(&mut self, index: usize, request: Request) {
         let Request { id, method, params } = request;
+        let spec = self
+            .protocol
+            .method(&method)
+            .filter(|s| s.kind == MethodKind::Request)
+            .cloned();
+        // The server's own requests (declared `server-to-client`) number
+        // their ids apart from the client's. A capture does not say who
+        // sent a request both peers send (`direction: both`, MCP's `ping`):
+        // it is the client's unless the client already has that id
+        // pending, which it would not reuse.
+        let id_text = id.to_value().to_string();
+        let from_server = spec.as_ref().is_some_and(|s| match s.direction {
+            Direction::ServerToClient => true,
+            Direction::ClientToServer => false,
+            Direction::Both => self.pending.contains_key(&pending_key(&id_text, false)),
+        });
+        self.server_side = from_server;
         if let Some(why) = id.discouraged() {
             // Only a lenient protocol reads such an id; a warning, not an error.
             self.push(
@@ -368,17 +405,7 @@ impl SessionChecker {
                 format!("`{method}` has the id {id}: {why}"),
             );
         }
-        let spec = self
-            .protocol
-            .method(&method)
-            .filter(|s| s.kind == MethodKind::Request)
-            .cloned();
-        // The server's own requests (declared `server-to-client`) number
-        // their ids apart from the client's.
-        let from_server = spec
-            .as_ref()
-            .is_some_and(|s| s.direction == Direction::ServerToClient);
-        let key = pending_key(&id.to_value().to_string(), from_server);
+        let key = pending_key(&id_text, from_server);
         if self.pending.contains_key(&key) {
             self.push(
                 index,
@@ -393,17 +420,33 @@ impl SessionChecker {
 
         let Some(spec) = spec else {
             let reason = format!("`{method}` is not a request of {}", self.protocol.id());
-            self.push(
-                index,
-                ProblemKind::UnknownMethod,
-                Some("/method"),
-                reason.clone(),
-            );
+            if let Some(prefix) = self.implementation_dependent(&method) {
+                self.push(
+                    index,
+                    ProblemKind::ImplementationDependent,
+                    Some("/method"),
+                    format!("`{method}` is not a request of {}; `{prefix}` requests are implementation-dependent and answered \"method not found\"", self.protocol.id()),
+                );
+            } else {
+                self.push(
+                    index,
+                    ProblemKind::UnknownMethod,
+                    Some("/method"),
+                    reason.clone(),
+                );
+            }
             let refusal = Refusal::unknown_method(&self.protocol, &method, reason);
             self.wait(key, &method, index, Some(refusal), false);
             return;
         };
         if from_server {
+            // The server's own request: its params are the server's to get
+            // right (blamed on it); how a client answers invalid ones is the
+            // client's business, so no refusal is demanded.
+            let issues = self
+                .protocol
+                .validate(&method, Part::Params, params.as_ref());
+            self.report(index, ProblemKind::InvalidParams, "/params", &issues);
             self.wait(key, &method, index, None, true);
             return;
         }
@@ -484,8 +527,30 @@ impl SessionChecker {
                 refusal,
                 presumed: false,
                 from_server,
+                cancelled: false,
             },
         );
+    }
+
+    /// The protocol's cancellation notification: marks the request it
+    /// names (the sender's own: the client's id first, else the server's).
+    fn on_cancellation(&mut self, method: &str, params: Option<&Value>) {
+        let Some(cancellation) = self.protocol.manifest().cancellation.as_ref() else {
+            return;
+        };
+        if cancellation.method != method {
+            return;
+        }
+        let Some(id) = params.and_then(|p| p.pointer(&cancellation.id_pointer)) else {
+            return;
+        };
+        let id = id.to_string();
+        for from_server in [false, true] {
+            if let Some(pending) = self.pending.get_mut(&pending_key(&id, from_server)) {
+                pending.cancelled = true;
+                return;
+            }
+        }
     }
 
     /// "`analyze` came after the session ended at frame 7 when `shutdown`
@@ -503,6 +568,7 @@ impl SessionChecker {
     fn on_notification(&mut self, index: usize, method: &str, params: Option<&Value>) {
         let spec = self.protocol.method(method);
         let from_server = spec.is_some_and(|s| s.direction == Direction::ServerToClient);
+        self.server_side = from_server;
         if !from_server {
             if self.notifications.len() == NOTIFICATIONS_KEPT {
                 self.notifications.pop_front();
@@ -513,6 +579,19 @@ impl SessionChecker {
             .filter(|s| s.kind == MethodKind::Notification)
             .is_none()
         {
+            if let Some(prefix) = self.implementation_dependent(method) {
+                let message = format!(
+                    "`{method}` is not a notification of {}; `{prefix}` notifications are implementation-dependent and may be ignored",
+                    self.protocol.id()
+                );
+                self.push(
+                    index,
+                    ProblemKind::ImplementationDependent,
+                    Some("/method"),
+                    message,
+                );
+                return;
+            }
             let message = format!("`{method}` is not a notification of {}", self.protocol.id());
             self.push(index, ProblemKind::UnknownMethod, Some("/method"), message);
             return;
@@ -522,6 +601,7 @@ impl SessionChecker {
         if !issues.is_empty() {
             return;
         }
+        self.on_cancellation(method, params);
         let mut outcome = self.session.notify(method, params);
         if outcome
             .as_ref()
@@ -600,6 +680,15 @@ impl SessionChecker {
         }
     }
 
+    /// The protocol's implementation-dependent prefix, when `method` has it.
+    fn implementation_dependent(&self, method: &str) -> Option<String> {
+        self.protocol
+            .manifest()
+            .implementation_dependent_prefix
+            .clone()
+            .filter(|prefix| method.starts_with(prefix.as_str()))
+    }
+
     pub(super) fn push(
         &mut self,
         index: usize,
@@ -618,12 +707,19 @@ impl SessionChecker {
         message: String,
         related: Option<usize>,
     ) {
+        let party = kind.party();
+        let blame = if self.server_side {
+            party.other()
+        } else {
+            party
+        };
         self.problems.push(Problem {
             frame: index,
             kind,
             severity: kind.severity(),
             pointer: pointer.map(str::to_owned),
             message,
+            blame,
             related,
         });
     }

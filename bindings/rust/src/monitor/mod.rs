@@ -25,4 +25,4 @@ mod problem;
 mod refusal;
 
 pub use checker::SessionChecker;
-pub use problem::{Problem, ProblemKind, Severity};
+pub use problem::{Party, Problem, ProblemKind, Severity};

@@ -55,6 +55,42 @@ pub enum ProblemKind {
     /// A request id JSON-RPC 2.0 allows but discourages (`null`, a number
     /// with a fraction), accepted by a lenient protocol: a warning.
     DiscouragedId,
+    /// A message the protocol does not define, under the prefix it leaves
+    /// to implementations (LSP's `$/typescriptVersion`): a warning; a
+    /// request of it is still owed "method not found".
+    ImplementationDependent,
+}
+
+/// Who a problem is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Party {
+    /// What the client sent, or an answer the client owes the server.
+    Client,
+    /// What the server sent, or an answer the server owes the client.
+    Server,
+    /// Bytes that are no message, or no bytes at all.
+    Capture,
+}
+
+impl Party {
+    /// The other peer (the capture stays the capture).
+    pub fn other(self) -> Party {
+        match self {
+            Party::Client => Party::Server,
+            Party::Server => Party::Client,
+            Party::Capture => Party::Capture,
+        }
+    }
+
+    /// A stable name (`client`, `server`, `capture`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Party::Client => "client",
+            Party::Server => "server",
+            Party::Capture => "capture",
+        }
+    }
 }
 
 /// How bad a problem is: an error breaks the protocol (and fails
@@ -86,7 +122,7 @@ impl fmt::Display for Severity {
 
 impl ProblemKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ProblemKind; 19] = [
+    pub const ALL: [ProblemKind; 20] = [
         ProblemKind::Framing,
         ProblemKind::Envelope,
         ProblemKind::UnknownMethod,
@@ -106,6 +142,7 @@ impl ProblemKind {
         ProblemKind::VersionMismatch,
         ProblemKind::EmptyCapture,
         ProblemKind::DiscouragedId,
+        ProblemKind::ImplementationDependent,
     ];
 
     /// The snake_case name (`invalid_params`).
@@ -130,6 +167,7 @@ impl ProblemKind {
             ProblemKind::VersionMismatch => "version_mismatch",
             ProblemKind::EmptyCapture => "empty_capture",
             ProblemKind::DiscouragedId => "discouraged_id",
+            ProblemKind::ImplementationDependent => "implementation_dependent",
         }
     }
 
@@ -144,13 +182,29 @@ impl ProblemKind {
     /// allows but discourages, an error for everything else.
     pub fn severity(self) -> Severity {
         match self {
-            ProblemKind::DiscouragedId => Severity::Warning,
+            ProblemKind::DiscouragedId | ProblemKind::ImplementationDependent => Severity::Warning,
             _ => Severity::Error,
         }
     }
 
-    /// Whether the server is to blame (an answer it sent or did not send),
-    /// rather than the client or the capture.
+    /// Who is to blame for a problem of this kind about a message the
+    /// client sent (or an answer the server owes): the capture for bytes
+    /// that are no message, the server for answers, the client for the
+    /// rest. Of a message the server sent (its own requests and
+    /// notifications, and the client's answers to them) the peers swap:
+    /// [`Problem::blame`] says who it was.
+    pub fn party(self) -> Party {
+        match self {
+            ProblemKind::Framing | ProblemKind::Envelope | ProblemKind::EmptyCapture => {
+                Party::Capture
+            }
+            kind if kind.blames_server() => Party::Server,
+            _ => Party::Client,
+        }
+    }
+
+    /// Whether the kind blames the answering side (an answer sent or not
+    /// sent), rather than the sender or the capture.
     pub fn blames_server(self) -> bool {
         matches!(
             self,
@@ -188,6 +242,9 @@ pub struct Problem {
     pub pointer: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// Who is to blame: the peer that sent the message at fault, or that
+    /// owes the answer at fault, or the capture.
+    pub blame: Party,
     /// The other frame concerned, when there is one: the request an answer
     /// belongs to, the first answer of a second one, the notification that
     /// was answered.

@@ -44,6 +44,12 @@ pub struct Manifest {
     pub capabilities: Option<CapabilitiesSpec>,
     /// Every method and notification, in declaration order.
     pub methods: IndexMap<String, MethodSpec>,
+    /// A method-name prefix the protocol leaves to implementations (LSP's
+    /// `$/`): a notification with it that the protocol does not define may
+    /// be ignored (a warning in `validate`, never an error), and a request
+    /// with it is answered "method not found".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation_dependent_prefix: Option<String>,
     /// The protocol's own error codes.
     #[serde(default)]
     pub errors: Vec<ErrorSpec>,
@@ -62,6 +68,10 @@ pub struct Manifest {
     /// How client and server agree on a version.
     #[serde(default)]
     pub version_negotiation: Option<VersionNegotiation>,
+    /// How a peer cancels a request it sent, and whether a cancelled
+    /// request is still answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation: Option<Cancellation>,
     /// Where the server declares the protocol version it speaks (Gaze's
     /// `initialize` result `protocol_version`): a monitor reports a
     /// declared version other than this manifest's `version`.
@@ -71,6 +81,10 @@ pub struct Manifest {
     /// constant members of its `data` template.
     #[serde(default, skip_serializing_if = "is_default")]
     pub error_codes: ErrorCodes,
+    /// How the protocol's versions are written, and so what announces a
+    /// breaking change (`diff`): semver's major, or nothing for dates.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub version_scheme: VersionScheme,
     /// Semantic rules that JSON Schema cannot express.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
@@ -110,6 +124,19 @@ impl HostSpec {
     pub fn exit_grace(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.exit_grace_ms.unwrap_or(Self::DEFAULT_EXIT_GRACE_MS))
     }
+}
+
+/// How a protocol's versions are written (the manifest's `version_scheme`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VersionScheme {
+    /// `MAJOR.MINOR[.PATCH]` (`1.1.0`, LSP's `3.17`): a breaking change
+    /// needs a new major version.
+    #[default]
+    Semver,
+    /// A release date (`2025-06-18`, MCP's): no part of the version
+    /// announces a breaking change, so `diff` fails on every one.
+    Date,
 }
 
 /// What a refusal must carry (the manifest's `error_codes`).
@@ -243,6 +270,30 @@ pub enum Direction {
     ClientToServer,
     /// Sent by the server (the spawned peer).
     ServerToClient,
+    /// Sent by either peer (`ping`, `$/cancelRequest`, `$/progress`): each
+    /// side both sends and receives it.
+    Both,
+}
+
+impl Direction {
+    /// Whether the client sends it (client-to-server or both).
+    pub fn client_sends(self) -> bool {
+        matches!(self, Direction::ClientToServer | Direction::Both)
+    }
+
+    /// Whether the server sends it (server-to-client or both).
+    pub fn server_sends(self) -> bool {
+        matches!(self, Direction::ServerToClient | Direction::Both)
+    }
+
+    /// The manifest's word for it (`client-to-server`, `server-to-client`, `both`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client-to-server",
+            Direction::ServerToClient => "server-to-client",
+            Direction::Both => "both",
+        }
+    }
 }
 
 /// A `{"$ref": "file.json#/$defs/Name"}` to a schema of this protocol.
@@ -486,6 +537,29 @@ pub struct LifecycleSpec {
     pub terminal: Vec<String>,
     /// The default answer to a method sent in the wrong state.
     pub violation: ViolationSpec,
+}
+
+/// How a peer cancels a request it sent (the manifest's `cancellation`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cancellation {
+    /// The notification that cancels (`$/cancelRequest`, `notifications/cancelled`).
+    pub method: String,
+    /// Where its params name the cancelled request's id (`/id`, `/requestId`).
+    pub id_pointer: String,
+    /// Whether the cancelled request is still answered.
+    pub answer: CancelledAnswer,
+}
+
+/// What a cancelled request is owed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CancelledAnswer {
+    /// An answer still (LSP: the result, or the error RequestCancelled).
+    Required,
+    /// None: it may go unanswered, and an answer that comes is no fault
+    /// (MCP: the receiver should not answer).
+    Optional,
 }
 
 /// How client and server agree on a version.

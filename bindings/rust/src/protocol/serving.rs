@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::capabilities::CapabilityStyle;
-use super::manifest::{Direction, Manifest, MethodKind};
+use super::manifest::{Manifest, MethodKind};
 
 /// How the handler of a client method is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Manifest {
     /// server sends.
     pub fn served(&self, method: &str) -> Option<Served> {
         let spec = self.methods.get(method)?;
-        if spec.direction != Direction::ClientToServer {
+        if !spec.direction.client_sends() {
             return None;
         }
         Some(match spec.kind {

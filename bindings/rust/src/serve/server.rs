@@ -19,7 +19,7 @@ use crate::envelope::{
     Response,
 };
 use crate::framing::{FaultKind, Frame, FrameLimits, FrameReader, FramingError, ReadError};
-use crate::protocol::{Direction, MethodKind, MethodSpec, UnreadableId};
+use crate::protocol::{MethodKind, MethodSpec, UnreadableId};
 use crate::session::Session;
 use crate::validate::{invalid_result_refused, invalid_result_warning, Part, Protocol};
 
@@ -302,9 +302,9 @@ impl Server {
     /// `method`'s spec when it is a request the client sends (one the
     /// server answers); `None` answers -32601.
     fn request_spec(&self, method: &str) -> Option<&MethodSpec> {
-        self.protocol.method(method).filter(|spec| {
-            spec.kind == MethodKind::Request && spec.direction == Direction::ClientToServer
-        })
+        self.protocol
+            .method(method)
+            .filter(|spec| spec.kind == MethodKind::Request && spec.direction.client_sends())
     }
 
     /// Whether `method` (a request, not streamed) is answered through
@@ -556,7 +556,7 @@ impl Server {
     ) {
         let Notification { method, params } = notification;
         let known = self.protocol.method(&method).is_some_and(|spec| {
-            spec.kind == MethodKind::Notification && spec.direction == Direction::ClientToServer
+            spec.kind == MethodKind::Notification && spec.direction.client_sends()
         });
         if !known {
             (self.logger)(&format!("ignored unknown notification `{method}`"));
@@ -697,7 +697,7 @@ impl Server {
         if let Message::Notification(notification) = &message {
             let method = notification.method.as_str();
             let known = self.protocol.method(method).is_some_and(|spec| {
-                spec.kind == MethodKind::Notification && spec.direction == Direction::ServerToClient
+                spec.kind == MethodKind::Notification && spec.direction.server_sends()
             });
             if !known {
                 (self.logger)(&format!(

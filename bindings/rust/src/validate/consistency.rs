@@ -64,7 +64,7 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
         if let Some(completion) = &lifecycle.completion {
             let notifies = manifest.methods.get(completion).is_some_and(|spec| {
                 spec.kind == crate::protocol::MethodKind::Notification
-                    && spec.direction == crate::protocol::Direction::ServerToClient
+                    && spec.direction.server_sends()
             });
             if method.kind != crate::protocol::MethodKind::Request || !notifies {
                 return Err(fail(
@@ -75,8 +75,7 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
         }
         if let Some(next) = method.followed_by() {
             let is_client_notification = manifest.methods.get(next).is_some_and(|n| {
-                n.kind == crate::protocol::MethodKind::Notification
-                    && n.direction == crate::protocol::Direction::ClientToServer
+                n.kind == crate::protocol::MethodKind::Notification && n.direction.client_sends()
             });
             if !is_client_notification {
                 return Err(fail(
@@ -109,6 +108,21 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
             ));
         }
     }
+    if let Some(cancellation) = &manifest.cancellation {
+        let notification = manifest
+            .methods
+            .get(&cancellation.method)
+            .is_some_and(|spec| spec.kind == crate::protocol::MethodKind::Notification);
+        if !notification {
+            return Err(fail(
+                "/cancellation/method".into(),
+                format!(
+                    "`{}` is not a notification of this manifest",
+                    cancellation.method
+                ),
+            ));
+        }
+    }
     if let Some(declared) = &manifest.declared_version {
         if !manifest.methods.contains_key(&declared.method) {
             return Err(fail(
@@ -120,8 +134,7 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
     if let Some(host) = &manifest.host {
         for (index, name) in host.sequence.iter().enumerate() {
             let request = manifest.methods.get(name).is_some_and(|spec| {
-                spec.kind == crate::protocol::MethodKind::Request
-                    && spec.direction == crate::protocol::Direction::ClientToServer
+                spec.kind == crate::protocol::MethodKind::Request && spec.direction.client_sends()
             });
             if !request {
                 return Err(fail(

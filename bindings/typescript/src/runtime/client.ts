@@ -931,7 +931,7 @@ export class Client<
       }
       case "notification": {
         const info = this.protocol.methods[message.method];
-        if (info?.kind !== "notification" || info.direction !== "server-to-client") {
+        if (info?.kind !== "notification" || info.direction === "client-to-server") {
           this.report(new ProtocolError(`the server sent the undeclared notification "${message.method}"`));
           return;
         }
@@ -989,7 +989,7 @@ export class Client<
       this.answerServer({ kind: "error_response", id, error });
     };
     const info = this.protocol.methods[method];
-    if (info?.kind !== "request" || info.direction !== "server-to-client") {
+    if (info?.kind !== "request" || info.direction === "client-to-server") {
       this.report(new ProtocolError(`the server sent the request "${method}", which the protocol does not declare server-to-client; answered -32601`, undefined, method));
       answerError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       return;

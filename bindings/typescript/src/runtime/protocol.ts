@@ -56,8 +56,8 @@ export interface MethodLifecycle {
 export interface MethodInfo {
   /** A request (answered) or a notification. */
   readonly kind: "request" | "notification";
-  /** Who sends it. */
-  readonly direction: "client-to-server" | "server-to-client";
+  /** Who sends it (`both`: either peer, as `ping` or `$/progress`). */
+  readonly direction: "client-to-server" | "server-to-client" | "both";
   /** How long the client waits for the answer; absent: the client's default. */
   readonly timeoutMs?: number;
   /** Optional methods only: the capability the server must have declared before this may be sent. */
@@ -254,7 +254,10 @@ export function protocolFromManifest<
     const spec = obj(raw);
     const info: Mutable<MethodInfo> = {
       kind: spec["kind"] === "notification" ? "notification" : "request",
-      direction: spec["direction"] === "server-to-client" ? "server-to-client" : "client-to-server",
+      direction:
+        spec["direction"] === "server-to-client" || spec["direction"] === "both"
+          ? spec["direction"]
+          : "client-to-server",
     };
     if (typeof spec["timeout_ms"] === "number") info.timeoutMs = spec["timeout_ms"];
     if (typeof spec["capability"] === "string") info.capability = spec["capability"];

@@ -2,7 +2,7 @@
 /**
  * Types of the `rpc` protocol, version 0.1.0: Fixture protocol with methods.
  *
- * Covers requests, an optional method behind a capability, optional params, a streamed result, and notifications both ways.
+ * Covers requests, an optional method behind a capability, optional params, a streamed result, notifications both ways, and a request either peer sends.
  * @module
  */
 
@@ -64,6 +64,8 @@ export interface RpcRequests {
   "work/stream": { params: WorkParams; result: never; stream: WorkResult };
   /** Stop. */
   "shutdown": { params: ShutdownParams | undefined; result: ShutdownResult };
+  /** Either peer checks that the other is alive. */
+  "ping": { params: undefined; result: ShutdownResult };
 }
 
 /** The params of request `M`. */
@@ -80,6 +82,8 @@ export interface RpcNotifications {
 
 /** Requests the server sends and the client answers. */
 export interface RpcServerRequests {
+  /** Either peer checks that the other is alive. */
+  "ping": { params: undefined; result: ShutdownResult };
 }
 
 /** Notifications the server sends. */
@@ -94,6 +98,7 @@ export const Methods = {
   Async: "async",
   WorkStream: "work/stream",
   Shutdown: "shutdown",
+  Ping: "ping",
   Cancel: "cancel",
   Progress: "progress",
 } as const;
