@@ -33,6 +33,8 @@ test-rust:
 	@echo "-- the core's feature matrix: the runtime alone (with its tests), then each feature alone"
 	$(CARGO) clippy -q -p wirekit --no-default-features --all-targets -- -D warnings
 	for feature in host monitor conformance diff; do $(CARGO) clippy -q -p wirekit --no-default-features --features $$feature -- -D warnings; done
+	@echo "-- wirekit-protocols without its lsp feature (the typed LSP module left out)"
+	$(CARGO) clippy -q -p wirekit-protocols --no-default-features -- -D warnings
 	$(CARGO) test -q --workspace
 	@echo "== test-rust: fmt, clippy and every Rust test passed"
 

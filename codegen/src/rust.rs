@@ -72,7 +72,8 @@ type AttributeFn = (String, String, Vec<(String, String)>);
 #[derive(Template)]
 #[template(path = "rust/mod.rs.jinja", escape = "none")]
 struct ModTemplate {
-    modules: Vec<String>,
+    /// Each module, and the Cargo feature it needs, if any.
+    modules: Vec<(String, Option<String>)>,
 }
 
 fn rust_fn_name(name: &str) -> String {
@@ -289,7 +290,21 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
 
 /// `generated/mod.rs`: the protocol modules and what they share.
 pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
-    let mut modules: Vec<String> = protocols.iter().map(|p| p.module.clone()).collect();
+    // A protocol whose manifest is derived from a meta model (LSP: 93
+    // methods, about 400 types) sits behind a Cargo feature named after it,
+    // on by default, so a crate that wants the others builds faster. Its
+    // embedded schemas stay (validation needs no generated type).
+    let mut modules: Vec<(String, Option<String>)> = protocols
+        .iter()
+        .map(|p| {
+            let derived = p
+                .manifest_json
+                .get("$comment")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|c| c.starts_with(crate::header("").trim()));
+            (p.module.clone(), derived.then(|| p.name.clone()))
+        })
+        .collect();
     modules.sort();
     // The template is written rustfmt-clean (this file is not skipped by
     // rustfmt, unlike the protocol modules); parse it only to be sure.

@@ -14,6 +14,7 @@ pub mod gaze_analyzer_v1_0_0;
 pub mod gaze_analyzer_v1_1_0;
 #[rustfmt::skip]
 pub mod gzkit_authoring_guide;
+#[cfg(feature = "lsp")]
 #[rustfmt::skip]
 pub mod lsp;
 
