@@ -275,3 +275,37 @@ fn a_cancelled_request_may_go_unanswered_where_the_protocol_says_so() {
     // LSP: a cancelled request is still answered.
     assert_eq!(judge("required"), [(2, "unanswered"), (4, "unanswered")]);
 }
+
+#[test]
+fn a_rule_bound_on_the_sender_owes_no_refusal() {
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        // Invalid params (root_path must be a string), answered with a result.
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":5}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+    ];
+    let judge = |enforcement: Value| {
+        let protocol = with_methods(&json!({}));
+        let mut manifest = protocol.source().manifest_json.clone();
+        manifest["enforcement"] = enforcement;
+        let source = ProtocolSource::new(
+            &protocol.source().origin,
+            manifest,
+            protocol.source().files.clone(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let protocol = Arc::new(Protocol::compile(source).unwrap_or_else(|e| panic!("{e}")));
+        let mut checker = SessionChecker::new(Arc::clone(&protocol));
+        for frame in frames(&protocol, &lines) {
+            checker.on_frame(frame);
+        }
+        checker.finish();
+        kinds(&checker)
+    };
+    assert_eq!(
+        judge(json!({})),
+        [(2, "invalid_params"), (3, "accepted_invalid")]
+    );
+    assert_eq!(judge(json!({"params": "sender"})), [(2, "invalid_params")]);
+}

@@ -18968,6 +18968,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "style": "provider"
   },
   "implementation_dependent_prefix": "$/",
+  "enforcement": {
+    "params": "sender"
+  },
   "cancellation": {
     "method": "$/cancelRequest",
     "id_pointer": "/id",

@@ -14,7 +14,7 @@ use super::mutate::mutations;
 use super::runner::Run;
 use crate::envelope::{self, ErrorObject, Id, Message};
 use crate::framing::{decoder_for, Framing};
-use crate::protocol::UnreadableId;
+use crate::protocol::{EnforcedBy, UnreadableId};
 use crate::session::Session;
 use crate::validate::Part;
 
@@ -117,7 +117,9 @@ fn before_initialize(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
             if let Some(c) = ready(run, slot, &initial) {
                 let params = run.params_for(&method).ok().flatten();
                 let index = c.index;
-                let sent = send_and_expect(run, c, &method, params, &expected, &mut check);
+                let enforced_by = run.protocol.manifest().enforcement.lifecycle;
+                let sent =
+                    send_and_expect(run, c, &method, params, &expected, enforced_by, &mut check);
                 let accepted = check.message.contains("was accepted");
                 run.emit(check, index);
                 if !sent || accepted {
@@ -183,6 +185,7 @@ fn version(run: &mut Run<'_>) {
         &negotiation.method,
         Some(params),
         &expected,
+        EnforcedBy::Receiver,
         &mut check,
     );
     if alive && error.ends_session {
@@ -230,7 +233,8 @@ fn second_initialize(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
     let mut check = Check::new("state", name);
     let params = run.params_for(&first).ok().flatten();
     let index = c.index;
-    let alive = send_and_expect(run, c, &first, params, &expected, &mut check);
+    let enforced_by = run.protocol.manifest().enforcement.lifecycle;
+    let alive = send_and_expect(run, c, &first, params, &expected, enforced_by, &mut check);
     run.emit(check, index);
     if !alive {
         drop_dead(run, slot);
@@ -348,6 +352,7 @@ fn method_params(
             method,
             Some(mutation.value.clone()),
             &expected,
+            run.protocol.manifest().enforcement.params,
             &mut check,
         );
         let accepted = check.message.contains("was accepted");
@@ -378,13 +383,15 @@ fn method_params(
     }
 }
 
-/// Sends a request and checks the error answer; false when the server died.
+/// Sends a request and checks the error answer (any answer where the rule
+/// binds only the sender); false when the server died.
 fn send_and_expect(
     run: &mut Run<'_>,
     c: &mut Conversation,
     method: &str,
     params: Option<Value>,
     expected: &ErrorObject,
+    enforced_by: EnforcedBy,
     check: &mut Check,
 ) -> bool {
     let id = match c.send_request(method, params, check) {
@@ -396,7 +403,7 @@ fn send_and_expect(
     };
     let answer = c.await_response(run.fault_timeout(), check);
     let what = format!("`{method}`");
-    run.expect_error(check, answer, expected, Some(&id), &what)
+    run.expect_answer(check, answer, expected, Some(&id), &what, enforced_by)
 }
 
 /// The error a body should get, and the id it echoes (`Some(None)`:
@@ -454,7 +461,15 @@ fn envelope_faults(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
         run.progress("an unknown method is refused");
         let mut check = Check::new("envelope", "an unknown method is refused");
         let index = c.index;
-        let alive = send_and_expect(run, c, method, Some(json!({})), &expected, &mut check);
+        let alive = send_and_expect(
+            run,
+            c,
+            method,
+            Some(json!({})),
+            &expected,
+            EnforcedBy::Receiver,
+            &mut check,
+        );
         run.emit(check, index);
         if !alive {
             drop_dead(run, slot);

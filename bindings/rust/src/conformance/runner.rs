@@ -16,7 +16,7 @@ use super::options::{Options, DEFAULT_FAULT_TIMEOUT};
 use super::process::ServerProcess;
 use super::report::SessionInfo;
 use crate::envelope::{ErrorObject, Id, Response};
-use crate::protocol::{ErrorCodes, MethodKind, MethodSpec};
+use crate::protocol::{EnforcedBy, ErrorCodes, MethodKind, MethodSpec};
 use crate::validate::{Part, Protocol};
 
 /// Timeouts after which the battery stops sending faults: a server that
@@ -411,7 +411,35 @@ impl<'a> Run<'a> {
         id: Option<&Id>,
         what: &str,
     ) -> bool {
+        self.expect_answer(check, answer, expected, id, what, EnforcedBy::Receiver)
+    }
+
+    /// As [`Run::expect_error`], for a rule that binds `enforced_by`: where
+    /// only the sender is bound, any answer (the protocol's error, another,
+    /// or a result) is within the protocol; dying or hanging is not.
+    pub(crate) fn expect_answer(
+        &mut self,
+        check: &mut Check,
+        answer: Answer,
+        expected: &ErrorObject,
+        id: Option<&Id>,
+        what: &str,
+        enforced_by: EnforcedBy,
+    ) -> bool {
         let wanted = format!("the error {} ({})", expected.code, expected.message);
+        if enforced_by == EnforcedBy::Sender {
+            if let Answer::Response(response) = &answer {
+                echoes(check, response, id);
+                let how = match &response.outcome {
+                    Err(error) => format!("refused with {}", error.code),
+                    Ok(_) => "answered with a result".to_owned(),
+                };
+                check.passed(format!(
+                    "{how}: the protocol binds only the client here, so any answer will do"
+                ));
+                return true;
+            }
+        }
         match answer {
             Answer::Response(response) => {
                 echoes(check, &response, id);

@@ -15,7 +15,7 @@ use super::problem::{Problem, ProblemKind};
 use super::refusal::Refusal;
 use crate::envelope::{self, EnvelopeError, EnvelopeOptions, Message, Request};
 use crate::framing::{FaultKind, Frame, FramingError};
-use crate::protocol::{CancelledAnswer, Direction, MethodKind, UnreadableId};
+use crate::protocol::{CancelledAnswer, Direction, EnforcedBy, MethodKind, UnreadableId};
 use crate::session::{Session, ViolationKind};
 use crate::validate::{Part, Protocol, ValidationIssue};
 
@@ -452,6 +452,10 @@ impl SessionChecker {
         }
         let streamed = spec.result_stream.is_some();
         let mut refusal: Option<Refusal> = None;
+        // A rule the protocol binds on the sender only (`enforcement`): the
+        // client's fault is reported, but the server owes no refusal.
+        let enforcement = self.protocol.manifest().enforcement;
+        let mut broke_a_rule = false;
         if let Err(violation) = self.session.check(&method) {
             let (kind, message) = match violation.kind() {
                 ViolationKind::CapabilityNotDeclared => {
@@ -461,23 +465,31 @@ impl SessionChecker {
                 _ => (ProblemKind::Lifecycle, violation.answer().message.clone()),
             };
             self.push(index, kind, Some("/method"), message);
-            let mut own = Refusal::violation(&violation);
-            // After the end a server may be gone: no answer is owed.
-            own.required = violation.kind() != ViolationKind::SessionEnded;
-            refusal = Some(own);
+            broke_a_rule = true;
+            let lifecycle = !matches!(
+                violation.kind(),
+                ViolationKind::CapabilityNotDeclared | ViolationKind::SessionEnded
+            );
+            if !(lifecycle && enforcement.lifecycle == EnforcedBy::Sender) {
+                let mut own = Refusal::violation(&violation);
+                // After the end a server may be gone: no answer is owed.
+                own.required = violation.kind() != ViolationKind::SessionEnded;
+                refusal = Some(own);
+            }
         }
         let issues = self
             .protocol
             .validate(&method, Part::Params, params.as_ref());
         self.report(index, ProblemKind::InvalidParams, "/params", &issues);
-        if !issues.is_empty() {
+        broke_a_rule |= !issues.is_empty();
+        if !issues.is_empty() && enforcement.params == EnforcedBy::Receiver {
             let own = Refusal::invalid_params(&self.protocol, &method, &issues);
             refusal = Some(match refusal {
                 Some(first) => first.or(own),
                 None => own,
             });
         }
-        if refusal.is_none() {
+        if refusal.is_none() && !broke_a_rule {
             // A version mismatch is a negotiated outcome, not the client's
             // fault, but the server owes its error answer; a stateful
             // rule's failure is the client's fault.

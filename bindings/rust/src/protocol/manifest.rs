@@ -81,6 +81,10 @@ pub struct Manifest {
     /// constant members of its `data` template.
     #[serde(default, skip_serializing_if = "is_default")]
     pub error_codes: ErrorCodes,
+    /// Which side each kind of rule binds: whether the receiver must refuse
+    /// a message that breaks it, or only the sender must not send one.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub enforcement: Enforcement,
     /// How the protocol's versions are written, and so what announces a
     /// breaking change (`diff`): semver's major, or nothing for dates.
     #[serde(default, skip_serializing_if = "is_default")]
@@ -124,6 +128,33 @@ impl HostSpec {
     pub fn exit_grace(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.exit_grace_ms.unwrap_or(Self::DEFAULT_EXIT_GRACE_MS))
     }
+}
+
+/// Which side the protocol's rules bind (the manifest's `enforcement`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Enforcement {
+    /// Params against their schema.
+    #[serde(default)]
+    pub params: EnforcedBy,
+    /// The lifecycle: a method in a state that does not allow it.
+    #[serde(default)]
+    pub lifecycle: EnforcedBy,
+}
+
+/// Who a rule binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EnforcedBy {
+    /// The receiver refuses a message that breaks it, with the protocol's
+    /// answer (and the sender must not send one).
+    #[default]
+    Receiver,
+    /// Only the sender: it must not send such a message, and a receiver
+    /// that answers it anyway is within the protocol (MCP: "the client
+    /// SHOULD NOT send requests other than pings before ..."; LSP leaves
+    /// the validation of params to the server).
+    Sender,
 }
 
 /// How a protocol's versions are written (the manifest's `version_scheme`).

@@ -18,10 +18,10 @@ pub use answers::{ErrorCase, ErrorShape, ServerErrors};
 pub use capabilities::{CapabilitiesSpec, CapabilityStyle};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
-    Cancellation, CancelledAnswer, DeclaredVersion, Direction, ErrorCodes, ErrorSpec, FormatMode,
-    HostSpec, JsonSchemaSettings, LifecycleSpec, Manifest, MethodKind, MethodLifecycle, MethodSpec,
-    Roles, RuleSpec, SchemaDialect, SchemaRef, Transport, UnreadableId, VersionNegotiation,
-    VersionRule, VersionScheme, ViolationSpec,
+    Cancellation, CancelledAnswer, DeclaredVersion, Direction, EnforcedBy, Enforcement, ErrorCodes,
+    ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec, Manifest, MethodKind,
+    MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaDialect, SchemaRef, Transport,
+    UnreadableId, VersionNegotiation, VersionRule, VersionScheme, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
 pub use serving::Served;
