@@ -10,7 +10,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,7 +19,7 @@ use wirekit::protocol::bundle::SchemaFiles;
 use wirekit::protocol::{Direction, ProtocolSource};
 use wirekit::validate::Protocol;
 
-use common::{serve, TableHandler};
+use common::{python_server, serve, TableHandler};
 
 fn with_both() -> Arc<Protocol> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/protocols/lsp-min/3.17");
@@ -94,27 +93,7 @@ write({"jsonrpc": "2.0", "id": ping["id"], "result": None})
 
 #[test]
 fn the_host_answers_the_servers_ping_and_sends_its_own() {
-    let prelude = r#"
-import json, sys
-def read():
-    length = None
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    return json.loads(sys.stdin.buffer.read(length))
-def write(obj):
-    data = json.dumps(obj).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
-    sys.stdout.buffer.flush()
-"#;
-    let mut command = Command::new("python3");
-    command.arg("-c").arg(format!("{prelude}\n{PINGS_BACK}"));
+    let mut command = python_server(PINGS_BACK);
     let asked = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&asked);
     let mut host = Host::spawn(with_both(), &mut command)

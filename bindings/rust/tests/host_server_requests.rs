@@ -10,9 +10,10 @@
 
 #![cfg(feature = "host")]
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,39 +24,13 @@ use wirekit::host::{Host, HostErrorKind};
 use wirekit::protocol::Registry;
 use wirekit::validate::Protocol;
 
+use common::python_server;
+
 fn lsp_min() -> Arc<Protocol> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/protocols");
     let registry = Registry::from_dir(&root).expect("tests/protocols loads");
     let source = registry.get("lsp-min@3.17").expect("lsp-min").clone();
     Arc::new(Protocol::compile(source).expect("compiles"))
-}
-
-/// A Content-Length server in Python: `body` runs with `read()` (the next
-/// message) and `write(obj)` (sent with a Content-Type header, as pygls
-/// writes its frames).
-fn server(body: &str) -> Command {
-    let prelude = r#"
-import json, sys
-def read():
-    length = None
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    return json.loads(sys.stdin.buffer.read(length))
-def write(obj):
-    data = json.dumps(obj).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(data) + data)
-    sys.stdout.buffer.flush()
-"#;
-    let mut command = Command::new("python3");
-    command.arg("-c").arg(format!("{prelude}\n{body}"));
-    command
 }
 
 /// Asks `workspace/configuration` (declared) and `peer/undeclared` while it
@@ -95,7 +70,7 @@ fn declared_requests_reach_the_handler_and_undeclared_ones_get_32601_mid_call() 
     let recording = Shared::default();
     let asked = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&asked);
-    let mut host = Host::spawn(lsp_min(), &mut server(ASKS_MID_CALL))
+    let mut host = Host::spawn(lsp_min(), &mut python_server(ASKS_MID_CALL))
         .expect("spawns")
         .with_timeout(Duration::from_secs(10))
         .with_transcript(Box::new(recording.clone()))
@@ -170,7 +145,7 @@ fn declared_requests_reach_the_handler_and_undeclared_ones_get_32601_mid_call() 
 
 #[test]
 fn a_declared_request_nobody_answers_gets_32601_and_is_reported() {
-    let mut host = Host::spawn(lsp_min(), &mut server(ASKS_MID_CALL))
+    let mut host = Host::spawn(lsp_min(), &mut python_server(ASKS_MID_CALL))
         .expect("spawns")
         .with_timeout(Duration::from_secs(10));
     initialize(&mut host).expect("answered");
@@ -194,7 +169,7 @@ write({"jsonrpc": "2.0", "id": 8, "method": "workspace/configuration", "params":
 bad_result = read()
 write({"jsonrpc": "2.0", "id": call["id"], "result": {"capabilities": {"seen": [bad_params, bad_result]}}})
 "#;
-    let mut host = Host::spawn(lsp_min(), &mut server(script))
+    let mut host = Host::spawn(lsp_min(), &mut python_server(script))
         .expect("spawns")
         .with_timeout(Duration::from_secs(10))
         .with_request_handler(Box::new(|_: &str, _: Option<&Value>| {
@@ -224,7 +199,7 @@ write({"jsonrpc": "2.0", "id": 1, "method": "workspace/configuration", "params":
 answer = read()
 write({"jsonrpc": "2.0", "id": call["id"], "result": {"capabilities": {"seen": answer}}})
 "#;
-    let mut host = Host::spawn(lsp_min(), &mut server(script))
+    let mut host = Host::spawn(lsp_min(), &mut python_server(script))
         .expect("spawns")
         .with_timeout(Duration::from_secs(10))
         .with_request_handler(Box::new(|_: &str, _: Option<&Value>| {
@@ -255,7 +230,7 @@ write({"id": nxt["id"], "result": {"hints": hints}})
 "#;
     let gzkit = wirekit_protocols::protocol("gzkit-authoring-guide").expect("embedded");
     assert!(gzkit.manifest().transport.one_request_at_a_time);
-    let mut host = Host::spawn(gzkit, &mut server(script))
+    let mut host = Host::spawn(gzkit, &mut python_server(script))
         .expect("spawns")
         .with_timeout(Duration::from_secs(10));
     let error = host
@@ -283,7 +258,7 @@ write({"jsonrpc": "2.0", "id": None, "method": "workspace/configuration", "param
 null = read()
 write({"jsonrpc": "2.0", "id": call["id"], "result": {"capabilities": {"seen": [fractional, null]}}})
 "#;
-    let mut host = Host::spawn(lsp_min(), &mut server(script))
+    let mut host = Host::spawn(lsp_min(), &mut python_server(script))
         .expect("spawns")
         .with_timeout(Duration::from_secs(10))
         .with_request_handler(Box::new(|_: &str, _: Option<&Value>| Some(Ok(json!([])))));

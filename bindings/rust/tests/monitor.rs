@@ -253,22 +253,9 @@ fn a_cancelled_request_may_go_unanswered_where_the_protocol_says_so() {
     ];
     let judge = |answer: &str| {
         let protocol = with_methods(&json!({"cancel": cancel}));
-        let mut manifest = protocol.source().manifest_json.clone();
-        manifest["cancellation"] =
+        let cancellation =
             json!({"method": "cancel", "id_pointer": "/requestId", "answer": answer});
-        let source = ProtocolSource::new(
-            &protocol.source().origin,
-            manifest,
-            protocol.source().files.clone(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        let protocol = Arc::new(Protocol::compile(source).unwrap_or_else(|e| panic!("{e}")));
-        let mut checker = SessionChecker::new(Arc::clone(&protocol));
-        for frame in frames(&protocol, &lines) {
-            checker.on_frame(frame);
-        }
-        checker.finish();
-        kinds(&checker)
+        judged(&edited(&protocol, "cancellation", cancellation), &lines)
     };
     // MCP: the cancelled request goes unanswered; the other one is owed.
     assert_eq!(judge("optional"), [(4, "unanswered")]);
@@ -286,26 +273,37 @@ fn a_rule_bound_on_the_sender_owes_no_refusal() {
         r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
     ];
     let judge = |enforcement: Value| {
-        let protocol = with_methods(&json!({}));
-        let mut manifest = protocol.source().manifest_json.clone();
-        manifest["enforcement"] = enforcement;
-        let source = ProtocolSource::new(
-            &protocol.source().origin,
-            manifest,
-            protocol.source().files.clone(),
+        judged(
+            &edited(&with_methods(&json!({})), "enforcement", enforcement),
+            &lines,
         )
-        .unwrap_or_else(|e| panic!("{e}"));
-        let protocol = Arc::new(Protocol::compile(source).unwrap_or_else(|e| panic!("{e}")));
-        let mut checker = SessionChecker::new(Arc::clone(&protocol));
-        for frame in frames(&protocol, &lines) {
-            checker.on_frame(frame);
-        }
-        checker.finish();
-        kinds(&checker)
     };
     assert_eq!(
         judge(json!({})),
         [(2, "invalid_params"), (3, "accepted_invalid")]
     );
     assert_eq!(judge(json!({"params": "sender"})), [(2, "invalid_params")]);
+}
+
+/// `protocol` with its manifest's `member` set to `value`.
+fn edited(protocol: &Protocol, member: &str, value: Value) -> Arc<Protocol> {
+    let mut manifest = protocol.source().manifest_json.clone();
+    manifest[member] = value;
+    let source = ProtocolSource::new(
+        &protocol.source().origin,
+        manifest,
+        protocol.source().files.clone(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    Arc::new(Protocol::compile(source).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// The (frame, kind) of every problem in the session `lines`.
+fn judged(protocol: &Arc<Protocol>, lines: &[&str]) -> Vec<(usize, &'static str)> {
+    let mut checker = SessionChecker::new(Arc::clone(protocol));
+    for frame in frames(protocol, lines) {
+        checker.on_frame(frame);
+    }
+    checker.finish();
+    kinds(&checker)
 }

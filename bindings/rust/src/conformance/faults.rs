@@ -254,7 +254,18 @@ fn undeclared(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
     else {
         return;
     };
-    let Some(c) = ready(run, slot, &[after]) else {
+    // The client sends the method's `followed_by` notification at once
+    // (LSP's `initialized`): the state it moves to is where the optional
+    // methods are asked.
+    let followed = run
+        .protocol
+        .method(&spec.method)
+        .and_then(|s| s.followed_by())
+        .and_then(|n| run.protocol.method(n))
+        .and_then(|n| n.lifecycle.as_ref())
+        .and_then(|l| l.on_success.clone());
+    let allowed: Vec<String> = followed.into_iter().chain([after]).collect();
+    let Some(c) = ready(run, slot, &allowed) else {
         return;
     };
     if !super::lifecycle::undeclared(run, c) {

@@ -154,3 +154,31 @@ pub fn serve(protocol: &Arc<Protocol>, handler: &mut TableHandler, bodies: &[&st
     let input = frame_all(protocol, bodies);
     serve_bytes(protocol, handler, ServeOptions::default(), &input)
 }
+
+/// A Content-Length server in Python: `body` runs with `read()` (the next
+/// message) and `write(obj)` (sent with a Content-Type header, as pygls
+/// writes its frames).
+pub fn python_server(body: &str) -> std::process::Command {
+    let prelude = r#"
+import json, sys
+def read():
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+def write(obj):
+    data = json.dumps(obj).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(data) + data)
+    sys.stdout.buffer.flush()
+"#;
+    let mut command = std::process::Command::new("python3");
+    command.arg("-c").arg(format!("{prelude}\n{body}"));
+    command
+}
