@@ -98,6 +98,21 @@ fn our_driver_decoder_refuses_what_the_reference_decoder_refuses() {
     );
 }
 
+/// `wirekit validate --protocol agentapi-driver --json` of `capture`: the
+/// run and its problems.
+fn validate_driver_capture(capture: &std::path::Path) -> (std::process::Output, Vec<Value>) {
+    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args(["validate", "--protocol", "agentapi-driver", "--json"])
+        .arg(capture)
+        .output()
+        .expect("validate runs");
+    let problems = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    (output, problems)
+}
+
 #[test]
 fn a_success_answer_with_a_null_id_is_refused_by_the_session_as_the_reference_refuses_it() {
     let dir = std::env::temp_dir().join(format!("wirekit-driver-reference-{}", std::process::id()));
@@ -111,15 +126,7 @@ fn a_success_answer_with_a_null_id_is_refused_by_the_session_as_the_reference_re
         ),
     )
     .expect("capture");
-    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(["validate", "--protocol", "agentapi-driver", "--json"])
-        .arg(&capture)
-        .output()
-        .expect("validate runs");
-    let problems: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let (output, problems) = validate_driver_capture(&capture);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         problems
@@ -184,15 +191,7 @@ fn a_transcript_of_a_driver_built_on_the_package_has_no_problem_of_the_drivers()
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let capture = dir.join("package.ndjson");
     std::fs::write(&capture, package_transcript()).expect("capture");
-    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(["validate", "--protocol", "agentapi-driver", "--json"])
-        .arg(&capture)
-        .output()
-        .expect("validate runs");
-    let problems: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let (output, problems) = validate_driver_capture(&capture);
     let drivers: Vec<&Value> = problems
         .iter()
         .filter(|p| {

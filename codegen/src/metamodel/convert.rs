@@ -473,6 +473,22 @@ fn object(recipe: &Recipe, m: &Model<'_>, owner: &str, properties: &[Value]) -> 
 
 /// The schema of one meta model type expression.
 /// `owner` names the inline types it holds.
+/// The converted `items` of an `or` or a `tuple` type.
+fn converted_items(
+    recipe: &Recipe,
+    m: &Model<'_>,
+    owner: &str,
+    t: &Value,
+    unsupported: impl Fn() -> Error,
+) -> Result<Vec<Value>> {
+    t.get("items")
+        .and_then(Value::as_array)
+        .ok_or_else(unsupported)?
+        .iter()
+        .map(|i| convert(recipe, m, owner, i))
+        .collect()
+}
+
 fn convert(recipe: &Recipe, m: &Model<'_>, owner: &str, t: &Value) -> Result<Value> {
     let kind = t.get("kind").and_then(Value::as_str).unwrap_or("");
     let unsupported = || {
@@ -500,17 +516,7 @@ fn convert(recipe: &Recipe, m: &Model<'_>, owner: &str, t: &Value) -> Result<Val
             let value = t.get("value").ok_or_else(unsupported)?;
             json!({"type": "object", "additionalProperties": convert(recipe, m, owner, value)?})
         }
-        "or" => {
-            let items = t
-                .get("items")
-                .and_then(Value::as_array)
-                .ok_or_else(unsupported)?;
-            let schemas = items
-                .iter()
-                .map(|i| convert(recipe, m, owner, i))
-                .collect::<Result<Vec<_>>>()?;
-            json!({"anyOf": schemas})
-        }
+        "or" => json!({"anyOf": converted_items(recipe, m, owner, t, unsupported)?}),
         "literal" => {
             let props = t
                 .pointer("/value/properties")
@@ -519,14 +525,7 @@ fn convert(recipe: &Recipe, m: &Model<'_>, owner: &str, t: &Value) -> Result<Val
             object(recipe, m, owner, props)?
         }
         "tuple" => {
-            let items = t
-                .get("items")
-                .and_then(Value::as_array)
-                .ok_or_else(unsupported)?;
-            let schemas = items
-                .iter()
-                .map(|i| convert(recipe, m, owner, i))
-                .collect::<Result<Vec<_>>>()?;
+            let schemas = converted_items(recipe, m, owner, t, unsupported)?;
             let n = schemas.len();
             json!({"type": "array", "prefixItems": schemas, "minItems": n, "maxItems": n, "items": false})
         }

@@ -148,6 +148,14 @@ impl Client {
         self.diagnostics.get(&uri).map(|s| &s.publication)
     }
 
+    /// The latest publication for a synced document, if it arrived after
+    /// the sync.
+    fn published_since_sync(&self, changed: &Changed) -> Option<&super::Stored> {
+        self.diagnostics
+            .get(&changed.uri)
+            .filter(|s| s.arrival > changed.arrivals_at_sync)
+    }
+
     /// Waits until the server has looked at `paths` since they were synced:
     /// a server that pushes diagnostics publishes for a document once it
     /// has processed it (typescript-language-server loads the whole project
@@ -173,11 +181,7 @@ impl Client {
                 .changed
                 .iter()
                 .filter(|c| uris.contains(&c.uri))
-                .all(|c| {
-                    self.diagnostics
-                        .get(&c.uri)
-                        .is_some_and(|s| s.arrival > c.arrivals_at_sync)
-                });
+                .all(|c| self.published_since_sync(c).is_some());
             if seen {
                 return Ok(true);
             }
@@ -228,11 +232,10 @@ impl Client {
             };
             let published = !require_publication
                 || changed.iter().filter(|c| asked.contains(&c.uri)).all(|c| {
-                    self.diagnostics.get(&c.uri).is_some_and(|s| {
-                        s.arrival > c.arrivals_at_sync
-                            && s.publication
-                                .version
-                                .is_none_or(|v| v >= i64::from(c.version))
+                    self.published_since_sync(c).is_some_and(|s| {
+                        s.publication
+                            .version
+                            .is_none_or(|v| v >= i64::from(c.version))
                     })
                 });
             if barrier_answered && versions && published {

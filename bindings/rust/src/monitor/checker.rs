@@ -420,21 +420,12 @@ impl SessionChecker {
 
         let Some(spec) = spec else {
             let reason = format!("`{method}` is not a request of {}", self.protocol.id());
-            if let Some(prefix) = self.implementation_dependent(&method) {
-                self.push(
-                    index,
-                    ProblemKind::ImplementationDependent,
-                    Some("/method"),
-                    format!("`{method}` is not a request of {}; `{prefix}` requests are implementation-dependent and answered \"method not found\"", self.protocol.id()),
-                );
-            } else {
-                self.push(
-                    index,
-                    ProblemKind::UnknownMethod,
-                    Some("/method"),
-                    reason.clone(),
-                );
-            }
+            self.push_undefined(
+                index,
+                &method,
+                &reason,
+                "requests are implementation-dependent and answered \"method not found\"",
+            );
             let refusal = Refusal::unknown_method(&self.protocol, &method, reason);
             self.wait(key, &method, index, Some(refusal), false);
             return;
@@ -591,21 +582,13 @@ impl SessionChecker {
             .filter(|s| s.kind == MethodKind::Notification)
             .is_none()
         {
-            if let Some(prefix) = self.implementation_dependent(method) {
-                let message = format!(
-                    "`{method}` is not a notification of {}; `{prefix}` notifications are implementation-dependent and may be ignored",
-                    self.protocol.id()
-                );
-                self.push(
-                    index,
-                    ProblemKind::ImplementationDependent,
-                    Some("/method"),
-                    message,
-                );
-                return;
-            }
-            let message = format!("`{method}` is not a notification of {}", self.protocol.id());
-            self.push(index, ProblemKind::UnknownMethod, Some("/method"), message);
+            let reason = format!("`{method}` is not a notification of {}", self.protocol.id());
+            self.push_undefined(
+                index,
+                method,
+                &reason,
+                "notifications are implementation-dependent and may be ignored",
+            );
             return;
         }
         let issues = self.protocol.validate(method, Part::Params, params);
@@ -692,13 +675,24 @@ impl SessionChecker {
         }
     }
 
-    /// The protocol's implementation-dependent prefix, when `method` has it.
-    fn implementation_dependent(&self, method: &str) -> Option<String> {
-        self.protocol
+    /// A method the protocol does not define: `unknown_method`, or under
+    /// the prefix the protocol leaves to implementations (LSP's `$/`) the
+    /// warning `implementation_dependent`, its `reason` followed by `rule`.
+    fn push_undefined(&mut self, index: usize, method: &str, reason: &str, rule: &str) {
+        let prefix = self
+            .protocol
             .manifest()
             .implementation_dependent_prefix
             .clone()
-            .filter(|prefix| method.starts_with(prefix.as_str()))
+            .filter(|prefix| method.starts_with(prefix.as_str()));
+        let (kind, message) = match prefix {
+            Some(prefix) => (
+                ProblemKind::ImplementationDependent,
+                format!("{reason}; `{prefix}` {rule}"),
+            ),
+            None => (ProblemKind::UnknownMethod, reason.to_owned()),
+        };
+        self.push(index, kind, Some("/method"), message);
     }
 
     pub(super) fn push(
