@@ -309,3 +309,37 @@ fn a_recorded_session_validates_clean_against_lsp() {
         stdout(&validated)
     );
 }
+
+/// A server still busy (work-done progress that never ends) when asked:
+/// the answer comes, with what it was busy with beside the result, for a
+/// list result as for an object.
+#[test]
+fn a_busy_server_still_answers_and_says_so_beside_a_list_result() {
+    let root = project("busy");
+    let output = lsp(
+        &root,
+        &["--json", "--timeout-ms", "1500", "definition", "a.py:2:1"],
+        &["--progress", "forever"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let document = document(&output);
+    assert!(document["result"].is_array(), "{document}");
+    assert!(
+        document["still_busy"]
+            .as_array()
+            .is_some_and(|titles| !titles.is_empty()),
+        "{document}"
+    );
+    let text = lsp(
+        &root,
+        &["--timeout-ms", "1500", "definition", "a.py:2:1"],
+        &["--progress", "forever"],
+    );
+    assert_eq!(text.status.code(), Some(0), "{text:?}");
+    assert!(
+        stdout(&text).contains("(the server was still busy: "),
+        "{}",
+        stdout(&text)
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

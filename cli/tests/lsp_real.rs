@@ -110,3 +110,150 @@ fn pylsp_answers_references_and_the_recording_validates() {
     assert_eq!(validated.status.code(), Some(0), "{validated:?}");
     let _ = std::fs::remove_file(&recording);
 }
+
+#[allow(dead_code)] // the library's fixtures this file does not use
+#[path = "../../lsp/tests/real/projects.rs"]
+mod projects;
+
+/// `wirekit lsp` on one of the library's test projects: `definition` of
+/// `greet` where `main` uses it, recorded and validated clean, then
+/// `diagnostics` of the scratch file with its broken text on disk.
+fn definition_and_diagnostics(
+    name: &str,
+    server: &[&str],
+    project: &projects::Project,
+    broken: &projects::Broken,
+) {
+    let repo = installed();
+    let root = std::env::temp_dir().join(format!("wirekit-cli-lsp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).expect("project");
+    let root = root.canonicalize().expect("canonical");
+    for (file, text) in project.files {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
+        let text = if *file == project.scratch.0 {
+            broken.text.to_owned()
+        } else {
+            text.replace("{root}", root.to_str().expect("utf-8"))
+        };
+        std::fs::write(path, text).expect("file");
+    }
+    let recording = root.join("session.bin");
+    let server: Vec<String> = server
+        .iter()
+        .map(|part| {
+            part.strip_prefix("npm:").map_or_else(
+                || (*part).to_owned(),
+                |bin| {
+                    repo.join("tests/lsp/node_modules/.bin")
+                        .join(bin)
+                        .display()
+                        .to_string()
+                },
+            )
+        })
+        .collect();
+    let ask = |query: &[&str], record: bool| {
+        let mut args = vec!["lsp", "--root", root.to_str().expect("utf-8")];
+        if record {
+            args.extend_from_slice(&["--record", recording.to_str().expect("utf-8")]);
+        }
+        args.extend_from_slice(query);
+        args.push("--");
+        args.extend(server.iter().map(String::as_str));
+        let output = wirekit(&args, b"");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{name} {query:?}: {output:?}"
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let (line, column) = project.greet_use;
+    let at = format!("{}:{line}:{column}", project.main);
+    let (line, column) = project.greet_definition;
+    // A server may still be indexing what it need not have for the answer
+    // (rust-analyzer's standard library): the note follows the answer.
+    let answer = ask(&["definition", &at], true);
+    let (first, rest) = answer.split_once('\n').unwrap_or((&answer, ""));
+    assert_eq!(
+        first,
+        format!("{}:{line}:{column}", project.greet),
+        "{name}"
+    );
+    assert!(
+        rest.is_empty() || rest.starts_with("(the server was still busy: "),
+        "{name}: {answer}"
+    );
+    let validated = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "lsp",
+            recording.to_str().expect("utf-8"),
+        ],
+        b"",
+    );
+    assert_eq!(validated.status.code(), Some(0), "{name}: {validated:?}");
+    let diagnostics = ask(&["diagnostics", project.scratch.0], false);
+    let first_error = diagnostics
+        .lines()
+        .find(|l| l.contains(": error: "))
+        .unwrap_or_else(|| panic!("{name}: no error in {diagnostics}"));
+    let line: u32 = first_error
+        .split(':')
+        .nth(1)
+        .and_then(|l| l.parse().ok())
+        .expect("a line number");
+    assert!(line >= broken.line, "{name}: {first_error}");
+    assert!(diagnostics.contains(broken.needle), "{name}: {diagnostics}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn clangd_through_the_command() {
+    definition_and_diagnostics("clangd", &["clangd"], &projects::C, &projects::C_UNDEFINED);
+}
+
+#[test]
+fn gopls_through_the_command() {
+    definition_and_diagnostics("gopls", &["gopls"], &projects::GO, &projects::GO_UNDEFINED);
+}
+
+#[test]
+fn bash_language_server_through_the_command() {
+    definition_and_diagnostics(
+        "bash",
+        &["npm:bash-language-server", "start"],
+        &projects::BASH,
+        &projects::BASH_UNCLOSED_IF,
+    );
+}
+
+#[test]
+fn typescript_language_server_through_the_command() {
+    definition_and_diagnostics(
+        "typescript",
+        &["npm:typescript-language-server", "--stdio"],
+        &projects::TYPESCRIPT,
+        &projects::TYPESCRIPT_UNDEFINED,
+    );
+}
+
+/// Where `rustup component add rust-analyzer` did not work, install-servers.sh
+/// wrote why, and this test says so.
+#[test]
+fn rust_analyzer_through_the_command() {
+    let repo = installed();
+    if let Ok(why) = std::fs::read_to_string(repo.join("tests/lsp/rust-analyzer.unavailable")) {
+        eprintln!("rust-analyzer: not run: {}", why.trim());
+        return;
+    }
+    definition_and_diagnostics(
+        "rust-analyzer",
+        &["rust-analyzer"],
+        &projects::RUST,
+        &projects::RUST_MISMATCH,
+    );
+}

@@ -27,6 +27,10 @@ impl Fake {
     }
 
     fn start_with(flags: &[&str], timeout: Duration) -> Fake {
+        Fake::start_quiet(flags, timeout, Options::new(".").diagnostics_quiet)
+    }
+
+    fn start_quiet(flags: &[&str], timeout: Duration, quiet: Duration) -> Fake {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let dir = std::env::temp_dir().join(format!("wirekit-lsp-fake-{}-{n}", std::process::id()));
@@ -40,6 +44,7 @@ impl Fake {
         let mut options = Options::new(&dir);
         options.request_timeout = timeout;
         options.handshake_timeout = Duration::from_secs(20);
+        options.diagnostics_quiet = quiet;
         let client = Client::start(command, options).unwrap();
         let dir = client.root().to_path_buf();
         Fake {
@@ -351,6 +356,29 @@ fn diagnostics_settle_by_version_and_an_unversioned_server_without_barrier_never
         .unwrap();
     assert_eq!(unsettled.outcome, SettleOutcome::DeadlineExpired);
     assert_eq!(fake.stop(), StopReport::Graceful);
+}
+
+/// typescript-language-server publishes an empty list first and the type
+/// error a moment later, at the same version: the quiet window waits for
+/// it. Without the window (0 ms) the empty list would be the answer.
+#[test]
+fn diagnostics_settle_after_a_quiet_window_not_on_a_first_empty_publication() {
+    for (quiet, expected) in [(Duration::from_millis(400), 1), (Duration::ZERO, 0)] {
+        let mut fake = Fake::start_quiet(&["--empty-first"], Duration::from_secs(5), quiet);
+        let a = fake.file("a.py");
+        let client = fake.client();
+        client.sync(&a, "python", "x = 1\nERROR\n").unwrap();
+        let settled = client
+            .settle(std::slice::from_ref(&a), Duration::from_secs(5), true)
+            .unwrap();
+        assert_eq!(settled.outcome, SettleOutcome::Settled);
+        assert_eq!(
+            settled.publications[0].diagnostics.len(),
+            expected,
+            "quiet window {quiet:?}"
+        );
+        assert_eq!(fake.stop(), StopReport::Graceful);
+    }
 }
 
 #[test]

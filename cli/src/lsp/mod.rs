@@ -188,7 +188,9 @@ pub(super) struct Answer {
     pub(super) answered: bool,
 }
 
-type Outcome = Result<Answer, (&'static str, String)>;
+/// The answer and what the server was still busy with when it was asked
+/// (work-done progress titles; the JSON document's `still_busy`).
+type Outcome = Result<(Answer, Vec<String>), (&'static str, String)>;
 
 fn ask(
     client: &mut Client,
@@ -239,9 +241,8 @@ fn ask(
             "(the server was still busy: {})\n",
             busy.join(", ")
         ));
-        answer.json["still_busy"] = json!(busy);
     }
-    Ok(answer)
+    Ok((answer, busy))
 }
 
 fn finish(
@@ -251,11 +252,16 @@ fn finish(
     server: Option<Value>,
     stop: Option<Value>,
 ) -> ExitCode {
-    let answered = matches!(&outcome, Ok(answer) if answer.answered);
+    let answered = matches!(&outcome, Ok((answer, _)) if answer.answered);
     if args.json {
         let mut document = json!({"query": query.name(), "server_command": args.server});
         match &outcome {
-            Ok(answer) => document["result"] = answer.json.clone(),
+            Ok((answer, busy)) => {
+                document["result"] = answer.json.clone();
+                if !busy.is_empty() {
+                    document["still_busy"] = json!(busy);
+                }
+            }
             Err((code, message)) => document["error"] = json!({"code": code, "message": message}),
         }
         if let Some(server) = server {
@@ -270,7 +276,7 @@ fn finish(
         );
     } else {
         match &outcome {
-            Ok(answer) => print!("{}", answer.text),
+            Ok((answer, _)) => print!("{}", answer.text),
             Err((code, message)) => {
                 eprintln!("wirekit lsp: {} failed ({code}): {message}", query.name())
             }

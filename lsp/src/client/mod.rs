@@ -66,6 +66,11 @@ pub struct Options {
     pub recording: Option<Box<dyn Write + Send>>,
     /// `initializationOptions` for the server.
     pub initialization_options: Option<Value>,
+    /// How long diagnostics must stay unchanged before they count as
+    /// settled: a server may publish a file's syntax errors first and its
+    /// type errors a moment later (typescript-language-server publishes an
+    /// empty list, then the error).
+    pub diagnostics_quiet: Duration,
 }
 
 impl Options {
@@ -77,6 +82,7 @@ impl Options {
             handshake_timeout: Duration::from_secs(60),
             recording: None,
             initialization_options: None,
+            diagnostics_quiet: Duration::from_millis(400),
         }
     }
 }
@@ -116,6 +122,7 @@ pub struct Client {
     failure: Option<String>,
     ever_versioned: bool,
     changed: Vec<sync::Changed>,
+    diagnostics_quiet: Duration,
     dropped: Dropped,
     server_requests_seen: Vec<String>,
 }
@@ -151,6 +158,7 @@ impl Client {
             failure: None,
             ever_versioned: false,
             changed: Vec::new(),
+            diagnostics_quiet: options.diagnostics_quiet,
             dropped: Dropped::default(),
             server_requests_seen: Vec::new(),
         };

@@ -3,6 +3,7 @@
 //! arrival.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use crate::decode::PublishDiagnostics;
 
@@ -16,6 +17,8 @@ pub struct Stored {
     pub publication: PublishDiagnostics,
     /// Its arrival number.
     pub arrival: u64,
+    /// When it arrived.
+    pub received: Instant,
 }
 
 /// The diagnostics store.
@@ -47,6 +50,7 @@ impl DiagnosticsStore {
             Stored {
                 publication,
                 arrival: self.arrivals,
+                received: Instant::now(),
             },
         );
         self.arrivals

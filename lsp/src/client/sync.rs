@@ -9,8 +9,11 @@
 //! so one that never versions never settles. A caller may also require a
 //! publication after the last sync for each path it asks about (the
 //! command line does: a person asking for diagnostics of a file wants that
-//! file's, and servers that lint on a timer answer the barrier first). A
-//! lapsed deadline answers [`SettleOutcome::DeadlineExpired`] and cancels
+//! file's, and servers that lint on a timer answer the barrier first).
+//! Then a quiet window: no new publication for a changed document during
+//! `Options::diagnostics_quiet` (400 ms by default), since a server may
+//! publish a partial list first (typescript-language-server publishes an
+//! empty list, then the type error). A lapsed deadline answers [`SettleOutcome::DeadlineExpired`] and cancels
 //! the barrier.
 
 use std::path::{Path, PathBuf};
@@ -194,7 +197,8 @@ impl Client {
 
     /// Waits until the changes settle by the two rules (and, with
     /// `require_publication`, until each of `paths` that was changed has a
-    /// publication after its sync), or `timeout` lapses.
+    /// publication after its sync), and no changed file has had a new
+    /// publication for `Options::diagnostics_quiet`; or `timeout` lapses.
     pub fn settle(
         &mut self,
         paths: &[PathBuf],
@@ -238,12 +242,35 @@ impl Client {
                             .is_none_or(|v| v >= i64::from(c.version))
                     })
                 });
-            if barrier_answered && versions && published {
-                break SettleOutcome::Settled;
-            }
-            self.check_alive()?;
-            if !self.pump(deadline) {
-                break SettleOutcome::DeadlineExpired;
+            let conditions_met = barrier_answered && versions && published;
+            // The quiet window: the last publication for a changed file must
+            // be `diagnostics_quiet` old, so a first partial list (syntax
+            // only, or empty) is not taken for the answer.
+            let quiet_until = conditions_met
+                .then(|| {
+                    changed
+                        .iter()
+                        .filter_map(|c| self.diagnostics.get(&c.uri))
+                        .map(|s| s.received + self.diagnostics_quiet)
+                        .max()
+                })
+                .flatten()
+                .filter(|until| *until > Instant::now());
+            match (conditions_met, quiet_until) {
+                (true, None) => break SettleOutcome::Settled,
+                (true, Some(until)) => {
+                    self.check_alive()?;
+                    // Lapsing into the deadline inside the window still settles.
+                    if !self.pump(until.min(deadline)) && Instant::now() >= deadline {
+                        break SettleOutcome::Settled;
+                    }
+                }
+                (false, _) => {
+                    self.check_alive()?;
+                    if !self.pump(deadline) {
+                        break SettleOutcome::DeadlineExpired;
+                    }
+                }
             }
         };
         if let Some(id) = barrier {

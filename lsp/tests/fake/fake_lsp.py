@@ -21,7 +21,9 @@ Options: --log FILE (every message received, one JSON line each, plus the
 client's answers to the server's requests), --no-hover (hoverProvider not
 advertised), --progress forever|brief, --unversioned (publications without
 version), --load-fails (an error-level logMessage, then null answers),
---ignore-exit (never exits on `exit`), --no-symbols (no documentSymbolProvider).
+--ignore-exit (never exits on `exit`), --no-symbols (no documentSymbolProvider),
+--empty-first (a publication with errors goes out as an empty list first, the
+errors 250 ms later).
 """
 
 import argparse
@@ -155,6 +157,11 @@ def publish(uri, version, text):
     params = {"uri": uri, "diagnostics": diagnostics}
     if not ARGS.unversioned:
         params["version"] = version
+    if ARGS.empty_first and diagnostics:
+        # As typescript-language-server does: an empty list at once, the errors a moment later.
+        notify("textDocument/publishDiagnostics", dict(params, diagnostics=[]))
+        threading.Timer(0.25, notify, ("textDocument/publishDiagnostics", params)).start()
+        return
     notify("textDocument/publishDiagnostics", params)
 
 
@@ -265,6 +272,7 @@ def main():
     parser.add_argument("--unversioned", action="store_true")
     parser.add_argument("--load-fails", action="store_true")
     parser.add_argument("--ignore-exit", action="store_true")
+    parser.add_argument("--empty-first", action="store_true")
     ARGS = parser.parse_args()
     stream = sys.stdin.buffer
     waiting = {}
