@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use wirekit::framing::{FrameReader, ReadError};
-use wirekit::monitor::{ProblemKind, SessionChecker};
+use wirekit::monitor::{Problem, ProblemKind, SessionChecker};
 use wirekit_lsp::client::{Client, Options, SettleOutcome};
 use wirekit_lsp::decode::{DocumentSymbols, Severity, WorkspaceEdit};
 use wirekit_lsp::text::{to_person, to_server, LineColumn};
@@ -384,9 +384,9 @@ fn problems(recording: &Path) -> Vec<String> {
     );
     // A server's own `$/` notification (`$/typescriptVersion`) is a
     // warning the protocol allows for: counted, not a problem.
-    let (allowed, problems): (Vec<_>, Vec<_>) = checker
+    let (allowed, problems): (Vec<&Problem>, Vec<&Problem>) = checker
         .finish()
-        .into_iter()
+        .iter()
         .partition(|p| p.kind == ProblemKind::ImplementationDependent);
     if !allowed.is_empty() {
         eprintln!(
