@@ -78,7 +78,9 @@ impl Client {
                 if publication.version.is_some() {
                     self.ever_versioned = true;
                 }
-                self.diagnostics.publish(publication);
+                let documents = &self.documents;
+                self.diagnostics
+                    .publish(publication, |uri| documents.get(uri).is_some());
             }
             ServerNotification::Progressed(token, step) => self.progress.apply(token, &step),
             ServerNotification::ServerFailure(message) => {

@@ -1,6 +1,7 @@
 //! The latest publication of every URI: at most [`MAX_PUBLISHED_URIS`]
-//! (the oldest publication goes first, and is counted), each numbered by
-//! arrival.
+//! (the oldest publication goes first, and is counted, but never that of a
+//! document the client has open: a server that publishes for thousands of
+//! files does not push out the one asked about), each numbered by arrival.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -30,17 +31,21 @@ pub struct DiagnosticsStore {
 }
 
 impl DiagnosticsStore {
-    /// Keeps `publication` as its URI's latest; its arrival number.
-    pub fn publish(&mut self, publication: PublishDiagnostics) -> u64 {
+    /// Keeps `publication` as its URI's latest; its arrival number. When
+    /// full, the oldest publication whose URI is not `open` goes (the
+    /// oldest of all, should every one be open).
+    pub fn publish(&mut self, publication: PublishDiagnostics, open: impl Fn(&str) -> bool) -> u64 {
         self.arrivals += 1;
         let uri = publication.uri.clone();
         if !self.latest.contains_key(&uri) && self.latest.len() >= MAX_PUBLISHED_URIS {
-            if let Some(oldest) = self
-                .latest
-                .iter()
-                .min_by_key(|(_, s)| s.arrival)
-                .map(|(u, _)| u.clone())
-            {
+            let oldest_where = |keep_open: bool| {
+                self.latest
+                    .iter()
+                    .filter(|(u, _)| !keep_open || !open(u))
+                    .min_by_key(|(_, s)| s.arrival)
+                    .map(|(u, _)| u.clone())
+            };
+            if let Some(oldest) = oldest_where(true).or_else(|| oldest_where(false)) {
                 self.latest.remove(&oldest);
                 self.evicted += 1;
             }
@@ -110,15 +115,32 @@ mod tests {
     #[test]
     fn the_oldest_publication_goes_first() {
         let mut store = DiagnosticsStore::default();
+        let none_open = |_: &str| false;
         for n in 0..MAX_PUBLISHED_URIS {
-            store.publish(publication(format!("file:///{n}")));
+            store.publish(publication(format!("file:///{n}")), none_open);
         }
-        store.publish(publication("file:///0".into()));
-        store.publish(publication("file:///new".into()));
+        store.publish(publication("file:///0".into()), none_open);
+        store.publish(publication("file:///new".into()), none_open);
         assert_eq!(store.len(), MAX_PUBLISHED_URIS);
         assert!(store.get("file:///1").is_none());
         assert!(store.get("file:///0").is_some());
         assert_eq!(store.since(store.arrivals() - 2).len(), 2);
         assert_eq!(store.evicted(), 1);
+    }
+
+    #[test]
+    fn an_open_document_s_publication_is_never_pushed_out() {
+        let mut store = DiagnosticsStore::default();
+        let open = |uri: &str| uri == "file:///open";
+        store.publish(publication("file:///open".into()), open);
+        for n in 0..10 * MAX_PUBLISHED_URIS {
+            store.publish(publication(format!("file:///{n}")), open);
+        }
+        assert_eq!(store.len(), MAX_PUBLISHED_URIS);
+        assert!(store.get("file:///open").is_some());
+        assert_eq!(
+            store.evicted(),
+            u64::try_from(9 * MAX_PUBLISHED_URIS + 1).unwrap_or(u64::MAX)
+        );
     }
 }
