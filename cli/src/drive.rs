@@ -30,7 +30,7 @@ use std::time::Duration;
 use crate::live::LiveLine;
 use serde_json::{json, Value};
 use wirekit::dataplane::DataFrame;
-use wirekit::host::{DataPlaneOffer, Host, HostError, HostErrorKind};
+use wirekit::host::{DataPlaneOffer, Host, HostError, HostErrorKind, Recording};
 use wirekit::monitor::{ProblemKind, Severity};
 use wirekit::protocol::{MethodKind, Registry};
 use wirekit::validate::Protocol;
@@ -134,7 +134,10 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     if let Some(path) = &args.record {
         let file = std::fs::File::create(path)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        host = host.with_transcript(Box::new(file));
+        let sides = crate::validate::sides_path(path);
+        let sides = std::fs::File::create(&sides)
+            .map_err(|e| format!("cannot create {}: {e}", sides.display()))?;
+        host = host.with_transcript(Recording::new(Box::new(file)).with_sides(Box::new(sides)));
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

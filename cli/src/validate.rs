@@ -10,10 +10,11 @@
 //! one was (an empty capture included), 2 for bad usage.
 
 use std::io::{BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use wirekit::capture::Sides;
 use wirekit::framing::{FrameReader, ReadError};
 use wirekit::monitor::{Party, SessionChecker, Severity};
 use wirekit::protocol::{ProtocolError, Registry};
@@ -32,8 +33,42 @@ pub struct ValidateArgs {
     /// Print one JSON object a problem instead of a line of text.
     #[arg(long)]
     json: bool,
+    /// Who sent which bytes of the capture (`<byte offset> client|server`
+    /// lines, as `wirekit lsp --record` and `wirekit drive --record` write
+    /// them): each message's direction is checked and its faults blamed on
+    /// its sender. Default: `<FILE>.sides` where it exists.
+    #[arg(long, value_name = "FILE")]
+    sides: Option<PathBuf>,
     /// The captured session (standard input when absent or `-`).
     file: Option<PathBuf>,
+}
+
+/// Where the sides file of the capture `capture` is written and looked for:
+/// `<capture>.sides`.
+pub fn sides_path(capture: &Path) -> PathBuf {
+    let mut name = capture.as_os_str().to_owned();
+    name.push(".sides");
+    PathBuf::from(name)
+}
+
+/// The sides file `--sides` names, or the one beside the capture file.
+fn sides(args: &ValidateArgs) -> Result<Option<Sides>, String> {
+    let path = match (&args.sides, &args.file) {
+        (Some(path), _) => path.clone(),
+        (None, Some(file)) if file.as_os_str() != "-" => {
+            let beside = sides_path(file);
+            if !beside.exists() {
+                return Ok(None);
+            }
+            beside
+        }
+        (None, _) => return Ok(None),
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the sides file {}: {e}", path.display()))?;
+    Sides::parse(&text)
+        .map(Some)
+        .map_err(|e| format!("the sides file {}: {e}", path.display()))
 }
 
 /// Runs `wirekit validate`.
@@ -59,14 +94,23 @@ pub fn run(args: ValidateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let sides = match sides(&args) {
+        Ok(sides) => sides,
+        Err(message) => {
+            eprintln!("wirekit validate: {message}");
+            return ExitCode::from(2);
+        }
+    };
     let transport = &protocol.manifest().transport;
     let mut reader = FrameReader::new(&capture[..], transport.framing, transport.frame_limits());
     let mut checker = SessionChecker::new(Arc::clone(&protocol));
     loop {
+        // The frame's first byte follows the previous frame's last.
+        let sender = sides.as_ref().and_then(|s| s.sender_at(reader.consumed()));
         match reader.read_frame() {
             Ok(None) => break,
-            Ok(Some(frame)) => checker.on_frame(Ok(frame)),
-            Err(ReadError::Framing(fault)) => checker.on_frame(Err(fault)),
+            Ok(Some(frame)) => checker.on_frame_from(Ok(frame), sender),
+            Err(ReadError::Framing(fault)) => checker.on_frame_from(Err(fault), sender),
             Err(ReadError::Io(error)) => {
                 eprintln!("wirekit validate: {error}");
                 return ExitCode::from(2);

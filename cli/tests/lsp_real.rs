@@ -186,6 +186,8 @@ fn definition_and_diagnostics(
         rest.is_empty() || rest.starts_with("(the server was still busy: "),
         "{name}: {answer}"
     );
+    // The sides file beside the recording: validate checks each message's direction.
+    assert!(root.join("session.bin.sides").is_file(), "{name}");
     let validated = wirekit(
         &[
             "validate",

@@ -487,3 +487,77 @@ fn lsp_dollar_notifications_it_does_not_define_are_warnings_and_dollar_requests_
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(kind(&found(&output)[0]), "unknown_method");
 }
+
+/// A capture file and its sides file in a scratch folder.
+fn with_sides(name: &str, capture: &[u8], sides: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "wirekit-validate-sides-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("folder");
+    let file = dir.join("session.bin");
+    std::fs::write(&file, capture).expect("capture");
+    std::fs::write(dir.join("session.bin.sides"), sides).expect("sides");
+    file
+}
+
+/// With a sides file beside the capture (as `wirekit lsp --record` writes
+/// it), a server that sends `textDocument/hover` is caught and blamed;
+/// without it the same bytes read as the client's request. A broken sides
+/// file is a usage error naming its line.
+#[test]
+fn a_sides_file_beside_the_capture_checks_each_messages_direction() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+    let init_result =
+        r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"hoverProvider":true}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+    let hover = r#"{"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///a.py"},"position":{"line":0,"character":0}}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":7,"result":null}"#;
+    let bodies = [init, init_result, initialized, hover, answer];
+    let capture = content_length(&bodies);
+    let starts: Vec<usize> = bodies
+        .iter()
+        .scan(0, |at, body| {
+            let start = *at;
+            *at += format!("Content-Length: {}\r\n\r\n", body.len()).len() + body.len();
+            Some(start)
+        })
+        .collect();
+    let sides = format!(
+        "0 client\n{} server\n{} client\n{} server\n{} client\n",
+        starts[1], starts[2], starts[3], starts[4]
+    );
+    let file = with_sides("hover", &capture, &sides);
+    let path = file.to_str().expect("utf-8");
+    let output = wirekit(&["validate", "--protocol", "lsp@3.17", "--json", path], b"");
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let problems = json_lines(&output);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0]["kind"], "wrong_direction");
+    assert_eq!(problems[0]["blame"], "server");
+    assert_eq!(problems[0]["frame"], 3);
+    // The same bytes without their sides: a client's hover, clean.
+    assert_eq!(validate("lsp@3.17", false, &capture).status.code(), Some(0));
+    // `--sides` names another file; a broken one says which line.
+    let broken = file.with_file_name("broken.sides");
+    std::fs::write(&broken, "0 client\n10 sever\n").expect("broken sides");
+    let output = wirekit(
+        &[
+            "validate",
+            "--protocol",
+            "lsp@3.17",
+            "--sides",
+            broken.to_str().expect("utf-8"),
+            path,
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("line 2: `10 sever` is not `<byte offset> client|server`"),
+        "{output:?}"
+    );
+    let _ = std::fs::remove_dir_all(file.parent().expect("folder"));
+}

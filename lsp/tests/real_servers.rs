@@ -20,6 +20,7 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use wirekit::capture::{Sender, Sides};
 use wirekit::framing::{FrameReader, ReadError};
 use wirekit::monitor::{Problem, ProblemKind, SessionChecker};
 use wirekit_lsp::client::{Client, Options, SettleOutcome};
@@ -98,6 +99,9 @@ fn start(name: &str, command: Command, root: &Path) -> Client {
     options.handshake_timeout = Duration::from_secs(120);
     options.recording = Some(Box::new(
         std::fs::File::create(sessions.join(format!("{name}.bin"))).unwrap(),
+    ));
+    options.recording_sides = Some(Box::new(
+        std::fs::File::create(sessions.join(format!("{name}.bin.sides"))).unwrap(),
     ));
     Client::start(command, options).unwrap()
 }
@@ -361,21 +365,35 @@ fn exercise(server: Server) -> Vec<String> {
     problems(&repo().join(format!("target/lsp-sessions/{name}.bin")))
 }
 
-/// What the core's monitor finds in a recorded session, against `lsp@3.17`.
+/// What the core's monitor finds in a recorded session, against `lsp@3.17`,
+/// with its sides file: each message's direction checked and its faults
+/// blamed on the peer that sent it.
 fn problems(recording: &Path) -> Vec<String> {
     let protocol = wirekit_protocols::protocol("lsp@3.17").unwrap();
     let transport = &protocol.manifest().transport;
     let file = std::fs::File::open(recording).unwrap();
+    let sides_file = format!("{}.sides", recording.display());
+    let sides = Sides::parse(&std::fs::read_to_string(sides_file).unwrap()).unwrap();
     let mut reader = FrameReader::new(file, transport.framing, transport.frame_limits());
     let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    let mut senders = [0_usize; 2];
     loop {
+        let sender = sides.sender_at(reader.consumed());
+        if let Some(sender) = sender {
+            senders[usize::from(sender == Sender::Server)] += 1;
+        }
         match reader.read_frame() {
             Ok(None) => break,
-            Ok(Some(frame)) => checker.on_frame(Ok(frame)),
-            Err(ReadError::Framing(fault)) => checker.on_frame(Err(fault)),
+            Ok(Some(frame)) => checker.on_frame_from(Ok(frame), sender),
+            Err(ReadError::Framing(fault)) => checker.on_frame_from(Err(fault), sender),
             Err(ReadError::Io(error)) => panic!("{}: {error}", recording.display()),
         }
     }
+    assert!(
+        senders[0] > 5 && senders[1] > 5,
+        "{}: frames by client and server: {senders:?}",
+        recording.display()
+    );
     assert!(
         checker.frames() > 20,
         "{}: {} frames",

@@ -10,7 +10,8 @@
 //!   (`schemas/<protocol>/<version>/`), found in a folder or embedded.
 //! * [`session`]: the lifecycle state machine; [`serve`]: the server loop;
 //!   [`monitor`]: checking captured sessions; [`host`]: driving a server
-//!   subprocess with timeouts.
+//!   subprocess with timeouts; [`capture`]: the sides file, who sent
+//!   which bytes of a capture.
 //! * [`dataplane`]: the driver protocol's companion data plane (length-prefixed
 //!   frames with a `DataFrameHeader`), an I/O-free bounded decoder.
 //! * [`diff`]: two versions of a protocol compared, each change classified
@@ -21,6 +22,7 @@
 //!   protocol (`wirekit conformance`), every answer judged by the monitor.
 
 mod bounded;
+pub mod capture;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod dataplane;

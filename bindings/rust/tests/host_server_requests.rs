@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::framing::{FrameReader, Framing};
-use wirekit::host::{Host, HostErrorKind};
+use wirekit::host::{Host, HostErrorKind, Recording};
 use wirekit::protocol::Registry;
 use wirekit::validate::Protocol;
 
@@ -73,7 +73,7 @@ fn declared_requests_reach_the_handler_and_undeclared_ones_get_32601_mid_call() 
     let mut host = Host::spawn(lsp_min(), &mut python_server(ASKS_MID_CALL))
         .expect("spawns")
         .with_timeout(Duration::from_secs(10))
-        .with_transcript(Box::new(recording.clone()))
+        .with_transcript(Recording::new(Box::new(recording.clone())))
         .with_request_handler(Box::new(move |method: &str, params: Option<&Value>| {
             seen.lock()
                 .expect("not poisoned")

@@ -307,3 +307,53 @@ fn judged(protocol: &Arc<Protocol>, lines: &[&str]) -> Vec<(usize, &'static str)
     checker.finish();
     kinds(&checker)
 }
+
+/// With the capture's sides (who sent each frame), a request sent by the
+/// peer its direction does not allow is the sender's `wrong_direction`, and
+/// answers pair with the other peer's requests; without them the direction
+/// is inferred from the method, and the same capture reads as a client
+/// that sent both requests.
+#[test]
+fn with_sides_a_request_in_the_wrong_direction_is_the_senders_fault() {
+    use wirekit::capture::Sender::{Client, Server};
+    let protocol = with_server_request();
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        // The server sends a client-to-server request ...
+        r#"{"jsonrpc":"2.0","id":"s9","method":"complexity","params":{"root_path":"/p"}}"#,
+        // ... and the client answers it.
+        r#"{"jsonrpc":"2.0","id":"s9","result":{"functions":[]}}"#,
+        // The client sends a server-to-client request; the server refuses it.
+        r#"{"jsonrpc":"2.0","id":5,"method":"workspace/configuration","params":{"items":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"method not found"}}"#,
+    ];
+    let senders = [Client, Server, Server, Client, Client, Server];
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    for (frame, sender) in frames(&protocol, &lines).into_iter().zip(senders) {
+        checker.on_frame_from(frame, Some(sender));
+    }
+    let blamed: Vec<(usize, &str, Party)> = checker
+        .finish()
+        .iter()
+        .map(|p| (p.frame, p.kind.name(), p.blame))
+        .collect();
+    assert_eq!(
+        blamed,
+        [
+            (2, "wrong_direction", Party::Server),
+            (4, "wrong_direction", Party::Client)
+        ]
+    );
+    let message = &checker.problems()[0].message;
+    assert!(
+        message.contains("the server sent the `complexity` request, which is client-to-server"),
+        "{message}"
+    );
+    assert!(
+        !judged(&protocol, &lines)
+            .iter()
+            .any(|(_, kind)| *kind == "wrong_direction"),
+        "without sides no direction is known"
+    );
+}

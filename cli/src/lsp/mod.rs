@@ -97,6 +97,11 @@ pub fn run(args: LspArgs) -> ExitCode {
     options.handshake_timeout = Duration::from_millis(args.timeout_ms.saturating_mul(6));
     let recording_stopped: Arc<Mutex<Option<u64>>> = Arc::default();
     if let Some(path) = &args.record {
+        let sides = crate::validate::sides_path(path);
+        match File::create(&sides) {
+            Ok(file) => options.recording_sides = Some(Box::new(file)),
+            Err(error) => return usage(&format!("cannot create {}: {error}", sides.display())),
+        }
         match File::create(path) {
             Ok(file) => {
                 options.recording = Some(Box::new(CappedRecording {

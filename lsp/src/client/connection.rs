@@ -10,18 +10,19 @@
 //! body only when the session is recorded.
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use wirekit::capture::Sender;
 use wirekit::envelope::{self, EnvelopeOptions, Message};
 use wirekit::framing::{
     Frame, FrameLimits, FrameReader, FrameWriter, Framing, FramingError, ReadError, TeeReader,
 };
-use wirekit::host::{keep_stderr_tail, record, Recorder, TeeWriter};
+use wirekit::host::{keep_stderr_tail, record, Recorder, Recording, TeeWriter};
 
 /// Bytes of the server's stderr kept for reports.
 const STDERR_KEPT: usize = 16 * 1024;
@@ -93,11 +94,9 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    /// Starts `command` with piped stdio; `recording` receives every byte.
-    pub(crate) fn spawn(
-        command: &mut Command,
-        recording: Option<Box<dyn Write + Send>>,
-    ) -> io::Result<Self> {
+    /// Starts `command` with piped stdio; `recording` receives every byte
+    /// (and its sides file, who wrote which, where it has one).
+    pub(crate) fn spawn(command: &mut Command, recording: Option<Recording>) -> io::Result<Self> {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -201,9 +200,9 @@ impl Connection {
         };
         self.budget.give_back(held(&event));
         match &event {
-            Incoming::Frame(_, bytes) => record(&self.recording, bytes),
+            Incoming::Frame(_, bytes) => record(&self.recording, Sender::Server, bytes),
             Incoming::Closed(_, bytes) => {
-                record(&self.recording, bytes);
+                record(&self.recording, Sender::Server, bytes);
                 self.closed = true;
             }
         }

@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use wirekit::envelope::{ErrorObject, Message, Notification, Request};
+use wirekit::host::Recording;
 
 use crate::capabilities::{decode_initialize_result, Feature, Provided, ServerCapabilities};
 use crate::uri::path_to_uri;
@@ -64,6 +65,9 @@ pub struct Options {
     pub handshake_timeout: Duration,
     /// Where to record every byte of both directions, in order.
     pub recording: Option<Box<dyn Write + Send>>,
+    /// Where to write the recording's sides file (who wrote which bytes,
+    /// `wirekit::capture`), beside `recording`.
+    pub recording_sides: Option<Box<dyn Write + Send>>,
     /// `initializationOptions` for the server.
     pub initialization_options: Option<Value>,
     /// How long diagnostics must stay unchanged before they count as
@@ -81,6 +85,7 @@ impl Options {
             request_timeout: Duration::from_secs(10),
             handshake_timeout: Duration::from_secs(60),
             recording: None,
+            recording_sides: None,
             initialization_options: None,
             diagnostics_quiet: Duration::from_millis(400),
         }
@@ -139,8 +144,14 @@ impl Client {
         }
         let root_uri =
             path_to_uri(&root).map_err(|_| StartError::BadRoot(root.display().to_string()))?;
-        let connection =
-            Connection::spawn(&mut command, options.recording).map_err(StartError::Spawn)?;
+        let recording = options.recording.map(|bytes| {
+            let recording = Recording::new(bytes);
+            match options.recording_sides {
+                Some(sides) => recording.with_sides(sides),
+                None => recording,
+            }
+        });
+        let connection = Connection::spawn(&mut command, recording).map_err(StartError::Spawn)?;
         let mut client = Client {
             connection,
             capabilities: ServerCapabilities::none(),

@@ -12,7 +12,6 @@
 //! is waited for, within its timeout, before the next call is sent.
 
 use std::collections::VecDeque;
-use std::io::Write;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -22,8 +21,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{HostError, HostErrorKind};
-use super::record::{keep_stderr_tail, record, Recorder, TeeWriter};
+use super::record::{keep_stderr_tail, record, Recorder, Recording, TeeWriter};
 use super::server_request::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
+use crate::capture::Sender;
 use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request, Response};
 use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError, TeeReader};
 use crate::protocol::MethodKind;
@@ -167,15 +167,17 @@ impl Host {
     /// (headers, line endings, a fault's bytes), in the order the host sent
     /// and handled them: a frame's bytes when the host handles that frame,
     /// so what the host sent after reading it comes after it.
-    pub fn with_transcript(self, sink: Box<dyn Write + Send>) -> Self {
+    /// A [`Recording`] with a sides file also says who wrote which bytes.
+    pub fn with_transcript(self, recording: Recording) -> Self {
         if let Ok(mut recorder) = self.recorder.lock() {
-            *recorder = Some(sink);
+            *recorder = Some(recording);
         }
         self
     }
 
+    /// Records bytes the server wrote.
     fn record(&self, bytes: &[u8]) {
-        record(&self.recorder, bytes);
+        record(&self.recorder, Sender::Server, bytes);
     }
 
     pub(super) fn protocol(&self) -> &Protocol {

@@ -19,5 +19,5 @@ pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
 pub use data_plane::{DataPlaneOffer, DataSink};
 pub use error::{HostError, HostErrorKind};
 pub use follow::Notifications;
-pub use record::{keep_stderr_tail, record, Recorder, TeeWriter};
+pub use record::{keep_stderr_tail, record, Recorder, Recording, TeeWriter};
 pub use server_request::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};

@@ -18,24 +18,54 @@ use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::{Arc, Mutex};
 
+use crate::capture::{Sender, SidesWriter};
+
 /// Where a session is recorded, once the caller asks for it; shared by the
 /// host and the tee on the server's stdin.
-pub type Recorder = Arc<Mutex<Option<Box<dyn Write + Send>>>>;
+pub type Recorder = Arc<Mutex<Option<Recording>>>;
 
-/// Appends `bytes` to the recording, if there is one. A failing recording
-/// never fails the session: it is a side output.
-pub fn record(recorder: &Recorder, bytes: &[u8]) {
+/// A recording: the capture's bytes and, optionally, its sides file (who
+/// wrote which bytes; see [`crate::capture`]).
+pub struct Recording {
+    bytes: Box<dyn Write + Send>,
+    sides: Option<SidesWriter>,
+}
+
+impl Recording {
+    /// Records the bytes into `sink`.
+    pub fn new(sink: Box<dyn Write + Send>) -> Self {
+        Recording {
+            bytes: sink,
+            sides: None,
+        }
+    }
+
+    /// Also writes the sides file into `sink`.
+    pub fn with_sides(mut self, sink: Box<dyn Write + Send>) -> Self {
+        self.sides = Some(SidesWriter::new(sink));
+        self
+    }
+}
+
+/// Appends `bytes`, written by `from`, to the recording, if there is one.
+/// A failing recording never fails the session: it is a side output.
+pub fn record(recorder: &Recorder, from: Sender, bytes: &[u8]) {
     if bytes.is_empty() {
         return;
     }
-    if let Ok(mut sink) = recorder.lock() {
-        if let Some(sink) = sink.as_mut() {
+    if let Ok(mut recording) = recorder.lock() {
+        if let Some(recording) = recording.as_mut() {
+            let sink = &mut recording.bytes;
             let _ = sink.write_all(bytes).and_then(|()| sink.flush());
+            if let Some(sides) = recording.sides.as_mut() {
+                sides.note(from, bytes.len());
+            }
         }
     }
 }
 
-/// The server's stdin, recording every byte that went into the pipe.
+/// The server's stdin, recording every byte that went into the pipe (the
+/// client's).
 pub struct TeeWriter<W> {
     /// The pipe (or any writer) the bytes go to.
     pub inner: W,
@@ -46,7 +76,7 @@ pub struct TeeWriter<W> {
 impl<W: Write> Write for TeeWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let written = self.inner.write(buf)?;
-        record(&self.recorder, &buf[..written]);
+        record(&self.recorder, Sender::Client, &buf[..written]);
         Ok(written)
     }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::checker::{pending_key, Answered, Owed, Pending, SessionChecker};
 use super::problem::ProblemKind;
+use crate::capture::Sender;
 use crate::envelope::{EnvelopeError, Response};
 use crate::protocol::UnreadableId;
 use crate::validate::Part;
@@ -85,6 +86,12 @@ impl SessionChecker {
         let client = self.pending.get(id).map(|p| (p.frame, id.to_owned()));
         let server_key = pending_key(id, true);
         let server = self.pending.get(&server_key).map(|p| (p.frame, server_key));
+        // Where the sides file says who answers: the other peer's request.
+        match self.sender {
+            Some(Sender::Server) => return client.map(|c| c.1),
+            Some(Sender::Client) => return server.map(|s| s.1),
+            None => {}
+        }
         match (client, server) {
             (Some(c), Some(s)) => Some(if s.0 > c.0 { s.1 } else { c.1 }),
             (Some(c), None) => Some(c.1),

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::problem::{Problem, ProblemKind};
 use super::refusal::Refusal;
+use crate::capture::Sender;
 use crate::envelope::{self, EnvelopeError, EnvelopeOptions, Message, Request};
 use crate::framing::{FaultKind, Frame, FramingError};
 use crate::protocol::{CancelledAnswer, Direction, EnforcedBy, MethodKind, UnreadableId};
@@ -98,6 +99,8 @@ pub struct SessionChecker {
     /// server started (its own request or notification, or the client's
     /// answer to its request): the blame of a problem swaps peers.
     pub(super) server_side: bool,
+    /// Who sent the frame at hand, where the capture's sides file says.
+    pub(super) sender: Option<Sender>,
     /// The frame at which the session ended.
     ended_at: Option<usize>,
     frames: usize,
@@ -121,6 +124,7 @@ impl SessionChecker {
             owed: VecDeque::new(),
             notifications: VecDeque::new(),
             server_side: false,
+            sender: None,
             ended_at: None,
             frames: 0,
             finished: false,
@@ -151,8 +155,18 @@ impl SessionChecker {
     }
 
     /// Takes the next frame of the capture, or a framing fault (which
-    /// counts as a frame).
+    /// counts as a frame); who sent it is inferred from its method's
+    /// direction.
     pub fn on_frame(&mut self, frame: Result<Frame, FramingError>) {
+        self.on_frame_from(frame, None);
+    }
+
+    /// Takes the next frame, sent by `sender` where it is known (the
+    /// capture's sides file, [`crate::capture`]): its direction is then
+    /// checked ([`ProblemKind::WrongDirection`]) and answers are matched to
+    /// the other peer's requests.
+    pub fn on_frame_from(&mut self, frame: Result<Frame, FramingError>, sender: Option<Sender>) {
+        self.sender = sender;
         let index = self.frames;
         self.frames += 1;
         match frame {
@@ -390,12 +404,29 @@ impl SessionChecker {
         // it is the client's unless the client already has that id
         // pending, which it would not reuse.
         let id_text = id.to_value().to_string();
-        let from_server = spec.as_ref().is_some_and(|s| match s.direction {
-            Direction::ServerToClient => true,
-            Direction::ClientToServer => false,
-            Direction::Both => self.pending.contains_key(&pending_key(&id_text, false)),
-        });
+        let from_server = match self.sender {
+            Some(sender) => sender == Sender::Server,
+            None => spec.as_ref().is_some_and(|s| match s.direction {
+                Direction::ServerToClient => true,
+                Direction::ClientToServer => false,
+                Direction::Both => self.pending.contains_key(&pending_key(&id_text, false)),
+            }),
+        };
         self.server_side = from_server;
+        if self.wrong_direction(
+            index,
+            &method,
+            "request",
+            spec.as_ref().map(|s| s.direction),
+        ) {
+            // Awaited as the sender's request; the other peer owes no refusal.
+            let key = pending_key(&id_text, from_server);
+            if !self.pending.contains_key(&key) {
+                self.answered.remove(&key);
+                self.wait(key, &method, index, None, from_server);
+            }
+            return;
+        }
         if let Some(why) = id.discouraged() {
             // Only a lenient protocol reads such an id; a warning, not an error.
             self.push(
@@ -556,6 +587,36 @@ impl SessionChecker {
         }
     }
 
+    /// Whether the frame at hand, of a method sent `direction`, came from
+    /// the peer that direction does not allow (known only from a sides
+    /// file); if so, reports it as the sender's [`ProblemKind::WrongDirection`].
+    fn wrong_direction(
+        &mut self,
+        index: usize,
+        method: &str,
+        what: &str,
+        direction: Option<Direction>,
+    ) -> bool {
+        let (Some(sender), Some(direction)) = (self.sender, direction) else {
+            return false;
+        };
+        let allowed = match sender {
+            Sender::Client => direction.client_sends(),
+            Sender::Server => direction.server_sends(),
+        };
+        if allowed {
+            return false;
+        }
+        let message = format!(
+            "the {} sent the `{method}` {what}, which is {} in {}",
+            sender.name(),
+            direction.name(),
+            self.protocol.id()
+        );
+        self.push(index, ProblemKind::WrongDirection, Some("/method"), message);
+        true
+    }
+
     /// "`analyze` came after the session ended at frame 7 when `shutdown`
     /// was answered".
     fn after_end(&self, method: &str) -> String {
@@ -569,9 +630,17 @@ impl SessionChecker {
     }
 
     fn on_notification(&mut self, index: usize, method: &str, params: Option<&Value>) {
-        let spec = self.protocol.method(method);
-        let from_server = spec.is_some_and(|s| s.direction == Direction::ServerToClient);
+        let protocol = Arc::clone(&self.protocol);
+        let spec = protocol.method(method);
+        let from_server = match self.sender {
+            Some(sender) => sender == Sender::Server,
+            None => spec.is_some_and(|s| s.direction == Direction::ServerToClient),
+        };
         self.server_side = from_server;
+        let direction = spec.map(|s| s.direction);
+        if self.wrong_direction(index, method, "notification", direction) {
+            return;
+        }
         if !from_server {
             if self.notifications.len() == NOTIFICATIONS_KEPT {
                 self.notifications.pop_front();

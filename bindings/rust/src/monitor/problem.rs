@@ -59,6 +59,10 @@ pub enum ProblemKind {
     /// to implementations (LSP's `$/typescriptVersion`): a warning; a
     /// request of it is still owed "method not found".
     ImplementationDependent,
+    /// A request or notification sent by the peer its direction does not
+    /// allow (a server's `textDocument/hover` request); known only from a
+    /// capture's sides file.
+    WrongDirection,
 }
 
 /// Who a problem is about.
@@ -122,7 +126,7 @@ impl fmt::Display for Severity {
 
 impl ProblemKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ProblemKind; 20] = [
+    pub const ALL: [ProblemKind; 21] = [
         ProblemKind::Framing,
         ProblemKind::Envelope,
         ProblemKind::UnknownMethod,
@@ -143,6 +147,7 @@ impl ProblemKind {
         ProblemKind::EmptyCapture,
         ProblemKind::DiscouragedId,
         ProblemKind::ImplementationDependent,
+        ProblemKind::WrongDirection,
     ];
 
     /// The snake_case name (`invalid_params`).
@@ -168,6 +173,7 @@ impl ProblemKind {
             ProblemKind::EmptyCapture => "empty_capture",
             ProblemKind::DiscouragedId => "discouraged_id",
             ProblemKind::ImplementationDependent => "implementation_dependent",
+            ProblemKind::WrongDirection => "wrong_direction",
         }
     }
 
