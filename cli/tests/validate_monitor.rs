@@ -561,3 +561,29 @@ fn a_sides_file_beside_the_capture_checks_each_messages_direction() {
     );
     let _ = std::fs::remove_dir_all(file.parent().expect("folder"));
 }
+
+/// A method's own `error_data` (LSP's `initialize`: `InitializeError`,
+/// derived from the meta model) judges the data of its error answers.
+#[test]
+fn a_methods_own_error_data_judges_its_error_answers() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+    let refused = |data: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32603,"message":"cannot start","data":{data}}}}}"#
+        )
+    };
+    let good = refused(r#"{"retry":false}"#);
+    let output = validate("lsp@3.17", true, &content_length(&[init, &good]));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let bad = refused(r#"{"retry":"later"}"#);
+    let output = validate("lsp@3.17", true, &content_length(&[init, &bad]));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert_eq!(
+        found(&output),
+        [(
+            1,
+            "invalid_result".to_owned(),
+            Some("/error/data/retry".to_owned())
+        )]
+    );
+}

@@ -35,6 +35,12 @@ pub struct Method {
     pub result: Option<String>,
     /// The type of each streamed result item, if the result streams.
     pub result_stream: Option<String>,
+    /// The type of its partial results, if any.
+    pub partial_result: Option<String>,
+    /// The type of its registration options, if any.
+    pub registration_options: Option<String>,
+    /// The type of its error answers' data, if it has its own.
+    pub error_data: Option<String>,
 }
 
 impl Method {
@@ -313,6 +319,9 @@ fn methods(manifest: &Manifest, mpath: &str, bundle: &Bundle) -> Result<Vec<Meth
             params: type_of(&spec.params, "params")?,
             result: type_of(&spec.result, "result")?,
             result_stream: type_of(&spec.result_stream, "result_stream")?,
+            partial_result: type_of(&spec.partial_result, "partial_result")?,
+            registration_options: type_of(&spec.registration_options, "registration_options")?,
+            error_data: type_of(&spec.error_data, "error_data")?,
             spec: spec.clone(),
         });
     }

@@ -291,7 +291,7 @@ fn build_in_place(protocol: &RustProtocol, method: &str, part: Part) -> Option<I
         Part::Params => spec.params.as_ref(),
         Part::Result => spec.result.as_ref(),
         Part::Item => spec.result_stream.as_ref(),
-        Part::ErrorData => manifest.error_data.as_ref(),
+        Part::ErrorData => spec.error_data.as_ref().or(manifest.error_data.as_ref()),
     }?;
     let source = protocol.source();
     let bundle = source.bundle();

@@ -3926,37 +3926,37 @@ export type WorkspaceWillRenameFilesResult = WorkspaceEdit | null;
 /** Requests the client sends and the server answers: method name to params and result. */
 export interface LspRequests {
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentImplementationPartialResult`, registration options `ImplementationRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/implementation": { params: ImplementationParams; result: TextDocumentImplementationResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentTypeDefinitionPartialResult`, registration options `TypeDefinitionRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/typeDefinition": { params: TypeDefinitionParams; result: TextDocumentTypeDefinitionResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentColorPartialResult`, registration options `DocumentColorRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/documentColor": { params: DocumentColorParams; result: TextDocumentDocumentColorResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentColorPresentationPartialResult`, registration options `TextDocumentColorPresentationRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/colorPresentation": { params: ColorPresentationParams; result: TextDocumentColorPresentationResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentFoldingRangePartialResult`, registration options `FoldingRangeRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/foldingRange": { params: FoldingRangeParams; result: TextDocumentFoldingRangeResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDeclarationPartialResult`, registration options `DeclarationRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/declaration": { params: DeclarationParams; result: TextDocumentDeclarationResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSelectionRangePartialResult`, registration options `SelectionRangeRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/selectionRange": { params: SelectionRangeParams; result: TextDocumentSelectionRangeResult };
@@ -3979,67 +3979,67 @@ export interface LspRequests {
    */
   "callHierarchy/outgoingCalls": { params: CallHierarchyOutgoingCallsParams; result: OutgoingCallsResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/semanticTokens/full": { params: SemanticTokensParams; result: TextDocumentSemanticTokensFullResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSemanticTokensFullDeltaPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/semanticTokens/full/delta": { params: SemanticTokensDeltaParams; result: TextDocumentSemanticTokensFullDeltaResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/semanticTokens/range": { params: SemanticTokensRangeParams; result: TextDocumentSemanticTokensRangeResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `LinkedEditingRangeRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/linkedEditingRange": { params: LinkedEditingRangeParams; result: TextDocumentLinkedEditingRangeResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "workspace/willCreateFiles": { params: CreateFilesParams; result: WorkspaceWillCreateFilesResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "workspace/willRenameFiles": { params: RenameFilesParams; result: WorkspaceWillRenameFilesResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "workspace/willDeleteFiles": { params: DeleteFilesParams; result: WorkspaceWillDeleteFilesResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentMonikerPartialResult`, registration options `MonikerRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/moniker": { params: MonikerParams; result: TextDocumentMonikerResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TypeHierarchyRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/prepareTypeHierarchy": { params: TypeHierarchyPrepareParams; result: TextDocumentPrepareTypeHierarchyResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySupertypesPartialResult`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "typeHierarchy/supertypes": { params: TypeHierarchySupertypesParams; result: TypeHierarchySupertypesResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySubtypesPartialResult`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "typeHierarchy/subtypes": { params: TypeHierarchySubtypesParams; result: TypeHierarchySubtypesResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineValuePartialResult`, registration options `InlineValueRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/inlineValue": { params: InlineValueParams; result: TextDocumentInlineValueResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlayHintPartialResult`, registration options `InlayHintRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/inlayHint": { params: InlayHintParams; result: TextDocumentInlayHintResult };
@@ -4049,17 +4049,17 @@ export interface LspRequests {
    */
   "inlayHint/resolve": { params: InlayHint; result: InlayHint };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `DocumentDiagnosticReportPartialResult`, registration options `DiagnosticRegistrationOptions`, error data `DiagnosticServerCancellationData`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/diagnostic": { params: DocumentDiagnosticParams; result: DocumentDiagnosticReport };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceDiagnosticReportPartialResult`, error data `DiagnosticServerCancellationData`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "workspace/diagnostic": { params: WorkspaceDiagnosticParams; result: WorkspaceDiagnosticReport };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineCompletionPartialResult`, registration options `InlineCompletionRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/inlineCompletion": { params: InlineCompletionParams; result: TextDocumentInlineCompletionResult };
@@ -4074,12 +4074,12 @@ export interface LspRequests {
    */
   "shutdown": { params: NoParams | undefined; result: ShutdownResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/willSaveWaitUntil": { params: WillSaveTextDocumentParams; result: TextDocumentWillSaveWaitUntilResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCompletionPartialResult`, registration options `CompletionRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/completion": { params: CompletionParams; result: TextDocumentCompletionResult };
@@ -4095,7 +4095,7 @@ export interface LspRequests {
    */
   "textDocument/hover": { params: HoverParams; result: HoverResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `SignatureHelpRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/signatureHelp": { params: SignatureHelpParams; result: TextDocumentSignatureHelpResult };
@@ -4112,7 +4112,7 @@ export interface LspRequests {
    */
   "textDocument/references": { params: ReferenceParams; result: ReferencesResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentHighlightPartialResult`, registration options `DocumentHighlightRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/documentHighlight": { params: DocumentHighlightParams; result: TextDocumentDocumentHighlightResult };
@@ -4123,7 +4123,7 @@ export interface LspRequests {
    */
   "textDocument/documentSymbol": { params: DocumentSymbolParams; result: DocumentSymbolResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeActionPartialResult`, registration options `CodeActionRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/codeAction": { params: CodeActionParams; result: TextDocumentCodeActionResult };
@@ -4133,7 +4133,7 @@ export interface LspRequests {
    */
   "codeAction/resolve": { params: CodeAction; result: CodeAction };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceSymbolPartialResult`, registration options `WorkspaceSymbolRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "workspace/symbol": { params: WorkspaceSymbolParams; result: WorkspaceSymbolResult };
@@ -4143,7 +4143,7 @@ export interface LspRequests {
    */
   "workspaceSymbol/resolve": { params: WorkspaceSymbol; result: WorkspaceSymbol };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeLensPartialResult`, registration options `CodeLensRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/codeLens": { params: CodeLensParams; result: TextDocumentCodeLensResult };
@@ -4153,7 +4153,7 @@ export interface LspRequests {
    */
   "codeLens/resolve": { params: CodeLens; result: CodeLens };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentLinkPartialResult`, registration options `DocumentLinkRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/documentLink": { params: DocumentLinkParams; result: TextDocumentDocumentLinkResult };
@@ -4163,22 +4163,22 @@ export interface LspRequests {
    */
   "documentLink/resolve": { params: DocumentLink; result: DocumentLink };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentFormattingRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/formatting": { params: DocumentFormattingParams; result: TextDocumentFormattingResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/rangeFormatting": { params: DocumentRangeFormattingParams; result: TextDocumentRangeFormattingResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/rangesFormatting": { params: DocumentRangesFormattingParams; result: TextDocumentRangesFormattingResult };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentOnTypeFormattingRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "textDocument/onTypeFormatting": { params: DocumentOnTypeFormattingParams; result: TextDocumentOnTypeFormattingResult };
@@ -4195,7 +4195,7 @@ export interface LspRequests {
    */
   "textDocument/prepareRename": { params: PrepareRenameParams; result: PrepareRenameResponse };
   /**
-   * A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `ExecuteCommandRegistrationOptions`).
+   * A request from the client to the server, as the LSP 3.17 meta model defines it.
    * Timeout: 30000 ms.
    */
   "workspace/executeCommand": { params: ExecuteCommandParams; result: WorkspaceExecuteCommandResult };
@@ -4213,11 +4213,11 @@ export interface LspNotifications {
   "workspace/didChangeWorkspaceFolders": { params: DidChangeWorkspaceFoldersParams };
   /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "window/workDoneProgress/cancel": { params: WorkDoneProgressCancelParams };
-  /** A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`). */
+  /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "workspace/didCreateFiles": { params: CreateFilesParams };
-  /** A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`). */
+  /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "workspace/didRenameFiles": { params: RenameFilesParams };
-  /** A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`). */
+  /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "workspace/didDeleteFiles": { params: DeleteFilesParams };
   /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "notebookDocument/didOpen": { params: DidOpenNotebookDocumentParams };
@@ -4231,7 +4231,7 @@ export interface LspNotifications {
   "initialized": { params: InitializedParams };
   /** Asks the server to exit (after `shutdown`, with status 0). */
   "exit": { params: NoParams | undefined };
-  /** A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeConfigurationRegistrationOptions`). */
+  /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "workspace/didChangeConfiguration": { params: DidChangeConfigurationParams };
   /** A document is opened: its full text, language and version (Loom keeps at most 64 open, versions from one counter). */
   "textDocument/didOpen": { params: DidOpenTextDocumentParams };
@@ -4239,11 +4239,11 @@ export interface LspNotifications {
   "textDocument/didChange": { params: DidChangeTextDocumentParams };
   /** A document is closed. */
   "textDocument/didClose": { params: DidCloseTextDocumentParams };
-  /** A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentSaveRegistrationOptions`). */
+  /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "textDocument/didSave": { params: DidSaveTextDocumentParams };
-  /** A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`). */
+  /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "textDocument/willSave": { params: WillSaveTextDocumentParams };
-  /** A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeWatchedFilesRegistrationOptions`). */
+  /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "workspace/didChangeWatchedFiles": { params: DidChangeWatchedFilesParams };
   /** A notification from the client to the server, as the LSP 3.17 meta model defines it. */
   "$/setTrace": { params: SetTraceParams };

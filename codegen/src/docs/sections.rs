@@ -187,6 +187,15 @@ pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
     if m.spec.kind == MethodKind::Request {
         facts.push(format!("Result: {result}."));
     }
+    for (what, ty) in [
+        ("Partial results", &m.partial_result),
+        ("Registration options", &m.registration_options),
+        ("Error data", &m.error_data),
+    ] {
+        if let Some(ty) = ty {
+            facts.push(format!("{what}: {}.", link(ty)));
+        }
+    }
     facts.push(format!("Timeout: {timeout}."));
     facts.push(format!("Availability: {cap}."));
     if let Some(l) = &m.spec.lifecycle {

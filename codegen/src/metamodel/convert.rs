@@ -55,6 +55,9 @@ const METHOD_ORDER: &[&str] = &[
     "params",
     "params_optional",
     "result",
+    "partial_result",
+    "registration_options",
+    "error_data",
     "capability",
     "timeout_ms",
     "lifecycle",
@@ -110,6 +113,7 @@ fn hoist(
         "Result" => "result",
         "PartialResult" => "partial result",
         "Params" => "params",
+        "ErrorData" => "error data",
         _ => "registration options",
     };
     annotate(&mut schema, &name, &format!("The {what} of `{method}`."));
@@ -193,36 +197,34 @@ pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<(Value, Value)> {
                     out.insert("params_optional".into(), json!(true));
                 }
             }
-            let mut notes = Vec::new();
             if let Some(t) = message.get("result") {
                 let given = overrides.get("result").and_then(Value::as_str);
                 let name = named(&mut defs, t, "Result", given)?;
                 out.insert("result".into(), reference(&name));
             }
-            if let Some(t) = message.get("partialResult") {
-                let name = named(&mut defs, t, "PartialResult", None)?;
-                notes.push(format!("partial results `{name}`"));
-            }
-            if let Some(t) = message.get("registrationOptions") {
-                let name = named(&mut defs, t, "RegistrationOptions", None)?;
-                notes.push(format!("registration options `{name}`"));
-            }
-            if let Some(name) = message.pointer("/errorData/name").and_then(Value::as_str) {
-                notes.push(format!("error data `{name}`"));
+            for (key, member, suffix) in [
+                ("partialResult", "partial_result", "PartialResult"),
+                (
+                    "registrationOptions",
+                    "registration_options",
+                    "RegistrationOptions",
+                ),
+                ("errorData", "error_data", "ErrorData"),
+            ] {
+                if let Some(t) = message.get(key) {
+                    let name = named(&mut defs, t, suffix, None)?;
+                    out.insert(member.into(), reference(&name));
+                }
             }
             let who = match direction {
                 "client-to-server" => "from the client to the server",
                 "server-to-client" => "from the server to the client",
                 _ => "in either direction",
             };
-            let mut description = format!(
-                "A {} {who}, as the LSP 3.17 meta model defines it",
+            let description = format!(
+                "A {} {who}, as the LSP 3.17 meta model defines it.",
                 if request { "request" } else { "notification" }
             );
-            if !notes.is_empty() {
-                description.push_str(&format!(" ({})", notes.join(", ")));
-            }
-            description.push('.');
             out.insert("description".into(), json!(description));
             if let Some(d) = recipe
                 .method_defaults
@@ -851,6 +853,15 @@ mod tests {
         assert_eq!(get["description"], "Gets.");
         assert_eq!(get["params"]["$ref"], "x.schema.json#/$defs/Params");
         assert_eq!(get["result"]["$ref"], "x.schema.json#/$defs/GetResult");
+        assert_eq!(
+            get["partial_result"]["$ref"],
+            "x.schema.json#/$defs/GetPartialResult"
+        );
+        assert_eq!(
+            get["registration_options"]["$ref"],
+            "x.schema.json#/$defs/GetRegistrationOptions"
+        );
+        assert_eq!(get["error_data"]["$ref"], "x.schema.json#/$defs/Item");
         assert_eq!(get["timeout_ms"], 5);
         let ping = &manifest["methods"]["$/ping"];
         assert_eq!(ping["direction"], "both");

@@ -12529,37 +12529,37 @@ pub mod error_codes {
 
 /// Method names, as sent on the wire.
 pub mod methods {
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentImplementationPartialResult`, registration options `ImplementationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_IMPLEMENTATION: &str = "textDocument/implementation";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentTypeDefinitionPartialResult`, registration options `TypeDefinitionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_TYPE_DEFINITION: &str = "textDocument/typeDefinition";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentColorPartialResult`, registration options `DocumentColorRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_DOCUMENT_COLOR: &str = "textDocument/documentColor";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentColorPresentationPartialResult`, registration options `TextDocumentColorPresentationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_COLOR_PRESENTATION: &str = "textDocument/colorPresentation";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentFoldingRangePartialResult`, registration options `FoldingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_FOLDING_RANGE: &str = "textDocument/foldingRange";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDeclarationPartialResult`, registration options `DeclarationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_DECLARATION: &str = "textDocument/declaration";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSelectionRangePartialResult`, registration options `SelectionRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_SELECTION_RANGE: &str = "textDocument/selectionRange";
@@ -12585,67 +12585,67 @@ pub mod methods {
     /// Optional: only called when the `callHierarchyProvider` capability is on.
     pub const CALL_HIERARCHY_OUTGOING_CALLS: &str = "callHierarchy/outgoingCalls";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL: &str = "textDocument/semanticTokens/full";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSemanticTokensFullDeltaPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA: &str = "textDocument/semanticTokens/full/delta";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE: &str = "textDocument/semanticTokens/range";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `LinkedEditingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_LINKED_EDITING_RANGE: &str = "textDocument/linkedEditingRange";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const WORKSPACE_WILL_CREATE_FILES: &str = "workspace/willCreateFiles";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const WORKSPACE_WILL_RENAME_FILES: &str = "workspace/willRenameFiles";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const WORKSPACE_WILL_DELETE_FILES: &str = "workspace/willDeleteFiles";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentMonikerPartialResult`, registration options `MonikerRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_MONIKER: &str = "textDocument/moniker";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TypeHierarchyRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY: &str = "textDocument/prepareTypeHierarchy";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySupertypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TYPE_HIERARCHY_SUPERTYPES: &str = "typeHierarchy/supertypes";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySubtypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TYPE_HIERARCHY_SUBTYPES: &str = "typeHierarchy/subtypes";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineValuePartialResult`, registration options `InlineValueRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_INLINE_VALUE: &str = "textDocument/inlineValue";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlayHintPartialResult`, registration options `InlayHintRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_INLAY_HINT: &str = "textDocument/inlayHint";
@@ -12655,17 +12655,17 @@ pub mod methods {
     /// Timeout: 30000 ms.
     pub const INLAY_HINT_RESOLVE: &str = "inlayHint/resolve";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `DocumentDiagnosticReportPartialResult`, registration options `DiagnosticRegistrationOptions`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_DIAGNOSTIC: &str = "textDocument/diagnostic";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceDiagnosticReportPartialResult`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const WORKSPACE_DIAGNOSTIC: &str = "workspace/diagnostic";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineCompletionPartialResult`, registration options `InlineCompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_INLINE_COMPLETION: &str = "textDocument/inlineCompletion";
@@ -12680,12 +12680,12 @@ pub mod methods {
     /// Timeout: 10000 ms.
     pub const SHUTDOWN: &str = "shutdown";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL: &str = "textDocument/willSaveWaitUntil";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCompletionPartialResult`, registration options `CompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_COMPLETION: &str = "textDocument/completion";
@@ -12702,7 +12702,7 @@ pub mod methods {
     /// Optional: only called when the `hoverProvider` capability is on.
     pub const TEXT_DOCUMENT_HOVER: &str = "textDocument/hover";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `SignatureHelpRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_SIGNATURE_HELP: &str = "textDocument/signatureHelp";
@@ -12721,7 +12721,7 @@ pub mod methods {
     /// Optional: only called when the `referencesProvider` capability is on.
     pub const TEXT_DOCUMENT_REFERENCES: &str = "textDocument/references";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentHighlightPartialResult`, registration options `DocumentHighlightRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT: &str = "textDocument/documentHighlight";
@@ -12733,7 +12733,7 @@ pub mod methods {
     /// Optional: only called when the `documentSymbolProvider` capability is on.
     pub const TEXT_DOCUMENT_DOCUMENT_SYMBOL: &str = "textDocument/documentSymbol";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeActionPartialResult`, registration options `CodeActionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_CODE_ACTION: &str = "textDocument/codeAction";
@@ -12743,7 +12743,7 @@ pub mod methods {
     /// Timeout: 30000 ms.
     pub const CODE_ACTION_RESOLVE: &str = "codeAction/resolve";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceSymbolPartialResult`, registration options `WorkspaceSymbolRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const WORKSPACE_SYMBOL: &str = "workspace/symbol";
@@ -12753,7 +12753,7 @@ pub mod methods {
     /// Timeout: 30000 ms.
     pub const WORKSPACE_SYMBOL_RESOLVE: &str = "workspaceSymbol/resolve";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeLensPartialResult`, registration options `CodeLensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_CODE_LENS: &str = "textDocument/codeLens";
@@ -12763,7 +12763,7 @@ pub mod methods {
     /// Timeout: 30000 ms.
     pub const CODE_LENS_RESOLVE: &str = "codeLens/resolve";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentLinkPartialResult`, registration options `DocumentLinkRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_DOCUMENT_LINK: &str = "textDocument/documentLink";
@@ -12773,22 +12773,22 @@ pub mod methods {
     /// Timeout: 30000 ms.
     pub const DOCUMENT_LINK_RESOLVE: &str = "documentLink/resolve";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_FORMATTING: &str = "textDocument/formatting";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_RANGE_FORMATTING: &str = "textDocument/rangeFormatting";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_RANGES_FORMATTING: &str = "textDocument/rangesFormatting";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentOnTypeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const TEXT_DOCUMENT_ON_TYPE_FORMATTING: &str = "textDocument/onTypeFormatting";
@@ -12807,7 +12807,7 @@ pub mod methods {
     /// Optional: only called when the `renameProvider/prepareProvider` capability is on.
     pub const TEXT_DOCUMENT_PREPARE_RENAME: &str = "textDocument/prepareRename";
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `ExecuteCommandRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub const WORKSPACE_EXECUTE_COMMAND: &str = "workspace/executeCommand";
@@ -12818,13 +12818,13 @@ pub mod methods {
     /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const WINDOW_WORK_DONE_PROGRESS_CANCEL: &str = "window/workDoneProgress/cancel";
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const WORKSPACE_DID_CREATE_FILES: &str = "workspace/didCreateFiles";
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const WORKSPACE_DID_RENAME_FILES: &str = "workspace/didRenameFiles";
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const WORKSPACE_DID_DELETE_FILES: &str = "workspace/didDeleteFiles";
 
     /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
@@ -12845,7 +12845,7 @@ pub mod methods {
     /// Asks the server to exit (after `shutdown`, with status 0).
     pub const EXIT: &str = "exit";
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeConfigurationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const WORKSPACE_DID_CHANGE_CONFIGURATION: &str = "workspace/didChangeConfiguration";
 
     /// A document is opened: its full text, language and version (Loom keeps at most 64 open, versions from one counter).
@@ -12857,13 +12857,13 @@ pub mod methods {
     /// A document is closed.
     pub const TEXT_DOCUMENT_DID_CLOSE: &str = "textDocument/didClose";
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentSaveRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const TEXT_DOCUMENT_DID_SAVE: &str = "textDocument/didSave";
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const TEXT_DOCUMENT_WILL_SAVE: &str = "textDocument/willSave";
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeWatchedFilesRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub const WORKSPACE_DID_CHANGE_WATCHED_FILES: &str = "workspace/didChangeWatchedFiles";
 
     /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
@@ -12936,31 +12936,31 @@ pub mod methods {
 /// A request the client sends and the server answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentImplementationPartialResult`, registration options `ImplementationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentImplementation,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentTypeDefinitionPartialResult`, registration options `TypeDefinitionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentTypeDefinition,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentColorPartialResult`, registration options `DocumentColorRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentDocumentColor,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentColorPresentationPartialResult`, registration options `TextDocumentColorPresentationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentColorPresentation,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentFoldingRangePartialResult`, registration options `FoldingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentFoldingRange,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDeclarationPartialResult`, registration options `DeclarationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentDeclaration,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSelectionRangePartialResult`, registration options `SelectionRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentSelectionRange,
@@ -12982,55 +12982,55 @@ pub enum Method {
     ///
     /// Optional: only called when the `callHierarchyProvider` capability is on.
     CallHierarchyOutgoingCalls,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentSemanticTokensFull,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSemanticTokensFullDeltaPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentSemanticTokensFullDelta,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentSemanticTokensRange,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `LinkedEditingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentLinkedEditingRange,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     WorkspaceWillCreateFiles,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     WorkspaceWillRenameFiles,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     WorkspaceWillDeleteFiles,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentMonikerPartialResult`, registration options `MonikerRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentMoniker,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TypeHierarchyRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentPrepareTypeHierarchy,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySupertypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TypeHierarchySupertypes,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySubtypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TypeHierarchySubtypes,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineValuePartialResult`, registration options `InlineValueRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentInlineValue,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlayHintPartialResult`, registration options `InlayHintRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentInlayHint,
@@ -13038,15 +13038,15 @@ pub enum Method {
     ///
     /// Timeout: 30000 ms.
     InlayHintResolve,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `DocumentDiagnosticReportPartialResult`, registration options `DiagnosticRegistrationOptions`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentDiagnostic,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceDiagnosticReportPartialResult`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     WorkspaceDiagnostic,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineCompletionPartialResult`, registration options `InlineCompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentInlineCompletion,
@@ -13058,11 +13058,11 @@ pub enum Method {
     ///
     /// Timeout: 10000 ms.
     Shutdown,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentWillSaveWaitUntil,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCompletionPartialResult`, registration options `CompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentCompletion,
@@ -13076,7 +13076,7 @@ pub enum Method {
     ///
     /// Optional: only called when the `hoverProvider` capability is on.
     TextDocumentHover,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `SignatureHelpRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentSignatureHelp,
@@ -13092,7 +13092,7 @@ pub enum Method {
     ///
     /// Optional: only called when the `referencesProvider` capability is on.
     TextDocumentReferences,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentHighlightPartialResult`, registration options `DocumentHighlightRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentDocumentHighlight,
@@ -13102,7 +13102,7 @@ pub enum Method {
     ///
     /// Optional: only called when the `documentSymbolProvider` capability is on.
     TextDocumentDocumentSymbol,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeActionPartialResult`, registration options `CodeActionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentCodeAction,
@@ -13110,7 +13110,7 @@ pub enum Method {
     ///
     /// Timeout: 30000 ms.
     CodeActionResolve,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceSymbolPartialResult`, registration options `WorkspaceSymbolRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     WorkspaceSymbol,
@@ -13118,7 +13118,7 @@ pub enum Method {
     ///
     /// Timeout: 30000 ms.
     WorkspaceSymbolResolve,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeLensPartialResult`, registration options `CodeLensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentCodeLens,
@@ -13126,7 +13126,7 @@ pub enum Method {
     ///
     /// Timeout: 30000 ms.
     CodeLensResolve,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentLinkPartialResult`, registration options `DocumentLinkRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentDocumentLink,
@@ -13134,19 +13134,19 @@ pub enum Method {
     ///
     /// Timeout: 30000 ms.
     DocumentLinkResolve,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentFormatting,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentRangeFormatting,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentRangesFormatting,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentOnTypeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     TextDocumentOnTypeFormatting,
@@ -13162,7 +13162,7 @@ pub enum Method {
     ///
     /// Optional: only called when the `renameProvider/prepareProvider` capability is on.
     TextDocumentPrepareRename,
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `ExecuteCommandRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     WorkspaceExecuteCommand,
@@ -13551,11 +13551,11 @@ pub enum Notification {
     WorkspaceDidChangeWorkspaceFolders,
     /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     WindowWorkDoneProgressCancel,
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     WorkspaceDidCreateFiles,
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     WorkspaceDidRenameFiles,
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     WorkspaceDidDeleteFiles,
     /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     NotebookDocumentDidOpen,
@@ -13569,7 +13569,7 @@ pub enum Notification {
     Initialized,
     /// Asks the server to exit (after `shutdown`, with status 0).
     Exit,
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeConfigurationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     WorkspaceDidChangeConfiguration,
     /// A document is opened: its full text, language and version (Loom keeps at most 64 open, versions from one counter).
     TextDocumentDidOpen,
@@ -13577,11 +13577,11 @@ pub enum Notification {
     TextDocumentDidChange,
     /// A document is closed.
     TextDocumentDidClose,
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentSaveRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     TextDocumentDidSave,
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     TextDocumentWillSave,
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeWatchedFilesRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     WorkspaceDidChangeWatchedFiles,
     /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     SetTrace,
@@ -14039,7 +14039,7 @@ impl ServerNotification {
 /// notification is ignored unless overridden. Serve it with
 /// [`LspHandler`].
 pub trait LspServer {
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentImplementationPartialResult`, registration options `ImplementationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_implementation(
@@ -14050,7 +14050,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentTypeDefinitionPartialResult`, registration options `TypeDefinitionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_type_definition(
@@ -14061,7 +14061,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentColorPartialResult`, registration options `DocumentColorRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_document_color(
@@ -14072,7 +14072,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentColorPresentationPartialResult`, registration options `TextDocumentColorPresentationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_color_presentation(
@@ -14083,7 +14083,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentFoldingRangePartialResult`, registration options `FoldingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_folding_range(
@@ -14091,7 +14091,7 @@ pub trait LspServer {
         params: types::FoldingRangeParams,
     ) -> Result<types::TextDocumentFoldingRangeResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDeclarationPartialResult`, registration options `DeclarationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_declaration(
@@ -14099,7 +14099,7 @@ pub trait LspServer {
         params: types::DeclarationParams,
     ) -> Result<types::TextDocumentDeclarationResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSelectionRangePartialResult`, registration options `SelectionRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_selection_range(
@@ -14153,7 +14153,7 @@ pub trait LspServer {
         Err(::wirekit::serve::method_not_found(methods::CALL_HIERARCHY_OUTGOING_CALLS))
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_semantic_tokens_full(
@@ -14164,7 +14164,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSemanticTokensFullDeltaPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_semantic_tokens_full_delta(
@@ -14175,7 +14175,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_semantic_tokens_range(
@@ -14186,7 +14186,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `LinkedEditingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_linked_editing_range(
@@ -14197,7 +14197,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn workspace_will_create_files(
@@ -14205,7 +14205,7 @@ pub trait LspServer {
         params: types::CreateFilesParams,
     ) -> Result<types::WorkspaceWillCreateFilesResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn workspace_will_rename_files(
@@ -14213,7 +14213,7 @@ pub trait LspServer {
         params: types::RenameFilesParams,
     ) -> Result<types::WorkspaceWillRenameFilesResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn workspace_will_delete_files(
@@ -14221,7 +14221,7 @@ pub trait LspServer {
         params: types::DeleteFilesParams,
     ) -> Result<types::WorkspaceWillDeleteFilesResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentMonikerPartialResult`, registration options `MonikerRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_moniker(
@@ -14229,7 +14229,7 @@ pub trait LspServer {
         params: types::MonikerParams,
     ) -> Result<types::TextDocumentMonikerResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TypeHierarchyRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_prepare_type_hierarchy(
@@ -14240,7 +14240,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySupertypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn type_hierarchy_supertypes(
@@ -14248,7 +14248,7 @@ pub trait LspServer {
         params: types::TypeHierarchySupertypesParams,
     ) -> Result<types::TypeHierarchySupertypesResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySubtypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn type_hierarchy_subtypes(
@@ -14256,7 +14256,7 @@ pub trait LspServer {
         params: types::TypeHierarchySubtypesParams,
     ) -> Result<types::TypeHierarchySubtypesResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineValuePartialResult`, registration options `InlineValueRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_inline_value(
@@ -14264,7 +14264,7 @@ pub trait LspServer {
         params: types::InlineValueParams,
     ) -> Result<types::TextDocumentInlineValueResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlayHintPartialResult`, registration options `InlayHintRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_inlay_hint(
@@ -14280,7 +14280,7 @@ pub trait LspServer {
         params: types::InlayHint,
     ) -> Result<types::InlayHint, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `DocumentDiagnosticReportPartialResult`, registration options `DiagnosticRegistrationOptions`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_diagnostic(
@@ -14288,7 +14288,7 @@ pub trait LspServer {
         params: types::DocumentDiagnosticParams,
     ) -> Result<types::DocumentDiagnosticReport, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceDiagnosticReportPartialResult`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn workspace_diagnostic(
@@ -14296,7 +14296,7 @@ pub trait LspServer {
         params: types::WorkspaceDiagnosticParams,
     ) -> Result<types::WorkspaceDiagnosticReport, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineCompletionPartialResult`, registration options `InlineCompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_inline_completion(
@@ -14323,7 +14323,7 @@ pub trait LspServer {
         params: Option<types::NoParams>,
     ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_will_save_wait_until(
@@ -14334,7 +14334,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCompletionPartialResult`, registration options `CompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_completion(
@@ -14363,7 +14363,7 @@ pub trait LspServer {
         Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_HOVER))
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `SignatureHelpRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_signature_help(
@@ -14400,7 +14400,7 @@ pub trait LspServer {
         Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_REFERENCES))
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentHighlightPartialResult`, registration options `DocumentHighlightRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_document_highlight(
@@ -14424,7 +14424,7 @@ pub trait LspServer {
         Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_DOCUMENT_SYMBOL))
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeActionPartialResult`, registration options `CodeActionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_code_action(
@@ -14440,7 +14440,7 @@ pub trait LspServer {
         params: types::CodeAction,
     ) -> Result<types::CodeAction, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceSymbolPartialResult`, registration options `WorkspaceSymbolRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn workspace_symbol(
@@ -14456,7 +14456,7 @@ pub trait LspServer {
         params: types::WorkspaceSymbol,
     ) -> Result<types::WorkspaceSymbol, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeLensPartialResult`, registration options `CodeLensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_code_lens(
@@ -14472,7 +14472,7 @@ pub trait LspServer {
         params: types::CodeLens,
     ) -> Result<types::CodeLens, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentLinkPartialResult`, registration options `DocumentLinkRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_document_link(
@@ -14488,7 +14488,7 @@ pub trait LspServer {
         params: types::DocumentLink,
     ) -> Result<types::DocumentLink, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_formatting(
@@ -14496,7 +14496,7 @@ pub trait LspServer {
         params: types::DocumentFormattingParams,
     ) -> Result<types::TextDocumentFormattingResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_range_formatting(
@@ -14507,7 +14507,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_ranges_formatting(
@@ -14518,7 +14518,7 @@ pub trait LspServer {
         ::wirekit::envelope::ErrorObject,
     >;
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentOnTypeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn text_document_on_type_formatting(
@@ -14555,7 +14555,7 @@ pub trait LspServer {
         Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_PREPARE_RENAME))
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `ExecuteCommandRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     fn workspace_execute_command(
@@ -14579,17 +14579,17 @@ pub trait LspServer {
         let _ = params;
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     fn workspace_did_create_files(&mut self, params: types::CreateFilesParams) {
         let _ = params;
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     fn workspace_did_rename_files(&mut self, params: types::RenameFilesParams) {
         let _ = params;
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     fn workspace_did_delete_files(&mut self, params: types::DeleteFilesParams) {
         let _ = params;
     }
@@ -14636,7 +14636,7 @@ pub trait LspServer {
         let _ = params;
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeConfigurationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     fn workspace_did_change_configuration(
         &mut self,
         params: types::DidChangeConfigurationParams,
@@ -14659,17 +14659,17 @@ pub trait LspServer {
         let _ = params;
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentSaveRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     fn text_document_did_save(&mut self, params: types::DidSaveTextDocumentParams) {
         let _ = params;
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     fn text_document_will_save(&mut self, params: types::WillSaveTextDocumentParams) {
         let _ = params;
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeWatchedFilesRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     fn workspace_did_change_watched_files(
         &mut self,
         params: types::DidChangeWatchedFilesParams,
@@ -15210,7 +15210,7 @@ impl<S: LspServer> ::wirekit::serve::Handler for LspHandler<S> {
 pub struct LspClient<T>(pub T);
 
 impl<T: ::wirekit::typed::Transport> LspClient<T> {
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentImplementationPartialResult`, registration options `ImplementationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_implementation(
@@ -15223,7 +15223,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentTypeDefinitionPartialResult`, registration options `TypeDefinitionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_type_definition(
@@ -15236,7 +15236,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentColorPartialResult`, registration options `DocumentColorRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_document_color(
@@ -15249,7 +15249,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentColorPresentationPartialResult`, registration options `TextDocumentColorPresentationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_color_presentation(
@@ -15265,7 +15265,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentFoldingRangePartialResult`, registration options `FoldingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_folding_range(
@@ -15278,7 +15278,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDeclarationPartialResult`, registration options `DeclarationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_declaration(
@@ -15291,7 +15291,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSelectionRangePartialResult`, registration options `SelectionRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_selection_range(
@@ -15349,7 +15349,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_semantic_tokens_full(
@@ -15365,7 +15365,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSemanticTokensFullDeltaPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_semantic_tokens_full_delta(
@@ -15381,7 +15381,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_semantic_tokens_range(
@@ -15397,7 +15397,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `LinkedEditingRangeRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_linked_editing_range(
@@ -15413,7 +15413,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn workspace_will_create_files(
@@ -15426,7 +15426,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn workspace_will_rename_files(
@@ -15439,7 +15439,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn workspace_will_delete_files(
@@ -15452,7 +15452,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentMonikerPartialResult`, registration options `MonikerRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_moniker(
@@ -15465,7 +15465,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TypeHierarchyRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_prepare_type_hierarchy(
@@ -15481,7 +15481,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySupertypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn type_hierarchy_supertypes(
@@ -15494,7 +15494,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySubtypesPartialResult`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn type_hierarchy_subtypes(
@@ -15507,7 +15507,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineValuePartialResult`, registration options `InlineValueRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_inline_value(
@@ -15520,7 +15520,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlayHintPartialResult`, registration options `InlayHintRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_inlay_hint(
@@ -15546,7 +15546,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `DocumentDiagnosticReportPartialResult`, registration options `DiagnosticRegistrationOptions`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_diagnostic(
@@ -15559,7 +15559,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceDiagnosticReportPartialResult`, error data `DiagnosticServerCancellationData`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn workspace_diagnostic(
@@ -15572,7 +15572,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineCompletionPartialResult`, registration options `InlineCompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_inline_completion(
@@ -15611,7 +15611,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_will_save_wait_until(
@@ -15627,7 +15627,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCompletionPartialResult`, registration options `CompletionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_completion(
@@ -15668,7 +15668,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `SignatureHelpRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_signature_help(
@@ -15711,7 +15711,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentHighlightPartialResult`, registration options `DocumentHighlightRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_document_highlight(
@@ -15742,7 +15742,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeActionPartialResult`, registration options `CodeActionRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_code_action(
@@ -15768,7 +15768,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceSymbolPartialResult`, registration options `WorkspaceSymbolRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn workspace_symbol(
@@ -15794,7 +15794,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeLensPartialResult`, registration options `CodeLensRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_code_lens(
@@ -15820,7 +15820,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentLinkPartialResult`, registration options `DocumentLinkRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_document_link(
@@ -15846,7 +15846,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_formatting(
@@ -15859,7 +15859,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_range_formatting(
@@ -15872,7 +15872,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_ranges_formatting(
@@ -15885,7 +15885,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentOnTypeFormattingRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn text_document_on_type_formatting(
@@ -15928,7 +15928,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `ExecuteCommandRegistrationOptions`).
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
     ///
     /// Timeout: 30000 ms.
     pub fn workspace_execute_command(
@@ -15961,7 +15961,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         self.0.notify(method, params)
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub fn workspace_did_create_files(
         &mut self,
         params: &types::CreateFilesParams,
@@ -15971,7 +15971,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         self.0.notify(method, params)
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub fn workspace_did_rename_files(
         &mut self,
         params: &types::RenameFilesParams,
@@ -15981,7 +15981,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         self.0.notify(method, params)
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub fn workspace_did_delete_files(
         &mut self,
         params: &types::DeleteFilesParams,
@@ -16051,7 +16051,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         self.0.notify(method, params)
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeConfigurationRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub fn workspace_did_change_configuration(
         &mut self,
         params: &types::DidChangeConfigurationParams,
@@ -16091,7 +16091,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         self.0.notify(method, params)
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentSaveRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub fn text_document_did_save(
         &mut self,
         params: &types::DidSaveTextDocumentParams,
@@ -16101,7 +16101,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         self.0.notify(method, params)
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub fn text_document_will_save(
         &mut self,
         params: &types::WillSaveTextDocumentParams,
@@ -16111,7 +16111,7 @@ impl<T: ::wirekit::typed::Transport> LspClient<T> {
         self.0.notify(method, params)
     }
 
-    /// A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeWatchedFilesRegistrationOptions`).
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
     pub fn workspace_did_change_watched_files(
         &mut self,
         params: &types::DidChangeWatchedFilesParams,

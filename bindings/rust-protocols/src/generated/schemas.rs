@@ -18980,12 +18980,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/implementation": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentImplementationPartialResult`, registration options `ImplementationRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/ImplementationParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentImplementationResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentImplementationPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/ImplementationRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -18997,12 +19003,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/typeDefinition": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentTypeDefinitionPartialResult`, registration options `TypeDefinitionRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/TypeDefinitionParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentTypeDefinitionResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentTypeDefinitionPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TypeDefinitionRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19047,12 +19059,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/documentColor": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentColorPartialResult`, registration options `DocumentColorRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentColorParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentDocumentColorResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentDocumentColorPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentColorRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19064,12 +19082,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/colorPresentation": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentColorPresentationPartialResult`, registration options `TextDocumentColorPresentationRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/ColorPresentationParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentColorPresentationResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentColorPresentationPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentColorPresentationRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19081,12 +19105,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/foldingRange": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentFoldingRangePartialResult`, registration options `FoldingRangeRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/FoldingRangeParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentFoldingRangeResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentFoldingRangePartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/FoldingRangeRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19115,12 +19145,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/declaration": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDeclarationPartialResult`, registration options `DeclarationRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DeclarationParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentDeclarationResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentDeclarationPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DeclarationRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19132,12 +19168,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/selectionRange": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSelectionRangePartialResult`, registration options `SelectionRangeRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/SelectionRangeParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentSelectionRangeResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentSelectionRangePartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/SelectionRangeRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19172,6 +19214,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "lsp.schema.json#/$defs/PrepareCallHierarchyResult"
       },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/CallHierarchyRegistrationOptions"
+      },
       "capability": "callHierarchyProvider",
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19189,6 +19234,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/IncomingCallsResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/CallHierarchyIncomingCallsPartialResult"
       },
       "capability": "callHierarchyProvider",
       "timeout_ms": 30000,
@@ -19208,6 +19256,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "lsp.schema.json#/$defs/OutgoingCallsResult"
       },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/CallHierarchyOutgoingCallsPartialResult"
+      },
       "capability": "callHierarchyProvider",
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19219,12 +19270,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/semanticTokens/full": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`, registration options `SemanticTokensRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/SemanticTokensParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentSemanticTokensFullResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/SemanticTokensPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/SemanticTokensRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19236,12 +19293,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/semanticTokens/full/delta": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSemanticTokensFullDeltaPartialResult`, registration options `SemanticTokensRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/SemanticTokensDeltaParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentSemanticTokensFullDeltaResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentSemanticTokensFullDeltaPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/SemanticTokensRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19253,12 +19316,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/semanticTokens/range": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/SemanticTokensRangeParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentSemanticTokensRangeResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/SemanticTokensPartialResult"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19303,12 +19369,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/linkedEditingRange": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `LinkedEditingRangeRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/LinkedEditingRangeParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentLinkedEditingRangeResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/LinkedEditingRangeRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19320,12 +19389,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/willCreateFiles": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/CreateFilesParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceWillCreateFilesResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/FileOperationRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19337,12 +19409,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/willRenameFiles": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/RenameFilesParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceWillRenameFilesResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/FileOperationRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19354,12 +19429,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/willDeleteFiles": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DeleteFilesParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceWillDeleteFilesResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/FileOperationRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19371,12 +19449,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/moniker": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentMonikerPartialResult`, registration options `MonikerRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/MonikerParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentMonikerResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentMonikerPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/MonikerRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19388,12 +19472,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/prepareTypeHierarchy": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TypeHierarchyRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/TypeHierarchyPrepareParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentPrepareTypeHierarchyResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TypeHierarchyRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19405,12 +19492,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "typeHierarchy/supertypes": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySupertypesPartialResult`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/TypeHierarchySupertypesParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TypeHierarchySupertypesResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TypeHierarchySupertypesPartialResult"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19422,12 +19512,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "typeHierarchy/subtypes": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySubtypesPartialResult`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/TypeHierarchySubtypesParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TypeHierarchySubtypesResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TypeHierarchySubtypesPartialResult"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19439,12 +19532,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/inlineValue": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineValuePartialResult`, registration options `InlineValueRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/InlineValueParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentInlineValueResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentInlineValuePartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/InlineValueRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19473,12 +19572,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/inlayHint": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlayHintPartialResult`, registration options `InlayHintRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/InlayHintParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentInlayHintResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentInlayHintPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/InlayHintRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19524,12 +19629,21 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/diagnostic": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `DocumentDiagnosticReportPartialResult`, registration options `DiagnosticRegistrationOptions`, error data `DiagnosticServerCancellationData`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentDiagnosticParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/DocumentDiagnosticReport"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/DocumentDiagnosticReportPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DiagnosticRegistrationOptions"
+      },
+      "error_data": {
+        "$ref": "lsp.schema.json#/$defs/DiagnosticServerCancellationData"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19541,12 +19655,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/diagnostic": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceDiagnosticReportPartialResult`, error data `DiagnosticServerCancellationData`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceDiagnosticParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceDiagnosticReport"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/WorkspaceDiagnosticReportPartialResult"
+      },
+      "error_data": {
+        "$ref": "lsp.schema.json#/$defs/DiagnosticServerCancellationData"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19575,12 +19695,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/inlineCompletion": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineCompletionPartialResult`, registration options `InlineCompletionRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/InlineCompletionParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentInlineCompletionResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentInlineCompletionPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/InlineCompletionRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19631,6 +19757,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "lsp.schema.json#/$defs/InitializeResult"
       },
+      "error_data": {
+        "$ref": "lsp.schema.json#/$defs/InitializeError"
+      },
       "timeout_ms": 60000,
       "lifecycle": {
         "allowed_in": [
@@ -19680,12 +19809,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/willSaveWaitUntil": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/WillSaveTextDocumentParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentWillSaveWaitUntilResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19697,12 +19829,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/completion": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCompletionPartialResult`, registration options `CompletionRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/CompletionParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentCompletionResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentCompletionPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/CompletionRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19738,6 +19876,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "lsp.schema.json#/$defs/HoverResult"
       },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/HoverRegistrationOptions"
+      },
       "capability": "hoverProvider",
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19749,12 +19890,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/signatureHelp": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `SignatureHelpRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/SignatureHelpParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentSignatureHelpResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/SignatureHelpRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19772,6 +19916,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/DefinitionResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentDefinitionPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DefinitionRegistrationOptions"
       },
       "capability": "definitionProvider",
       "timeout_ms": 30000,
@@ -19791,6 +19941,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "lsp.schema.json#/$defs/ReferencesResult"
       },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentReferencesPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/ReferenceRegistrationOptions"
+      },
       "capability": "referencesProvider",
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19802,12 +19958,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/documentHighlight": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentHighlightPartialResult`, registration options `DocumentHighlightRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentHighlightParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentDocumentHighlightResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentDocumentHighlightPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentHighlightRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19826,6 +19988,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "lsp.schema.json#/$defs/DocumentSymbolResult"
       },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentDocumentSymbolPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentSymbolRegistrationOptions"
+      },
       "capability": "documentSymbolProvider",
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19837,12 +20005,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/codeAction": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeActionPartialResult`, registration options `CodeActionRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/CodeActionParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentCodeActionResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentCodeActionPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/CodeActionRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19871,12 +20045,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/symbol": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceSymbolPartialResult`, registration options `WorkspaceSymbolRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceSymbolParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceSymbolResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/WorkspaceSymbolPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/WorkspaceSymbolRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19905,12 +20085,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/codeLens": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeLensPartialResult`, registration options `CodeLensRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/CodeLensParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentCodeLensResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentCodeLensPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/CodeLensRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19956,12 +20142,18 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/documentLink": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentLinkPartialResult`, registration options `DocumentLinkRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentLinkParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentDocumentLinkResult"
+      },
+      "partial_result": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentDocumentLinkPartialResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentLinkRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -19990,12 +20182,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/formatting": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentFormattingRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentFormattingParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentFormattingResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentFormattingRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -20007,12 +20202,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/rangeFormatting": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentRangeFormattingParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentRangeFormattingResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentRangeFormattingRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -20024,12 +20222,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/rangesFormatting": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentRangesFormattingParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentRangesFormattingResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentRangeFormattingRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -20041,12 +20242,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/onTypeFormatting": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentOnTypeFormattingRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DocumentOnTypeFormattingParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/TextDocumentOnTypeFormattingResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DocumentOnTypeFormattingRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -20064,6 +20268,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/RenameResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/RenameRegistrationOptions"
       },
       "capability": "renameProvider",
       "timeout_ms": 30000,
@@ -20094,12 +20301,15 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/executeCommand": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `ExecuteCommandRegistrationOptions`).",
+      "description": "A request from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/ExecuteCommandParams"
       },
       "result": {
         "$ref": "lsp.schema.json#/$defs/WorkspaceExecuteCommandResult"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/ExecuteCommandRegistrationOptions"
       },
       "timeout_ms": 30000,
       "lifecycle": {
@@ -20153,9 +20363,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/didCreateFiles": {
       "kind": "notification",
       "direction": "client-to-server",
-      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).",
+      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/CreateFilesParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/FileOperationRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [
@@ -20166,9 +20379,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/didRenameFiles": {
       "kind": "notification",
       "direction": "client-to-server",
-      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).",
+      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/RenameFilesParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/FileOperationRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [
@@ -20179,9 +20395,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/didDeleteFiles": {
       "kind": "notification",
       "direction": "client-to-server",
-      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).",
+      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DeleteFilesParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/FileOperationRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [
@@ -20274,9 +20493,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/didChangeConfiguration": {
       "kind": "notification",
       "direction": "client-to-server",
-      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeConfigurationRegistrationOptions`).",
+      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DidChangeConfigurationParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DidChangeConfigurationRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [
@@ -20330,6 +20552,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "lsp.schema.json#/$defs/DidOpenTextDocumentParams"
       },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentRegistrationOptions"
+      },
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -20342,6 +20567,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "description": "A document changed: Loom sends the whole new text (full sync) and the next version.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DidChangeTextDocumentParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentChangeRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [
@@ -20356,6 +20584,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "lsp.schema.json#/$defs/DidCloseTextDocumentParams"
       },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentRegistrationOptions"
+      },
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -20365,9 +20596,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/didSave": {
       "kind": "notification",
       "direction": "client-to-server",
-      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentSaveRegistrationOptions`).",
+      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DidSaveTextDocumentParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentSaveRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [
@@ -20378,9 +20612,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "textDocument/willSave": {
       "kind": "notification",
       "direction": "client-to-server",
-      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).",
+      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/WillSaveTextDocumentParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/TextDocumentRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [
@@ -20391,9 +20628,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "workspace/didChangeWatchedFiles": {
       "kind": "notification",
       "direction": "client-to-server",
-      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeWatchedFilesRegistrationOptions`).",
+      "description": "A notification from the client to the server, as the LSP 3.17 meta model defines it.",
       "params": {
         "$ref": "lsp.schema.json#/$defs/DidChangeWatchedFilesParams"
+      },
+      "registration_options": {
+        "$ref": "lsp.schema.json#/$defs/DidChangeWatchedFilesRegistrationOptions"
       },
       "lifecycle": {
         "allowed_in": [

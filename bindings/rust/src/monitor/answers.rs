@@ -16,14 +16,19 @@ impl SessionChecker {
     pub(super) fn on_response(&mut self, index: usize, response: Response) {
         // Every error object, answered to a known request or not, against
         // the protocol's error schemas (`error_data`, `error_object`).
-        if let Err(error) = &response.outcome {
-            let issues = self.protocol.validate_error(error);
-            self.report(index, ProblemKind::InvalidResult, "/error", &issues);
-        }
         let key = response
             .id
             .as_ref()
             .map_or_else(|| "null".to_owned(), |id| id.to_value().to_string());
+        if let Err(error) = &response.outcome {
+            // A method's own `error_data`, where the answered request has one.
+            let method = self
+                .answered_key(&key)
+                .and_then(|k| self.pending.get(&k))
+                .map(|p| p.method.clone());
+            let issues = self.protocol.validate_error_of(method.as_deref(), error);
+            self.report(index, ProblemKind::InvalidResult, "/error", &issues);
+        }
         if let Some(key) = self.answered_key(&key) {
             if let Some(pending) = self.pending.remove(&key) {
                 self.on_answer(index, key, pending, &response);

@@ -457,6 +457,18 @@ pub struct MethodSpec {
     /// Instead of a result: bare NDJSON items, one a line, then end of stream.
     #[serde(default)]
     pub result_stream: Option<SchemaRef>,
+    /// The schema of the values a request's partial results carry (LSP:
+    /// the `value` of `$/progress` for the request's `partialResultToken`).
+    #[serde(default)]
+    pub partial_result: Option<SchemaRef>,
+    /// The schema of the options a peer registers the method with
+    /// dynamically (LSP: `registerOptions` in `client/registerCapability`).
+    #[serde(default)]
+    pub registration_options: Option<SchemaRef>,
+    /// The schema of `error.data` in this method's error answers, instead
+    /// of the protocol's `error_data` (LSP's `initialize`: `InitializeError`).
+    #[serde(default)]
+    pub error_data: Option<SchemaRef>,
     /// The capability that gates an optional method; `None` for a required one.
     #[serde(default)]
     pub capability: Option<String>,

@@ -149,7 +149,7 @@ fn resources<'a>(
 }
 
 /// The references written in the manifest (params, results, streamed
-/// items, error schemas), each with its pointer in the manifest: each
+/// items, partial results, registration options, error schemas), each with its pointer in the manifest: each
 /// one's target is a type of the bundle.
 pub fn entry_refs(manifest: &Manifest) -> Vec<(&str, String)> {
     let methods = manifest.methods.iter().flat_map(|(name, method)| {
@@ -158,6 +158,9 @@ pub fn entry_refs(manifest: &Manifest) -> Vec<(&str, String)> {
             (&method.params, "params"),
             (&method.result, "result"),
             (&method.result_stream, "result_stream"),
+            (&method.partial_result, "partial_result"),
+            (&method.registration_options, "registration_options"),
+            (&method.error_data, "error_data"),
         ]
         .into_iter()
         .filter_map(move |(reference, part)| {

@@ -433,7 +433,7 @@ impl Server {
     /// method-not-found answer when it was a -32601, else by its internal
     /// error, or sent with a warning (warn mode).
     fn checked_error(&mut self, method: &str, error: ErrorObject) -> ErrorObject {
-        let issues = self.protocol.validate_error(&error);
+        let issues = self.protocol.validate_error_of(Some(method), &error);
         if issues.is_empty() {
             return error;
         }

@@ -23,6 +23,8 @@ struct CompiledMethod {
     params: Option<SchemaCheck>,
     result: Option<SchemaCheck>,
     item: Option<SchemaCheck>,
+    /// The method's own `error_data`, instead of the protocol's.
+    error_data: Option<SchemaCheck>,
 }
 
 /// A protocol version ready to validate messages.
@@ -89,6 +91,7 @@ impl Protocol {
                         params: build(&spec.params, at("params"))?,
                         result: build(&spec.result, at("result"))?,
                         item: build(&spec.result_stream, at("result_stream"))?,
+                        error_data: build(&spec.error_data, at("error_data"))?,
                     },
                 );
             }
@@ -162,9 +165,12 @@ impl Protocol {
         self.server_errors().build(case, kind, message, values)
     }
 
-    /// Whether the protocol has a schema for error objects or their data.
+    /// Whether the protocol has a schema for error objects or their data
+    /// (its own, or a method's).
     pub fn checks_errors(&self) -> bool {
-        self.error_data.is_some() || self.error_object.is_some()
+        self.error_data.is_some()
+            || self.error_object.is_some()
+            || self.methods.values().any(|m| m.error_data.is_some())
     }
 
     /// Checks a whole error object against the protocol's error schemas:
@@ -172,13 +178,32 @@ impl Protocol {
     /// object against `error_object`. Pointers are relative to the error
     /// object (`/data/class`, `/message`); empty when valid.
     pub fn validate_error(&self, error: &ErrorObject) -> Vec<ValidationIssue> {
+        self.validate_error_of(None, error)
+    }
+
+    /// [`Protocol::validate_error`] for an error answering `method`: where
+    /// the method declares its own `error_data`, `data` is checked against
+    /// that instead (and may then be absent).
+    pub fn validate_error_of(
+        &self,
+        method: Option<&str>,
+        error: &ErrorObject,
+    ) -> Vec<ValidationIssue> {
         let mut issues = Vec::new();
-        if let Some(validator) = &self.error_data {
-            let data = error.data.as_ref().unwrap_or(&Value::Null);
-            validator.collect(data, &mut issues);
-            for issue in &mut issues {
-                issue.instance_path.insert_str(0, "/data");
+        let own = method
+            .and_then(|m| self.methods.get(m))
+            .and_then(|m| m.error_data.as_ref());
+        match (own, &error.data) {
+            (Some(validator), Some(data)) => validator.collect(data, &mut issues),
+            (Some(_), None) => {}
+            (None, data) => {
+                if let Some(validator) = &self.error_data {
+                    validator.collect(data.as_ref().unwrap_or(&Value::Null), &mut issues);
+                }
             }
+        }
+        for issue in &mut issues {
+            issue.instance_path.insert_str(0, "/data");
         }
         if let Some(validator) = &self.error_object {
             let mut object = Map::new();
@@ -213,7 +238,11 @@ impl Protocol {
     /// bounded path; a binding's own fast path must leave it to the core.
     pub fn overlaps_recursively(&self, method: &str, part: Part) -> bool {
         let check = match part {
-            Part::ErrorData => self.error_data.as_ref(),
+            Part::ErrorData => self
+                .methods
+                .get(method)
+                .and_then(|m| m.error_data.as_ref())
+                .or(self.error_data.as_ref()),
             _ => self.methods.get(method).and_then(|compiled| match part {
                 Part::Params => compiled.params.as_ref(),
                 Part::Result => compiled.result.as_ref(),
@@ -239,7 +268,7 @@ impl Protocol {
             Part::Params => compiled.params.as_ref(),
             Part::Result => compiled.result.as_ref(),
             Part::Item => compiled.item.as_ref(),
-            Part::ErrorData => self.error_data.as_ref(),
+            Part::ErrorData => compiled.error_data.as_ref().or(self.error_data.as_ref()),
         };
         let value = match (part, value) {
             (Part::Params, Some(Value::Null)) | (Part::Params, None) => {

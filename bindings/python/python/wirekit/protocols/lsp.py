@@ -4315,25 +4315,25 @@ WorkspaceWillRenameFilesResult: TypeAlias = Union["WorkspaceEdit", None]
 
 
 # Method names.
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentImplementationPartialResult`, registration options `ImplementationRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_IMPLEMENTATION: Final = "textDocument/implementation"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentTypeDefinitionPartialResult`, registration options `TypeDefinitionRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_TYPE_DEFINITION: Final = "textDocument/typeDefinition"
 # Request: The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.
 METHOD_WORKSPACE_WORKSPACE_FOLDERS: Final = "workspace/workspaceFolders"
 # Request: The server asks for configuration sections; the client answers one value per item, in order (Loom answers `null` for each).
 METHOD_WORKSPACE_CONFIGURATION: Final = "workspace/configuration"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentColorPartialResult`, registration options `DocumentColorRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_DOCUMENT_COLOR: Final = "textDocument/documentColor"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentColorPresentationPartialResult`, registration options `TextDocumentColorPresentationRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_COLOR_PRESENTATION: Final = "textDocument/colorPresentation"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentFoldingRangePartialResult`, registration options `FoldingRangeRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_FOLDING_RANGE: Final = "textDocument/foldingRange"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_FOLDING_RANGE_REFRESH: Final = "workspace/foldingRange/refresh"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDeclarationPartialResult`, registration options `DeclarationRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_DECLARATION: Final = "textDocument/declaration"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSelectionRangePartialResult`, registration options `SelectionRangeRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_SELECTION_RANGE: Final = "textDocument/selectionRange"
 # Request: The server creates a work-done progress token; the client answers `null`.
 METHOD_WINDOW_WORK_DONE_PROGRESS_CREATE: Final = "window/workDoneProgress/create"
@@ -4343,49 +4343,49 @@ METHOD_TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY: Final = "textDocument/prepareCallHi
 METHOD_CALL_HIERARCHY_INCOMING_CALLS: Final = "callHierarchy/incomingCalls"
 # Request: What an item calls (one level).
 METHOD_CALL_HIERARCHY_OUTGOING_CALLS: Final = "callHierarchy/outgoingCalls"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL: Final = "textDocument/semanticTokens/full"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentSemanticTokensFullDeltaPartialResult`, registration options `SemanticTokensRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA: Final = "textDocument/semanticTokens/full/delta"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `SemanticTokensPartialResult`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE: Final = "textDocument/semanticTokens/range"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_SEMANTIC_TOKENS_REFRESH: Final = "workspace/semanticTokens/refresh"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WINDOW_SHOW_DOCUMENT: Final = "window/showDocument"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `LinkedEditingRangeRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_LINKED_EDITING_RANGE: Final = "textDocument/linkedEditingRange"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_WILL_CREATE_FILES: Final = "workspace/willCreateFiles"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_WILL_RENAME_FILES: Final = "workspace/willRenameFiles"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_WILL_DELETE_FILES: Final = "workspace/willDeleteFiles"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentMonikerPartialResult`, registration options `MonikerRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_MONIKER: Final = "textDocument/moniker"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TypeHierarchyRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY: Final = "textDocument/prepareTypeHierarchy"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySupertypesPartialResult`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TYPE_HIERARCHY_SUPERTYPES: Final = "typeHierarchy/supertypes"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TypeHierarchySubtypesPartialResult`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TYPE_HIERARCHY_SUBTYPES: Final = "typeHierarchy/subtypes"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineValuePartialResult`, registration options `InlineValueRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_INLINE_VALUE: Final = "textDocument/inlineValue"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_INLINE_VALUE_REFRESH: Final = "workspace/inlineValue/refresh"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlayHintPartialResult`, registration options `InlayHintRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_INLAY_HINT: Final = "textDocument/inlayHint"
 # Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_INLAY_HINT_RESOLVE: Final = "inlayHint/resolve"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_INLAY_HINT_REFRESH: Final = "workspace/inlayHint/refresh"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `DocumentDiagnosticReportPartialResult`, registration options `DiagnosticRegistrationOptions`, error data `DiagnosticServerCancellationData`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_DIAGNOSTIC: Final = "textDocument/diagnostic"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceDiagnosticReportPartialResult`, error data `DiagnosticServerCancellationData`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_DIAGNOSTIC: Final = "workspace/diagnostic"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_DIAGNOSTIC_REFRESH: Final = "workspace/diagnostic/refresh"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentInlineCompletionPartialResult`, registration options `InlineCompletionRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_INLINE_COMPLETION: Final = "textDocument/inlineCompletion"
 # Request: The server registers a capability dynamically; the client answers `null` (Loom declares no dynamic registration).
 METHOD_CLIENT_REGISTER_CAPABILITY: Final = "client/registerCapability"
@@ -4397,55 +4397,55 @@ METHOD_INITIALIZE: Final = "initialize"
 METHOD_SHUTDOWN: Final = "shutdown"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WINDOW_SHOW_MESSAGE_REQUEST: Final = "window/showMessageRequest"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL: Final = "textDocument/willSaveWaitUntil"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCompletionPartialResult`, registration options `CompletionRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_COMPLETION: Final = "textDocument/completion"
 # Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_COMPLETION_ITEM_RESOLVE: Final = "completionItem/resolve"
 # Request: Hover information at a position: `MarkupContent`, a `MarkedString`, a `MarkedString[]` (in `Hover.contents`) or `null`.
 METHOD_TEXT_DOCUMENT_HOVER: Final = "textDocument/hover"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `SignatureHelpRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_SIGNATURE_HELP: Final = "textDocument/signatureHelp"
 # Request: Where the symbol at a position is defined: a `Location`, a `Location[]`, a `LocationLink[]` or `null`.
 METHOD_TEXT_DOCUMENT_DEFINITION: Final = "textDocument/definition"
 # Request: Every reference to the symbol at a position (Loom includes the declaration): `Location[]` or `null`.
 METHOD_TEXT_DOCUMENT_REFERENCES: Final = "textDocument/references"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentHighlightPartialResult`, registration options `DocumentHighlightRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT: Final = "textDocument/documentHighlight"
 # Request: The outline of a document: hierarchical `DocumentSymbol[]`, flat `SymbolInformation[]`, or `null`.
 METHOD_TEXT_DOCUMENT_DOCUMENT_SYMBOL: Final = "textDocument/documentSymbol"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeActionPartialResult`, registration options `CodeActionRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_CODE_ACTION: Final = "textDocument/codeAction"
 # Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_CODE_ACTION_RESOLVE: Final = "codeAction/resolve"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `WorkspaceSymbolPartialResult`, registration options `WorkspaceSymbolRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_SYMBOL: Final = "workspace/symbol"
 # Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_SYMBOL_RESOLVE: Final = "workspaceSymbol/resolve"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentCodeLensPartialResult`, registration options `CodeLensRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_CODE_LENS: Final = "textDocument/codeLens"
 # Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_CODE_LENS_RESOLVE: Final = "codeLens/resolve"
 # Request: A request from the server to the client, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_CODE_LENS_REFRESH: Final = "workspace/codeLens/refresh"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (partial results `TextDocumentDocumentLinkPartialResult`, registration options `DocumentLinkRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_DOCUMENT_LINK: Final = "textDocument/documentLink"
 # Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_DOCUMENT_LINK_RESOLVE: Final = "documentLink/resolve"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentFormattingRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_FORMATTING: Final = "textDocument/formatting"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_RANGE_FORMATTING: Final = "textDocument/rangeFormatting"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentRangeFormattingRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_RANGES_FORMATTING: Final = "textDocument/rangesFormatting"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `DocumentOnTypeFormattingRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_ON_TYPE_FORMATTING: Final = "textDocument/onTypeFormatting"
 # Request: The edit a rename would make (Loom never applies it): a `WorkspaceEdit` with `changes` or `documentChanges`, or `null`.
 METHOD_TEXT_DOCUMENT_RENAME: Final = "textDocument/rename"
 # Request: Whether a rename is valid at a position: a `Range`, `{range, placeholder}`, `{defaultBehavior}` or `null`. Only when the server's `renameProvider` is an options object with `prepareProvider: true`.
 METHOD_TEXT_DOCUMENT_PREPARE_RENAME: Final = "textDocument/prepareRename"
-# Request: A request from the client to the server, as the LSP 3.17 meta model defines it (registration options `ExecuteCommandRegistrationOptions`).
+# Request: A request from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_EXECUTE_COMMAND: Final = "workspace/executeCommand"
 # Request: The server asks the client to apply an edit; Loom never writes and answers `applied: false`.
 METHOD_WORKSPACE_APPLY_EDIT: Final = "workspace/applyEdit"
@@ -4453,11 +4453,11 @@ METHOD_WORKSPACE_APPLY_EDIT: Final = "workspace/applyEdit"
 METHOD_WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS: Final = "workspace/didChangeWorkspaceFolders"
 # Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WINDOW_WORK_DONE_PROGRESS_CANCEL: Final = "window/workDoneProgress/cancel"
-# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_DID_CREATE_FILES: Final = "workspace/didCreateFiles"
-# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_DID_RENAME_FILES: Final = "workspace/didRenameFiles"
-# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `FileOperationRegistrationOptions`).
+# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_DID_DELETE_FILES: Final = "workspace/didDeleteFiles"
 # Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_NOTEBOOK_DOCUMENT_DID_OPEN: Final = "notebookDocument/didOpen"
@@ -4471,7 +4471,7 @@ METHOD_NOTEBOOK_DOCUMENT_DID_CLOSE: Final = "notebookDocument/didClose"
 METHOD_INITIALIZED: Final = "initialized"
 # Notification: Asks the server to exit (after `shutdown`, with status 0).
 METHOD_EXIT: Final = "exit"
-# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeConfigurationRegistrationOptions`).
+# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_DID_CHANGE_CONFIGURATION: Final = "workspace/didChangeConfiguration"
 # Notification: A message the client should show to its user.
 METHOD_WINDOW_SHOW_MESSAGE: Final = "window/showMessage"
@@ -4485,11 +4485,11 @@ METHOD_TEXT_DOCUMENT_DID_OPEN: Final = "textDocument/didOpen"
 METHOD_TEXT_DOCUMENT_DID_CHANGE: Final = "textDocument/didChange"
 # Notification: A document is closed.
 METHOD_TEXT_DOCUMENT_DID_CLOSE: Final = "textDocument/didClose"
-# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentSaveRegistrationOptions`).
+# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_DID_SAVE: Final = "textDocument/didSave"
-# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `TextDocumentRegistrationOptions`).
+# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_TEXT_DOCUMENT_WILL_SAVE: Final = "textDocument/willSave"
-# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it (registration options `DidChangeWatchedFilesRegistrationOptions`).
+# Notification: A notification from the client to the server, as the LSP 3.17 meta model defines it.
 METHOD_WORKSPACE_DID_CHANGE_WATCHED_FILES: Final = "workspace/didChangeWatchedFiles"
 # Notification: The diagnostics of a document, replacing earlier ones; `version` is the document version they were computed for, when the server tracks versions.
 METHOD_TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: Final = "textDocument/publishDiagnostics"
