@@ -511,3 +511,63 @@ fn the_notification_that_follows_a_method_is_sent() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A notification in the host's `sequence` is sent in its place, and the
+/// battery goes on without waiting for an answer.
+#[test]
+fn a_notification_in_the_hosts_sequence_is_sent_in_its_place() {
+    let dir = scratch("sequence-notification");
+    let schemas = dir.join("schemas");
+    let folder = schemas.join("lsp/3.17");
+    std::fs::create_dir_all(&folder).expect("folder");
+    for file in ["lsp.schema.json", "protocol.json"] {
+        std::fs::copy(repo(&format!("schemas/lsp/3.17/{file}")), folder.join(file)).expect("copy");
+    }
+    let manifest_path = folder.join("protocol.json");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).expect("manifest"))
+            .expect("JSON");
+    manifest["host"] = serde_json::json!({
+        "sequence": ["initialize", "workspace/didChangeConfiguration", "textDocument/hover", "shutdown"]
+    });
+    std::fs::write(&manifest_path, manifest.to_string()).expect("edited manifest");
+    let log = dir.join("received.jsonl");
+    let fake = repo("lsp/tests/fake/fake_lsp.py");
+    let (_, report) = conformance(
+        &[
+            "--protocol",
+            "lsp@3.17",
+            "--schemas",
+            schemas.to_str().expect("utf-8"),
+        ],
+        &[
+            "python3",
+            fake.to_str().expect("utf-8"),
+            "--log",
+            log.to_str().expect("utf-8"),
+        ],
+    );
+    let received: Vec<String> = std::fs::read_to_string(&log)
+        .expect("the fake logged what it received")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect();
+    let at = |method: &str| received.iter().position(|m| m == method);
+    let (initialized, configuration, hover) = (
+        at("initialized").expect("initialized"),
+        at("workspace/didChangeConfiguration").expect("the notification was sent"),
+        at("textDocument/hover").expect("hover"),
+    );
+    assert!(
+        initialized < configuration && configuration < hover,
+        "{received:?}"
+    );
+    assert!(
+        with_outcome(&report, "pass")
+            .iter()
+            .any(|name| name.contains("workspace/didChangeConfiguration")),
+        "{report}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

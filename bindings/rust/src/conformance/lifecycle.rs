@@ -8,7 +8,7 @@ use super::check::Check;
 use super::conversation::Conversation;
 use super::runner::{Called, Run};
 use crate::envelope::ErrorObject;
-use crate::protocol::{CapabilityStyle, ErrorCase, HostSpec};
+use crate::protocol::{CapabilityStyle, ErrorCase, HostSpec, MethodKind};
 
 /// Runs the lifecycle, capabilities and exit groups on one server.
 pub(crate) fn run(run: &mut Run<'_>) {
@@ -120,7 +120,15 @@ fn step(
         ));
         return true;
     }
-    let name = format!("`{method}` answers");
+    let notification = run
+        .protocol
+        .method(method)
+        .is_some_and(|s| s.kind == MethodKind::Notification);
+    let name = if notification {
+        format!("`{method}` is sent")
+    } else {
+        format!("`{method}` answers")
+    };
     run.progress(&name);
     let mut check = Check::new("lifecycle", name);
     let outcome = run.call(conversation, method, &mut check);
@@ -213,7 +221,15 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
     );
     let index = conversation.index;
     if let Some(method) = ending {
-        let name = format!("`{method}` answers");
+        let notification = run
+        .protocol
+        .method(method)
+        .is_some_and(|s| s.kind == MethodKind::Notification);
+    let name = if notification {
+        format!("`{method}` is sent")
+    } else {
+        format!("`{method}` answers")
+    };
         run.progress(&name);
         let mut check = Check::new("exit", name);
         let outcome = run.call(conversation, method, &mut check);

@@ -138,7 +138,8 @@ impl<'a> Run<'a> {
         self.checks.push(check);
     }
 
-    /// The request methods a client sends, in the real host's order first.
+    /// The methods a client sends, in the real host's order (requests, and
+    /// the notifications it lists), else every client request.
     pub(crate) fn sequence(&self) -> Vec<String> {
         let manifest = self.protocol.manifest();
         match &manifest.host {
@@ -268,6 +269,23 @@ impl<'a> Run<'a> {
                 return Called::Unusable;
             }
         };
+        // A notification in the host's sequence is sent; no answer comes.
+        let notification = self
+            .protocol
+            .method(method)
+            .is_some_and(|s| s.kind == MethodKind::Notification);
+        if notification {
+            return match conversation.send_notification(method, params, check) {
+                Ok(()) => {
+                    check.passed("sent (a notification gets no answer)".to_owned());
+                    Called::Answered(Ok(Value::Null))
+                }
+                Err(message) => {
+                    check.fail(None, format!("`{method}` could not be sent: {message}"));
+                    Called::Gone
+                }
+            };
+        }
         let timeout = self.answer_timeout(method);
         let id = match conversation.send_request(method, params, check) {
             Ok(id) => id,

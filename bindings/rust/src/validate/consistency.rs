@@ -133,13 +133,14 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
     }
     if let Some(host) = &manifest.host {
         for (index, name) in host.sequence.iter().enumerate() {
-            let request = manifest.methods.get(name).is_some_and(|spec| {
-                spec.kind == crate::protocol::MethodKind::Request && spec.direction.client_sends()
-            });
-            if !request {
+            let sent = manifest
+                .methods
+                .get(name)
+                .is_some_and(|spec| spec.direction.client_sends());
+            if !sent {
                 return Err(fail(
                     format!("/host/sequence/{index}"),
-                    format!("`{name}` is not a client-to-server request of this manifest"),
+                    format!("`{name}` is not a method the client sends in this manifest"),
                 ));
             }
         }
