@@ -222,14 +222,14 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
     let index = conversation.index;
     if let Some(method) = ending {
         let notification = run
-        .protocol
-        .method(method)
-        .is_some_and(|s| s.kind == MethodKind::Notification);
-    let name = if notification {
-        format!("`{method}` is sent")
-    } else {
-        format!("`{method}` answers")
-    };
+            .protocol
+            .method(method)
+            .is_some_and(|s| s.kind == MethodKind::Notification);
+        let name = if notification {
+            format!("`{method}` is sent")
+        } else {
+            format!("`{method}` answers")
+        };
         run.progress(&name);
         let mut check = Check::new("exit", name);
         let outcome = run.call(conversation, method, &mut check);

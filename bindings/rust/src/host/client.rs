@@ -46,11 +46,15 @@ enum Incoming {
     Closed(Option<std::io::Error>, Vec<u8>),
 }
 
+mod cancel;
+
 /// A request sent whose answer has not come yet.
 struct Outstanding {
     id: Id,
     method: String,
     deadline: Instant,
+    /// Cancelled at its timeout; its answer is still owed (`cancel.rs`).
+    cancelled: bool,
 }
 
 /// A server process driven over its stdin and stdout.
@@ -73,6 +77,8 @@ pub struct Host {
     /// Requests sent and not answered yet (at most one outside a call when
     /// the server handles one at a time).
     outstanding: Vec<Outstanding>,
+    /// Cancelled requests whose answers are dropped (`cancel.rs`).
+    cancelled: VecDeque<Id>,
 }
 
 impl Host {
@@ -154,6 +160,7 @@ impl Host {
             request_handler: None,
             server_requests: VecDeque::new(),
             outstanding: Vec::new(),
+            cancelled: VecDeque::new(),
         })
     }
 
@@ -257,6 +264,7 @@ impl Host {
             id: id.clone(),
             method: method.to_owned(),
             deadline,
+            cancelled: false,
         });
         loop {
             let message = match self.next_frame(method, deadline)? {
@@ -286,9 +294,11 @@ impl Host {
                             issues,
                         ));
                     }
+                    self.follow_up(method)?;
                     return Ok(result);
                 }
                 Some(earlier) => self.late_answer(&earlier, &response),
+                None if self.forget_cancelled(response.id.as_ref()) => {}
                 None => {
                     return Err(HostError::unexpected(
                         method,
@@ -298,6 +308,37 @@ impl Host {
                 }
             }
         }
+    }
+
+    /// Sends the notification the protocol says a client sends at once
+    /// after `method` succeeds (`followed_by`: LSP's `initialized`, MCP's
+    /// `notifications/initialized`), unless it ends the session (LSP's
+    /// `exit` after `shutdown`: the caller decides when). Its params are
+    /// `{}` where the schema takes that, else none.
+    fn follow_up(&mut self, method: &str) -> Result<(), HostError> {
+        let Some(next) = self
+            .protocol
+            .method(method)
+            .and_then(|s| s.followed_by())
+            .map(str::to_owned)
+        else {
+            return Ok(());
+        };
+        let ends = self
+            .protocol
+            .method(&next)
+            .and_then(|s| s.lifecycle.as_ref())
+            .is_some_and(|l| l.ends_session);
+        if ends {
+            return Ok(());
+        }
+        let empty = Value::Object(serde_json::Map::new());
+        let params = self
+            .protocol
+            .validate(&next, Part::Params, Some(&empty))
+            .is_empty()
+            .then_some(empty);
+        self.notify(&next, params)
     }
 
     /// The request `response` answers, taken off the outstanding list.
@@ -345,6 +386,7 @@ impl Host {
                 Message::Request(request) => self.on_server_request(request),
                 Message::Response(response) => match self.take_outstanding(response.id.as_ref()) {
                     Some(answered) => self.late_answer(&answered, &response),
+                    None if self.forget_cancelled(response.id.as_ref()) => {}
                     None => {
                         let mut error =
                             HostError::unexpected(&earlier, None, &Message::Response(response));
@@ -566,7 +608,7 @@ impl Host {
                 HostErrorKind::Exited,
                 format!("the server closed its stdout before answering `{method}`"),
             )),
-            Err(RecvTimeoutError::Timeout) => Err(self.kill_for_timeout(method, deadline)),
+            Err(RecvTimeoutError::Timeout) => Err(self.timed_out(method, deadline)),
         }
     }
 
@@ -635,10 +677,7 @@ impl Host {
     pub(super) fn kill_for_timeout(&mut self, method: &str, deadline: Instant) -> HostError {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let limit = self.timeout_override.unwrap_or_else(|| {
-            let spec = self.protocol.method(method).and_then(|s| s.timeout_ms);
-            spec.map_or(DEFAULT_TIMEOUT, Duration::from_millis)
-        });
+        let limit = self.limit_of(method);
         let _ = deadline;
         self.outstanding.clear();
         self.session.end_because(format!(
