@@ -184,10 +184,12 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
             Ok(result) => (json!({"method": method, "result": result}), false),
             Err(error) => {
                 all_ok = false;
-                let fatal = matches!(
-                    error.kind(),
-                    HostErrorKind::Timeout | HostErrorKind::Exited | HostErrorKind::Framing
-                );
+                // A timed-out request the protocol cancels leaves the session going.
+                let fatal = match error.kind() {
+                    HostErrorKind::Exited | HostErrorKind::Framing => true,
+                    HostErrorKind::Timeout => host.session().is_ended(),
+                    _ => false,
+                };
                 (json!({"method": method, "error": describe(&error)}), fatal)
             }
         };
