@@ -571,3 +571,47 @@ fn a_notification_in_the_hosts_sequence_is_sent_in_its_place() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Where the protocol's host sends SIGTERM after the exit grace
+/// (`host.terminate_grace_ms`, MCP's stdio shutdown), a server that only
+/// stops on SIGTERM ends as the protocol says: the exit check passes and
+/// says how it ended.
+#[test]
+fn a_server_that_stops_on_sigterm_passes_where_the_host_terminates() {
+    let dir = scratch("terminate");
+    let folder = dir.join("schemas/gaze-analyzer/1.0.0");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::copy(
+        repo("schemas/gaze-analyzer/1.0.0/gaze.schema.json"),
+        folder.join("gaze.schema.json"),
+    )
+    .expect("copy");
+    let mut manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo("schemas/gaze-analyzer/1.0.0/protocol.json"))
+            .expect("manifest"),
+    )
+    .expect("JSON");
+    manifest["host"]["exit_grace_ms"] = serde_json::json!(500);
+    manifest["host"]["terminate_grace_ms"] = serde_json::json!(5000);
+    std::fs::write(folder.join("protocol.json"), manifest.to_string()).expect("manifest");
+    let command = analyzer(Some("no-exit"));
+    let server: Vec<&str> = command.iter().map(String::as_str).collect();
+    let schemas = dir.join("schemas");
+    let (code, report) = conformance(
+        &[
+            "--protocol",
+            "gaze-analyzer@1.0.0",
+            "--schemas",
+            schemas.to_str().expect("utf-8"),
+        ],
+        &server,
+    );
+    assert_eq!(code, 0, "{report:#}");
+    let check = "exit/exits after `shutdown` and the end of its input";
+    assert!(
+        message_of(&report, check).contains("on SIGTERM, sent 0.5 s after its input was closed"),
+        "{}",
+        message_of(&report, check)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

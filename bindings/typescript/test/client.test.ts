@@ -711,3 +711,34 @@ describe("client in memory (agentapi driver: strict, canonical)", () => {
 function frame(body: string): string {
   return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
+
+describe("the exit sequence", () => {
+  // A server that never reads its input; no shutdown request is sent, so
+  // only the exit sequence ends it.
+  const stubborn = ["-c", "import time\ntime.sleep(60)"];
+  const gaze = { ...gazeAnalyzerV1_0_0, shutdown: undefined };
+
+  it("sends SIGTERM after the grace where the protocol's host terminates servers", async () => {
+    const protocol = { ...gaze, exit: { graceMs: 200, terminateGraceMs: 5000 } } as ProtocolDescriptor;
+    const client = spawnServer("python3", stubborn, protocol);
+    const started = Date.now();
+    const end = await client.close();
+    assert.equal(end.signal, "SIGTERM");
+    assert.ok(Date.now() - started < 4000, "ended by SIGTERM, not at a timeout");
+  });
+
+  it("kills at once after the grace where it does not", async () => {
+    const protocol = { ...gaze, exit: { graceMs: 200 } } as ProtocolDescriptor;
+    const client = spawnServer("python3", stubborn, protocol);
+    const end = await client.close();
+    assert.equal(end.signal, "SIGKILL");
+  });
+
+  it("kills after SIGTERM's grace a server that ignores it", async () => {
+    const deaf = ["-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(60)"];
+    const protocol = { ...gaze, exit: { graceMs: 300, terminateGraceMs: 200 } } as ProtocolDescriptor;
+    const client = spawnServer("python3", deaf, protocol);
+    const end = await client.close();
+    assert.equal(end.signal, "SIGKILL");
+  });
+});

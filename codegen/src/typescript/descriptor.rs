@@ -174,6 +174,19 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
     if let Some(name) = manifest.shutdown_request() {
         lines.push(format!("shutdown: {},", json_string(name)));
     }
+    // The exit sequence of the protocol's host (grace, then SIGTERM and a second grace).
+    if let Some(h) = &manifest.host {
+        let mut exit = Vec::new();
+        if let Some(ms) = h.exit_grace_ms {
+            exit.push(("graceMs".to_owned(), ms.to_string()));
+        }
+        if let Some(ms) = h.terminate_grace_ms {
+            exit.push(("terminateGraceMs".to_owned(), ms.to_string()));
+        }
+        if !exit.is_empty() {
+            lines.push(format!("exit: {},", object(&exit)));
+        }
+    }
     if let Some(l) = &manifest.lifecycle {
         lines.push(format!(
             "lifecycle: {},",

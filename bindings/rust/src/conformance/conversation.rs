@@ -14,6 +14,7 @@ use super::check::{Check, Exchanged, Sender};
 use super::process::{describe_exit, Output, ServerProcess};
 use crate::envelope::{self, Id, Message, Notification, Request, Response};
 use crate::framing::{decoder_for, encoder_for, FrameEncoder};
+use crate::host::Ending;
 use crate::monitor::SessionChecker;
 use crate::validate::Protocol;
 
@@ -365,6 +366,19 @@ impl Conversation {
     /// Waits up to `grace` for the process to exit; how it exited.
     pub(crate) fn wait_exit(&mut self, grace: Duration) -> Option<String> {
         self.process.wait_exit(grace).map(describe_exit)
+    }
+
+    /// The end of input's exit sequence: `grace` to exit, then (with
+    /// `terminate`) SIGTERM and that long, then SIGKILL; how it ended and
+    /// its status in words.
+    pub(crate) fn end_process(
+        &mut self,
+        grace: Duration,
+        terminate: Option<Duration>,
+    ) -> Option<(Ending, String)> {
+        self.process
+            .end_process(grace, terminate)
+            .map(|ending| (ending, describe_exit(ending.status())))
     }
 
     /// Whether the exit status was success.

@@ -8,6 +8,7 @@ use super::check::Check;
 use super::conversation::Conversation;
 use super::runner::{Called, Run};
 use crate::envelope::ErrorObject;
+use crate::host::Ending;
 use crate::protocol::{CapabilityStyle, ErrorCase, HostSpec, MethodKind};
 
 /// Runs the lifecycle, capabilities and exit groups on one server.
@@ -255,8 +256,27 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
     run.progress(&name);
     let mut check = Check::new("exit", name);
     conversation.close_input();
-    match conversation.wait_exit(grace) {
-        Some(status) => {
+    // The protocol's exit sequence: a server that needs SIGTERM where the
+    // real host sends it (`terminate_grace_ms`) still ends as the protocol says.
+    let terminate = run
+        .protocol
+        .manifest()
+        .host
+        .as_ref()
+        .and_then(HostSpec::terminate_grace);
+    let after = |terminate: Option<Duration>| match terminate {
+        Some(t) => format!(
+            "{} s after the session ended and its input was closed, and {} s after SIGTERM",
+            grace.as_secs_f64(),
+            t.as_secs_f64()
+        ),
+        None => format!(
+            "{} s after the session ended and its input was closed",
+            grace.as_secs_f64()
+        ),
+    };
+    match conversation.end_process(grace, terminate) {
+        Some((Ending::Exited(_), status)) => {
             conversation.drain(Duration::from_millis(200), &mut check);
             if conversation.exited_cleanly() == Some(false) {
                 check.warn(None, format!("the server exited with {status} after a clean session"));
@@ -264,12 +284,13 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
                 check.passed(format!("exited ({status}) within {} s", grace.as_secs_f64()));
             }
         }
-        None => check.fail(
+        Some((Ending::Terminated(_), status)) => check.passed(format!(
+            "{status} on SIGTERM, sent {} s after its input was closed, as the protocol's exit sequence does",
+            grace.as_secs_f64()
+        )),
+        Some((Ending::Killed(_), _)) | None => check.fail(
             None,
-            format!(
-                "the server was still running {} s after the session ended and its input was closed",
-                grace.as_secs_f64()
-            ),
+            format!("the server was still running {}", after(terminate)),
         ),
     }
     run.emit(check, index);

@@ -12,7 +12,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::framing::{decoder_for, Frame, FrameDecoder, FramingError};
-use crate::host::keep_stderr_tail;
+use crate::host::{end_process, keep_stderr_tail, Ending};
 use crate::protocol::Transport;
 
 /// The bytes of the server's stderr kept for the report (the last ones).
@@ -176,6 +176,21 @@ impl ServerProcess {
                 _ => return None,
             }
         }
+    }
+
+    /// Ends the process (its input closed) by the exit sequence
+    /// ([`end_process`]); `None` when it cannot be waited for.
+    pub(crate) fn end_process(
+        &mut self,
+        grace: Duration,
+        terminate: Option<Duration>,
+    ) -> Option<Ending> {
+        if let Some(status) = self.exit {
+            return Some(Ending::Exited(status));
+        }
+        let ending = end_process(&mut self.child, grace, terminate).ok()?;
+        self.exit = Some(ending.status());
+        Some(ending)
     }
 
     /// Whether the process has exited (without waiting).

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{HostError, HostErrorKind};
+use super::exit::{end_process, Ending};
 use super::record::{keep_stderr_tail, record, Recorder, Recording, TeeWriter};
 use super::server_request::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
 use crate::capture::Sender;
@@ -490,24 +491,24 @@ impl Host {
         )
     }
 
-    /// Closes stdin and waits up to `grace` for the server to exit, then kills it.
-    pub fn close(mut self, grace: Duration) -> Result<ExitStatus, HostError> {
+    /// Closes stdin and waits up to `grace` for the server to exit; then,
+    /// where the protocol's host terminates servers
+    /// (`host.terminate_grace_ms`), SIGTERM and that grace; then kills it.
+    pub fn close(self, grace: Duration) -> Result<ExitStatus, HostError> {
+        self.end(grace).map(Ending::status)
+    }
+
+    /// [`Host::close`], saying how the server ended.
+    pub fn end(mut self, grace: Duration) -> Result<Ending, HostError> {
         drop(self.writer.take());
-        let deadline = Instant::now() + grace;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Ok(status),
-                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
-                Ok(None) => {
-                    let _ = self.child.kill();
-                    return self
-                        .child
-                        .wait()
-                        .map_err(|e| HostError::new(HostErrorKind::Io, e.to_string()));
-                }
-                Err(error) => return Err(HostError::new(HostErrorKind::Io, error.to_string())),
-            }
-        }
+        let terminate = self
+            .protocol
+            .manifest()
+            .host
+            .as_ref()
+            .and_then(|h| h.terminate_grace());
+        end_process(&mut self.child, grace, terminate)
+            .map_err(|e| HostError::new(HostErrorKind::Io, e.to_string()))
     }
 
     fn send_request(

@@ -115,6 +115,11 @@ pub struct HostSpec {
     /// refused the session) and its input is closed, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_grace_ms: Option<u64>,
+    /// Where the real host sends SIGTERM to a server still running after
+    /// the exit grace (MCP's stdio shutdown): how long it then waits before
+    /// SIGKILL, in milliseconds. Absent: SIGKILL right after the grace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminate_grace_ms: Option<u64>,
     /// What the real host does, for the docs.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
@@ -127,6 +132,12 @@ impl HostSpec {
     /// How long a server has to exit.
     pub fn exit_grace(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.exit_grace_ms.unwrap_or(Self::DEFAULT_EXIT_GRACE_MS))
+    }
+
+    /// How long a server has after SIGTERM, where the host sends it.
+    pub fn terminate_grace(&self) -> Option<std::time::Duration> {
+        self.terminate_grace_ms
+            .map(std::time::Duration::from_millis)
     }
 }
 

@@ -29,6 +29,7 @@ export const descriptor: ProtocolDescriptor<
     "driver.completed": { kind: "notification", direction: "server-to-client", params: "CompletedParams", lifecycle: { allowedIn: ["INVOKING"], onSuccess: "PREPARED" } },
   },
   shutdown: "driver.shutdown",
+  exit: { graceMs: 5000 },
   lifecycle: { initial: "NEW", terminal: ["SHUTDOWN"] },
   errors: [
     { code: -32000, name: "INVALID_STATE" },

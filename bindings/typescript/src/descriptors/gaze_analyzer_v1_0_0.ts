@@ -30,6 +30,7 @@ export const descriptor: ProtocolDescriptor<
     classify_signals: { kind: "request", direction: "client-to-server", timeoutMs: 300000, capability: "classify_signals", params: "ClassifySignalsParams", result: "ClassifySignalsResult", lifecycle: { allowedIn: ["ready"] } },
   },
   shutdown: "shutdown",
+  exit: { graceMs: 10000 },
   lifecycle: { initial: "uninitialized", terminal: ["shutdown"] },
   errors: [
     { code: -32700, name: "PARSE_ERROR" },

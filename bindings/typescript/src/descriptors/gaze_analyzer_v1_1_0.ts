@@ -32,6 +32,7 @@ export const descriptor: ProtocolDescriptor<
     doc_coverage: { kind: "request", direction: "client-to-server", timeoutMs: 300000, capability: "doc_coverage", params: "DocCoverageParams", result: "DocCoverageResult", lifecycle: { allowedIn: ["ready"] } },
   },
   shutdown: "shutdown",
+  exit: { graceMs: 10000 },
   lifecycle: { initial: "uninitialized", terminal: ["shutdown", "closed"] },
   errors: [
     { code: -32700, name: "PARSE_ERROR" },

@@ -25,6 +25,7 @@ export const descriptor: ProtocolDescriptor<
     shutdown: { kind: "request", direction: "client-to-server", params: "ShutdownParams", result: "ShutdownResult", lifecycle: { allowedIn: ["uninitialized", "ready"], onSuccess: "shutdown", endsSession: true } },
   },
   shutdown: "shutdown",
+  exit: { graceMs: 5000 },
   lifecycle: { initial: "uninitialized", terminal: ["shutdown"] },
   errors: [
     { code: -32700, name: "PARSE_ERROR", endsSession: true },

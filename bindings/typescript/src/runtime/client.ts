@@ -165,7 +165,7 @@ export interface ClientOptions<SN> {
   defaultTimeoutMs?: number;
   /** The id of the first request (default 1). */
   firstId?: number;
-  /** How long {@link Client.close} waits for the server to exit before killing it (default 5000 ms). */
+  /** How long {@link Client.close} waits for the server to exit (default: the protocol's `exit.graceMs`, else 5000 ms); then SIGTERM where the protocol says so, else SIGKILL. */
   exitGraceMs?: number;
 }
 
@@ -1151,8 +1151,10 @@ export class Client<
   /**
    * Ends the session: sends the protocol's shutdown request (unless it was
    * answered already, or the session is over), closes the server's stdin,
-   * waits up to `exitGraceMs` for it to exit, then kills it. Resolves with
-   * how the server ended; never rejects.
+   * waits up to `exitGraceMs` (or the protocol's `exit.graceMs`) for it to
+   * exit; where the protocol's host terminates servers
+   * (`exit.terminateGraceMs`, MCP), sends SIGTERM and waits that long; then
+   * kills it. Resolves with how the server ended; never rejects.
    */
   async close(): Promise<TransportEnd> {
     const shutdown = this.protocol.shutdown;
@@ -1163,9 +1165,21 @@ export class Client<
     this.failure ??= new ClientError("the client was closed");
     this.endSession("the client was closed");
     this.transport.endInput();
-    const grace = setTimeout(() => this.transport.kill(), this.options.exitGraceMs ?? 5000);
+    const exit = this.protocol.exit;
+    const timers: NodeJS.Timeout[] = [];
+    const terminateGrace = exit?.terminateGraceMs;
+    timers.push(
+      setTimeout(() => {
+        if (terminateGrace !== undefined && this.transport.terminate !== undefined) {
+          this.transport.terminate();
+          timers.push(setTimeout(() => this.transport.kill(), terminateGrace));
+        } else {
+          this.transport.kill();
+        }
+      }, this.options.exitGraceMs ?? exit?.graceMs ?? 5000),
+    );
     const end = await this.ended;
-    clearTimeout(grace);
+    for (const timer of timers) clearTimeout(timer);
     return end;
   }
 }

@@ -94,6 +94,14 @@ export interface ProtocolErrorCode {
   readonly endsSession?: boolean;
 }
 
+/** How the protocol's host ends a server whose input it closed. */
+export interface ExitSequence {
+  /** How long the server has to exit by itself (default 5000 ms). */
+  readonly graceMs?: number;
+  /** Where the host then sends SIGTERM: how long the server has before SIGKILL. */
+  readonly terminateGraceMs?: number;
+}
+
 /**
  * A protocol as the runtime uses it. The type parameters are the generated
  * method maps (`<Protocol>Requests`, `<Protocol>Notifications`,
@@ -126,6 +134,8 @@ export interface ProtocolDescriptor<
   readonly methods: Readonly<Record<string, MethodInfo>>;
   /** The request that ends the session cleanly (sent by `Client.close`). */
   readonly shutdown?: string;
+  /** The protocol host's exit sequence (`host.exit_grace_ms`, `host.terminate_grace_ms`): how long a server has to exit once its input is closed, and, where the host sends SIGTERM next (MCP), how long it then has before SIGKILL. */
+  readonly exit?: ExitSequence;
   /** The session state machine, when the protocol has one. */
   readonly lifecycle?: LifecycleInfo;
   /** The protocol's own error codes. */
@@ -311,6 +321,13 @@ export function protocolFromManifest<
     };
   }
   if (shutdown !== undefined) out.shutdown = shutdown;
+  if (m["host"] !== undefined) {
+    const h = obj(m["host"]);
+    const exit: Mutable<ExitSequence> = {};
+    if (typeof h["exit_grace_ms"] === "number") exit.graceMs = h["exit_grace_ms"];
+    if (typeof h["terminate_grace_ms"] === "number") exit.terminateGraceMs = h["terminate_grace_ms"];
+    if (Object.keys(exit).length > 0) out.exit = exit;
+  }
   if (m["lifecycle"] !== undefined) {
     const l = obj(m["lifecycle"]);
     out.lifecycle = { initial: String(l["initial"]), terminal: strs(l["terminal"]) };

@@ -35,6 +35,8 @@ export interface Transport {
   endInput(): void;
   /** Ends the server now. */
   kill(): void;
+  /** Asks the server to end (SIGTERM), where the transport can. */
+  terminate?(): void;
   /** The last bytes the server wrote to stderr so far. */
   readonly stderrTail: string;
 }
@@ -128,6 +130,10 @@ export class ChildProcessTransport implements Transport {
 
   kill(): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+  }
+
+  terminate(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
   }
 
   get stderrTail(): string {
