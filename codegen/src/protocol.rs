@@ -19,7 +19,7 @@ use crate::error::{escape_pointer, Error, ErrorKind, Result};
 use crate::model::Model;
 use crate::naming;
 
-pub use wirekit::protocol::{Direction, MethodKind};
+pub use wirekit::protocol::{CapabilityOf, Direction, MethodKind};
 
 /// One method of a protocol: the core's [`MethodSpec`] with the names of
 /// the bundled types its references point at.

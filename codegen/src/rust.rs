@@ -11,7 +11,7 @@ use askama::Template;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::naming;
-use crate::protocol::{Direction, MethodKind, Protocol};
+use crate::protocol::{CapabilityOf, Direction, MethodKind, Protocol};
 use crate::rust_types;
 use crate::text::{json_string, rust_doc};
 use crate::{header, GeneratedFile};
@@ -108,9 +108,14 @@ fn method(
         doc.push_str(&format!("\n\nTimeout: {t} ms."));
     }
     if let Some(c) = &m.spec.capability {
-        doc.push_str(&format!(
-            "\n\nOptional: only called when the `{c}` capability is on."
-        ));
+        doc.push_str(&match m.spec.capability_of {
+            CapabilityOf::Server => {
+                format!("\n\nOptional: only called when the `{c}` capability is on.")
+            }
+            CapabilityOf::Client => {
+                format!("\n\nOptional: only when the client declared the `{c}` capability.")
+            }
+        });
     }
     Ok(RsMethod {
         wire: json_string(&m.name),
@@ -127,7 +132,12 @@ fn method(
             .transpose()?
             .unwrap_or_else(|| "()".into()),
         stream: m.result_stream.as_ref().map(ty).transpose()?,
-        capability: m.spec.capability.as_ref().map(|c| json_string(c)),
+        capability: m
+            .spec
+            .capability
+            .as_ref()
+            .filter(|_| m.spec.capability_of == CapabilityOf::Server)
+            .map(|c| json_string(c)),
         timeout: m
             .spec
             .timeout_ms

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::model::{Def, Extra, Field, Kind, Ty};
 use crate::naming::{self, ts_key, ts_type_name};
-use crate::protocol::{Direction, MethodKind, Protocol};
+use crate::protocol::{CapabilityOf, Direction, MethodKind, Protocol};
 use crate::text::{jsdoc, json_compact, json_string};
 use crate::{header, GeneratedFile, Result};
 
@@ -196,7 +196,14 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
         tags.push(format!("Timeout: {ms} ms."));
     }
     if let Some(c) = &m.spec.capability {
-        tags.push(format!("Optional: only when the `{c}` capability is on."));
+        match m.spec.capability_of {
+            CapabilityOf::Server => {
+                tags.push(format!("Optional: only when the `{c}` capability is on."))
+            }
+            CapabilityOf::Client => tags.push(format!(
+                "Optional: only when the client declared the `{c}` capability."
+            )),
+        }
     }
     if let Some(s) = &m.result_stream {
         tags.push(format!("Streams {} items.", ts_type_name(s)));

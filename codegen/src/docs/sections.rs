@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::model::{Def, Extra, Kind, Ty};
-use crate::protocol::{Direction, MethodKind};
+use crate::protocol::{CapabilityOf, Direction, MethodKind};
 use crate::text::{json_compact, md_cell};
 
 pub(super) struct DocMethod {
@@ -168,11 +168,14 @@ pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
         (None, None, _) => "`null`".into(),
     };
     let timeout = m.spec.timeout_ms.map_or("—".into(), |t| format!("{t} ms"));
-    let cap = m
-        .spec
-        .capability
-        .as_ref()
-        .map_or("required".into(), |c| format!("optional: `{c}`"));
+    let cap =
+        m.spec
+            .capability
+            .as_ref()
+            .map_or("required".into(), |c| match m.spec.capability_of {
+                CapabilityOf::Server => format!("optional: `{c}`"),
+                CapabilityOf::Client => format!("optional: the client's `{c}`"),
+            });
     let row = format!(
         "| [`{}`](#{}) | {kind} | {dir} | {} | {} | {timeout} | {cap} |",
         md_cell(&m.name),

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use askama::Template;
 use serde_json::{json, Map, Value};
-use wirekit::protocol::{Manifest, MethodKind, MethodSpec};
+use wirekit::protocol::{CapabilityOf, Manifest, MethodKind, MethodSpec};
 
 use super::DIR;
 use crate::error::{Error, ErrorKind};
@@ -93,7 +93,13 @@ fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
     if let Some(ms) = spec.timeout_ms {
         m.push(("timeoutMs".into(), ms.to_string()));
     }
-    if let Some(c) = &spec.capability {
+    // Only the server's declaration gates what a client sends; one gated
+    // on the client's own declaration is the client's to keep.
+    if let Some(c) = spec
+        .capability
+        .as_ref()
+        .filter(|_| spec.capability_of == CapabilityOf::Server)
+    {
         m.push(("capability".into(), json_string(c)));
     }
     if spec.params_optional {

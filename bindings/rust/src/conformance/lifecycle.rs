@@ -9,7 +9,7 @@ use super::conversation::Conversation;
 use super::runner::{Called, Run};
 use crate::envelope::ErrorObject;
 use crate::host::Ending;
-use crate::protocol::{CapabilityStyle, ErrorCase, HostSpec, MethodKind};
+use crate::protocol::{CapabilityOf, CapabilityStyle, ErrorCase, HostSpec, MethodKind};
 
 /// Runs the lifecycle, capabilities and exit groups on one server.
 pub(crate) fn run(run: &mut Run<'_>) {
@@ -94,7 +94,12 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
 /// Whether an optional method's capability was declared (`None` for a
 /// required method).
 fn declared(run: &Run<'_>, conversation: &Conversation, method: &str) -> Option<bool> {
-    let capability = run.protocol.method(method)?.capability.as_ref()?;
+    let spec = run.protocol.method(method)?;
+    // Gated on the client's own declaration: the battery's client sends it as it declared.
+    if spec.capability_of == CapabilityOf::Client {
+        return None;
+    }
+    let capability = spec.capability.as_ref()?;
     Some(
         conversation
             .session()
@@ -180,7 +185,13 @@ fn capabilities(run: &mut Run<'_>, conversation: &Conversation) {
     if let Some(declared) = conversation.session().capabilities().cloned() {
         let known: BTreeSet<String> = run
             .client_requests()
-            .flat_map(|(name, spec)| [Some(name.clone()), spec.capability.clone()])
+            .flat_map(|(name, spec)| {
+                let server_gated = spec.capability_of == CapabilityOf::Server;
+                [
+                    Some(name.clone()),
+                    spec.capability.clone().filter(|_| server_gated),
+                ]
+            })
             .flatten()
             .collect();
         let unknown: Vec<String> = declared.difference(&known).cloned().collect();
@@ -305,6 +316,7 @@ pub(crate) fn undeclared(run: &mut Run<'_>, conversation: &mut Conversation) -> 
     let index = conversation.index;
     let optional: Vec<(String, String)> = run
         .client_requests()
+        .filter(|(_, s)| s.capability_of == CapabilityOf::Server)
         .filter_map(|(name, s)| s.capability.clone().map(|c| (name.clone(), c)))
         .filter(|(name, _)| !streamed(run, name))
         .collect();

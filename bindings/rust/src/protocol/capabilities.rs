@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Where the server's capabilities are declared.
+/// Where the server's capabilities are declared (and the client's, where
+/// the protocol has them).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct CapabilitiesSpec {
     /// The method whose result declares them (usually `initialize`).
@@ -17,6 +18,26 @@ pub struct CapabilitiesSpec {
     pub pointer: String,
     /// How they are spelled.
     pub style: CapabilityStyle,
+    /// JSON pointer into the same method's params where the client
+    /// declares its own capabilities, in the same style (MCP's and LSP's
+    /// `/capabilities`): they gate the methods whose `capability_of` is
+    /// `client`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_pointer: Option<String>,
+}
+
+/// Whose declaration gates a method (a method's `capability_of`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapabilityOf {
+    /// The server's (in the capabilities method's result): the methods it
+    /// serves, and the notifications it promises to send.
+    #[default]
+    Server,
+    /// The client's (in the capabilities method's params): the server's
+    /// requests it answers (MCP's `sampling/createMessage`, `roots/list`),
+    /// and the notifications it promises to send.
+    Client,
 }
 
 /// How a server spells its capabilities.

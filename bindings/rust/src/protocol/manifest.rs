@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::answers::ServerErrors;
-use super::capabilities::CapabilitiesSpec;
+use super::capabilities::{CapabilitiesSpec, CapabilityOf};
 use crate::envelope::{self, Dialect, EnvelopeError, EnvelopeOptions, Message};
 use crate::framing::{FrameLimits, Framing};
 
@@ -97,6 +97,10 @@ pub struct Manifest {
     /// what `wirekit conformance` follows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<HostSpec>,
+}
+
+fn is_server(of: &CapabilityOf) -> bool {
+    *of == CapabilityOf::Server
 }
 
 /// How the protocol's real host drives a server.
@@ -483,6 +487,10 @@ pub struct MethodSpec {
     /// The capability that gates an optional method; `None` for a required one.
     #[serde(default)]
     pub capability: Option<String>,
+    /// Whose declaration holds [`MethodSpec::capability`]: the server's
+    /// (the default) or the client's.
+    #[serde(default, skip_serializing_if = "is_server")]
+    pub capability_of: CapabilityOf,
     /// How long the client waits for the answer.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -720,9 +728,28 @@ impl Manifest {
                 caps.declared(
                     self.methods
                         .values()
+                        .filter(|m| m.capability_of == CapabilityOf::Server)
                         .filter_map(|m| m.capability.as_deref()),
                     caps.declaration(declaring_result),
                 )
             })
+    }
+
+    /// The client's capabilities the params of the capabilities method
+    /// declare (at `client_pointer`), by the names the manifest's methods
+    /// gated on the client use; `None` when the protocol has no client
+    /// declaration.
+    pub fn declared_client_capabilities(&self, params: Option<&Value>) -> Option<BTreeSet<String>> {
+        let caps = self.capabilities.as_ref()?;
+        let pointer = caps.client_pointer.as_ref()?;
+        Some(
+            caps.declared(
+                self.methods
+                    .values()
+                    .filter(|m| m.capability_of == CapabilityOf::Client)
+                    .filter_map(|m| m.capability.as_deref()),
+                params.and_then(|p| p.pointer(pointer)),
+            ),
+        )
     }
 }

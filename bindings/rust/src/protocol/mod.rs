@@ -15,7 +15,7 @@ pub mod resources;
 mod serving;
 
 pub use answers::{ErrorCase, ErrorShape, ServerErrors};
-pub use capabilities::{CapabilitiesSpec, CapabilityStyle};
+pub use capabilities::{CapabilitiesSpec, CapabilityOf, CapabilityStyle};
 pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
     Cancellation, CancelledAnswer, DeclaredVersion, Direction, EnforcedBy, Enforcement, ErrorCodes,

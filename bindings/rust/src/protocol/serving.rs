@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::capabilities::CapabilityStyle;
+use super::capabilities::{CapabilityOf, CapabilityStyle};
 use super::manifest::{Manifest, MethodKind};
 
 /// How the handler of a client method is called.
@@ -78,6 +78,7 @@ impl Manifest {
         let gated = || {
             self.methods
                 .iter()
+                .filter(|(_, m)| m.capability_of == CapabilityOf::Server)
                 .filter_map(|(name, m)| m.capability.as_deref().map(|c| (name.as_str(), c)))
         };
         Some(match spec.style {
@@ -94,7 +95,10 @@ impl Manifest {
                 let mut names: Vec<Value> = Vec::new();
                 for (name, method) in &self.methods {
                     let ends = method.lifecycle.as_ref().is_some_and(|l| l.ends_session);
-                    if *name == spec.method || ends || method.kind != MethodKind::Request {
+                    let served = method.kind == MethodKind::Request
+                        && method.direction.client_sends()
+                        && method.capability_of == CapabilityOf::Server;
+                    if *name == spec.method || ends || !served {
                         continue;
                     }
                     if !handles(name) {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::scope::{RuleFault, ScopeRules};
 use super::violation::{fill, Violation, ViolationKind};
 use crate::envelope::{ErrorCode, ErrorObject};
-use crate::protocol::{ErrorCase, ViolationSpec};
+use crate::protocol::{CapabilityOf, ErrorCase, ViolationSpec};
 use crate::validate::Protocol;
 
 /// One session's lifecycle, as either peer or an observer sees it.
@@ -20,6 +20,8 @@ pub struct Session {
     protocol: Arc<Protocol>,
     state: String,
     capabilities: Option<BTreeSet<String>>,
+    /// The client's, once it has declared them (`client_pointer`).
+    client_capabilities: Option<BTreeSet<String>>,
     ended: bool,
     /// What ended the session (`` `shutdown` was answered ``).
     ended_by: Option<String>,
@@ -41,6 +43,7 @@ impl Session {
             protocol,
             state,
             capabilities: None,
+            client_capabilities: None,
             ended: false,
             ended_by: None,
             rules,
@@ -82,6 +85,12 @@ impl Session {
         self.capabilities.as_ref()
     }
 
+    /// The capabilities the client declared, once it has (where the
+    /// protocol has a client declaration).
+    pub fn client_capabilities(&self) -> Option<&BTreeSet<String>> {
+        self.client_capabilities.as_ref()
+    }
+
     /// Checks that `method` may be sent now: the session is not over, the
     /// state allows it, and (for an optional method) the server declared
     /// its capability. A method the protocol does not define passes: the
@@ -109,9 +118,18 @@ impl Session {
                 ));
             }
         }
-        if let (Some(capability), Some(declared)) = (&spec.capability, &self.capabilities) {
+        let declared = match spec.capability_of {
+            CapabilityOf::Server => &self.capabilities,
+            CapabilityOf::Client => &self.client_capabilities,
+        };
+        if let (Some(capability), Some(declared)) = (&spec.capability, declared) {
             if !declared.contains(capability) {
-                let answer = self.protocol.capability_answer(method, capability);
+                let answer = match spec.capability_of {
+                    CapabilityOf::Server => self.protocol.capability_answer(method, capability),
+                    CapabilityOf::Client => {
+                        self.protocol.client_capability_answer(method, capability)
+                    }
+                };
                 return Err(Violation::new(
                     ViolationKind::CapabilityNotDeclared,
                     answer.code,
@@ -138,17 +156,39 @@ impl Session {
             .version_negotiation
             .as_ref()
             .is_some_and(|negotiation| negotiation.method == method);
-        negotiates || self.rules.names(method)
+        let declares = self
+            .protocol
+            .manifest()
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.method == method && c.client_pointer.is_some());
+        negotiates || declares || self.rules.names(method)
     }
 
     /// Admits a request whose params passed their schema: version
     /// negotiation on the negotiating method, then the protocol's stateful
     /// rules (scopes, sequences, ids not reused).
     pub fn admit(&mut self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
+        self.declare_client(method, params);
         self.negotiate(method, params)?;
         self.rules
             .check(method, params)
             .map_err(|fault| self.rule_violation(fault))
+    }
+
+    /// Records the client's capabilities from the params of the method
+    /// that declares them, where the protocol has a client declaration.
+    pub fn declare_client(&mut self, method: &str, params: Option<&Value>) {
+        let manifest = self.protocol.manifest();
+        if manifest
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.method == method)
+        {
+            if let Some(declared) = manifest.declared_client_capabilities(params) {
+                self.client_capabilities = Some(declared);
+            }
+        }
     }
 
     /// The protocol's stateful rules alone (scopes, sequences, ids not

@@ -73,6 +73,19 @@ impl Protocol {
         )
     }
 
+    /// The answer to a server's request (or a notification) gated on a
+    /// capability the client did not declare.
+    pub fn client_capability_answer(&self, method: &str, capability: &str) -> ErrorObject {
+        self.error_answer(
+            ErrorCase::CapabilityNotDeclared,
+            None,
+            format!(
+                "`{method}` needs the capability `{capability}`, which the client did not declare"
+            ),
+            &[("method", json!(method)), ("capability", json!(capability))],
+        )
+    }
+
     /// The answer to params that fail their schema, listing every issue.
     pub fn invalid_params_answer(&self, method: &str, issues: &[ValidationIssue]) -> ErrorObject {
         let message = invalid_params(method, issues).message;

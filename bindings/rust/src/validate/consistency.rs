@@ -90,6 +90,17 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 "a gated method needs the manifest's `capabilities`".into(),
             ));
         }
+        let client_declares = manifest
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.client_pointer.is_some());
+        if method.capability_of == crate::protocol::CapabilityOf::Client && !client_declares {
+            return Err(fail(
+                format!("{at}/capability_of"),
+                "a method gated on the client's capabilities needs `capabilities.client_pointer`"
+                    .into(),
+            ));
+        }
         if let (Some(capability), Some(capabilities)) = (&method.capability, &manifest.capabilities)
         {
             if !capabilities.is_well_formed(capability) {

@@ -270,7 +270,8 @@ export function protocolFromManifest<
           : "client-to-server",
     };
     if (typeof spec["timeout_ms"] === "number") info.timeoutMs = spec["timeout_ms"];
-    if (typeof spec["capability"] === "string") info.capability = spec["capability"];
+    // Only the server's declaration gates what a client sends (as the generated descriptors say).
+    if (typeof spec["capability"] === "string" && spec["capability_of"] !== "client") info.capability = spec["capability"];
     if (spec["params_optional"] === true) info.paramsOptional = true;
     const stream = spec["result_stream"] !== undefined;
     if (stream) info.stream = true;
