@@ -357,3 +357,44 @@ fn with_sides_a_request_in_the_wrong_direction_is_the_senders_fault() {
         "without sides no direction is known"
     );
 }
+
+/// A request that declares its errors (`errors`, names of the manifest's)
+/// may be answered with those and JSON-RPC's own codes; any other code is
+/// the server's `undeclared_error`.
+#[test]
+fn an_error_a_request_does_not_declare_is_reported() {
+    let base = with_methods(&json!({}));
+    let mut manifest = base.source().manifest_json.clone();
+    let analysis_failed = -32001;
+    if let Some(errors) = manifest["errors"].as_array_mut() {
+        errors.push(json!({"code": analysis_failed, "name": "ANALYSIS_FAILED"}));
+    }
+    manifest["methods"]["complexity"]["errors"] = json!(["ANALYSIS_FAILED"]);
+    let source = ProtocolSource::new(&base.source().origin, manifest, base.source().files.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let protocol = Arc::new(Protocol::compile(source).unwrap_or_else(|e| panic!("{e}")));
+    let answered = |code: i64| {
+        let complexity =
+            r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":{"root_path":"/p"}}"#;
+        let error =
+            format!(r#"{{"jsonrpc":"2.0","id":2,"error":{{"code":{code},"message":"no"}}}}"#);
+        judged(&protocol, &[INIT, INIT_RESULT, complexity, &error])
+    };
+    assert_eq!(answered(analysis_failed), []);
+    assert_eq!(
+        answered(-32602),
+        [],
+        "JSON-RPC's own codes are always declared"
+    );
+    assert_eq!(answered(0), [(3, "undeclared_error")]);
+
+    let mut unknown = base.source().manifest_json.clone();
+    unknown["methods"]["complexity"]["errors"] = json!(["NO_SUCH_ERROR"]);
+    let refused = ProtocolSource::new(&base.source().origin, unknown, base.source().files.clone())
+        .and_then(Protocol::compile);
+    let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        message.contains("`NO_SUCH_ERROR` is not an error of the manifest's `errors`"),
+        "{message}"
+    );
+}

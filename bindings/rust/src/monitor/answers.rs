@@ -228,6 +228,27 @@ impl SessionChecker {
             let issues = self.protocol.validate(method, Part::Result, Some(result));
             self.report(index, ProblemKind::InvalidResult, "/result", &issues);
         }
+        if let (Err(error), Some(spec)) = (&response.outcome, self.protocol.method(method)) {
+            let errors = &self.protocol.manifest().errors;
+            if !spec.declares_error(error.code, errors) {
+                let declared: Vec<String> = errors
+                    .iter()
+                    .filter(|e| spec.errors.contains(&e.name))
+                    .map(|e| format!("{} ({})", e.code, e.name))
+                    .collect();
+                let message = format!(
+                    "`{method}` was answered with error {}, which is neither among its declared errors ({}) nor JSON-RPC's own",
+                    error.code,
+                    declared.join(", ")
+                );
+                self.push(
+                    index,
+                    ProblemKind::UndeclaredError,
+                    Some("/error/code"),
+                    message,
+                );
+            }
+        }
         if pending.from_server {
             return;
         }

@@ -63,6 +63,9 @@ pub enum ProblemKind {
     /// allow (a server's `textDocument/hover` request); known only from a
     /// capture's sides file.
     WrongDirection,
+    /// An error answer whose code is not among the request's declared
+    /// `errors` (nor JSON-RPC's own).
+    UndeclaredError,
 }
 
 /// Who a problem is about.
@@ -126,7 +129,7 @@ impl fmt::Display for Severity {
 
 impl ProblemKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ProblemKind; 21] = [
+    pub const ALL: [ProblemKind; 22] = [
         ProblemKind::Framing,
         ProblemKind::Envelope,
         ProblemKind::UnknownMethod,
@@ -148,6 +151,7 @@ impl ProblemKind {
         ProblemKind::DiscouragedId,
         ProblemKind::ImplementationDependent,
         ProblemKind::WrongDirection,
+        ProblemKind::UndeclaredError,
     ];
 
     /// The snake_case name (`invalid_params`).
@@ -174,6 +178,7 @@ impl ProblemKind {
             ProblemKind::DiscouragedId => "discouraged_id",
             ProblemKind::ImplementationDependent => "implementation_dependent",
             ProblemKind::WrongDirection => "wrong_direction",
+            ProblemKind::UndeclaredError => "undeclared_error",
         }
     }
 
@@ -223,6 +228,7 @@ impl ProblemKind {
                 | ProblemKind::UnknownId
                 | ProblemKind::ResultForInvalidId
                 | ProblemKind::VersionMismatch
+                | ProblemKind::UndeclaredError
         )
     }
 }

@@ -494,6 +494,11 @@ pub struct MethodSpec {
     /// How long the client waits for the answer.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// The protocol's errors (names from the manifest's `errors`) this
+    /// request may be answered with, besides JSON-RPC's own (-32700,
+    /// -32600 to -32603); empty: any code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
     /// Where in the lifecycle the method may come and where it leads.
     #[serde(default)]
     pub lifecycle: Option<MethodLifecycle>,
@@ -503,6 +508,18 @@ pub struct MethodSpec {
 }
 
 impl MethodSpec {
+    /// Whether an error answer with `code` is one this request declares
+    /// (JSON-RPC's own codes always are; so is every code when it declares
+    /// none), given the protocol's named `errors`.
+    pub fn declares_error(&self, code: i64, errors: &[ErrorSpec]) -> bool {
+        const JSON_RPC: [i64; 5] = [-32700, -32600, -32601, -32602, -32603];
+        self.errors.is_empty()
+            || JSON_RPC.contains(&code)
+            || errors
+                .iter()
+                .any(|e| e.code == code && self.errors.contains(&e.name))
+    }
+
     /// Whether the method must be implemented by every server.
     pub fn is_required(&self) -> bool {
         self.capability.is_none()

@@ -84,6 +84,14 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 ));
             }
         }
+        for (index, name) in method.errors.iter().enumerate() {
+            if !manifest.errors.iter().any(|e| &e.name == name) {
+                return Err(fail(
+                    format!("{at}/errors/{index}"),
+                    format!("`{name}` is not an error of the manifest's `errors`"),
+                ));
+            }
+        }
         if method.capability.is_some() && manifest.capabilities.is_none() {
             return Err(fail(
                 format!("{at}/capability"),

@@ -6,7 +6,7 @@ import type { SchemaValidator } from "../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$comment":{"title":"Comment","description":"Free text for people reading the manifest (a derived manifest says here that it is generated and from what).","type":"string"},"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client pointer","description":"JSON pointer into the same method's params where the client declares its own capabilities, in the same style (MCP: /capabilities). They gate the methods whose capability_of is client."}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"cancellation":{"$ref":"#/$defs/Cancellation"},"host":{"$ref":"#/$defs/Host"},"enforcement":{"title":"Enforcement","description":"Which side each kind of rule binds. receiver (default): the receiver refuses a message that breaks the rule with the protocol's answer; validate reports a result to it as accepted_invalid and conformance fails a server that does not refuse it. sender: only the sender must not send such a message; a receiver that answers it anyway is within the protocol (the sender's fault is still reported), and conformance only checks that the server survives it.","type":"object","additionalProperties":false,"properties":{"params":{"title":"Params","description":"Params against their schema.","enum":["receiver","sender"],"default":"receiver"},"lifecycle":{"title":"Lifecycle","description":"A method sent in a state that does not allow it.","enum":["receiver","sender"],"default":"receiver"}}},"version_scheme":{"title":"Version scheme","description":"How the versions are written. semver (default): MAJOR.MINOR[.PATCH]; diff passes a breaking change only when the major version moved. date: a release date (MCP's 2025-06-18); no part announces a breaking change, so diff fails on every one.","enum":["semver","date"],"default":"semver"},"implementation_dependent_prefix":{"title":"Implementation-dependent prefix","description":"A method-name prefix the protocol leaves to implementations (LSP's $/): a notification with it that the protocol does not define may be ignored (validate warns, never fails), and a request with it is answered method-not-found.","type":"string","minLength":1},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's error answers, instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"Cancellation":{"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$comment":{"title":"Comment","description":"Free text for people reading the manifest (a derived manifest says here that it is generated and from what).","type":"string"},"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client pointer","description":"JSON pointer into the same method's params where the client declares its own capabilities, in the same style (MCP: /capabilities). They gate the methods whose capability_of is client."}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"cancellation":{"$ref":"#/$defs/Cancellation"},"host":{"$ref":"#/$defs/Host"},"enforcement":{"title":"Enforcement","description":"Which side each kind of rule binds. receiver (default): the receiver refuses a message that breaks the rule with the protocol's answer; validate reports a result to it as accepted_invalid and conformance fails a server that does not refuse it. sender: only the sender must not send such a message; a receiver that answers it anyway is within the protocol (the sender's fault is still reported), and conformance only checks that the server survives it.","type":"object","additionalProperties":false,"properties":{"params":{"title":"Params","description":"Params against their schema.","enum":["receiver","sender"],"default":"receiver"},"lifecycle":{"title":"Lifecycle","description":"A method sent in a state that does not allow it.","enum":["receiver","sender"],"default":"receiver"}}},"version_scheme":{"title":"Version scheme","description":"How the versions are written. semver (default): MAJOR.MINOR[.PATCH]; diff passes a breaking change only when the major version moved. date: a release date (MCP's 2025-06-18); no part announces a breaking change, so diff fails on every one.","enum":["semver","date"],"default":"semver"},"implementation_dependent_prefix":{"title":"Implementation-dependent prefix","description":"A method-name prefix the protocol leaves to implementations (LSP's $/): a notification with it that the protocol does not define may be ignored (validate warns, never fails), and a request with it is answered method-not-found.","type":"string","minLength":1},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's error answers, instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"Cancellation":{"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
 const schema32 = {"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}};
 const schema33 = {"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
 const schema43 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
@@ -19,7 +19,7 @@ const pattern6 = new RegExp("^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$", "u"
 const pattern7 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$", "u");
 const pattern8 = new RegExp("^(/([^~/]|~[01])*)*$", "u");
 const pattern12 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
-const schema36 = {"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's error answers, instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]};
+const schema36 = {"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's error answers, instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]};
 const schema42 = {"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}};
 const schema37 = {"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}};
 const pattern11 = new RegExp("^[A-Za-z0-9_.-]+\\.json(#.*)?$", "u");
@@ -534,6 +534,16 @@ vErrors.push(err7);
 }
 errors++;
 }
+if(data.errors !== undefined && func0.call(data, "errors")){
+const err8 = {instancePath:instancePath+"/errors",schemaPath:"#/allOf/1/then/properties/errors/false schema",keyword:"false schema",params:{},message:"boolean schema is false"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 }
 var _valid0 = _errs8 === errors;
 valid2 = _valid0;
@@ -544,6 +554,7 @@ props0.result_stream = true;
 props0.timeout_ms = true;
 props0.partial_result = true;
 props0.error_data = true;
+props0.errors = true;
 props0.kind = true;
 }
 ifClause0 = "then";
@@ -555,22 +566,7 @@ let valid5 = false;
 const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if((data.result === undefined) || (!(func0.call(data, "result")))){
-const err8 = {instancePath,schemaPath:"#/allOf/1/else/anyOf/0/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-var _valid1 = _errs11 === errors;
-valid5 = valid5 || _valid1;
-const _errs12 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if((data.result_stream === undefined) || (!(func0.call(data, "result_stream")))){
-const err9 = {instancePath,schemaPath:"#/allOf/1/else/anyOf/1/required",keyword:"required",params:{missingProperty: "result_stream"},message:"must have required property '"+"result_stream"+"'"};
+const err9 = {instancePath,schemaPath:"#/allOf/1/else/anyOf/0/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -580,15 +576,30 @@ vErrors.push(err9);
 errors++;
 }
 }
-var _valid1 = _errs12 === errors;
+var _valid1 = _errs11 === errors;
 valid5 = valid5 || _valid1;
-if(!valid5){
-const err10 = {instancePath,schemaPath:"#/allOf/1/else/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs12 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if((data.result_stream === undefined) || (!(func0.call(data, "result_stream")))){
+const err10 = {instancePath,schemaPath:"#/allOf/1/else/anyOf/1/required",keyword:"required",params:{missingProperty: "result_stream"},message:"must have required property '"+"result_stream"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+var _valid1 = _errs12 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const err11 = {instancePath,schemaPath:"#/allOf/1/else/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -608,18 +619,7 @@ valid2 = _valid0;
 ifClause0 = "else";
 }
 if(!valid2){
-const err11 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if((data.kind === undefined) || (!(func0.call(data, "kind")))){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+const err12 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -628,8 +628,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((data.direction === undefined) || (!(func0.call(data, "direction")))){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "direction"},message:"must have required property '"+"direction"+"'"};
+if(data && typeof data == "object" && !Array.isArray(data)){
+if((data.kind === undefined) || (!(func0.call(data, "kind")))){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -638,8 +639,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if((data.description === undefined) || (!(func0.call(data, "description")))){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if((data.direction === undefined) || (!(func0.call(data, "direction")))){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "direction"},message:"must have required property '"+"direction"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -648,9 +649,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key0 of Object.keys(data)){
-if(!(func0.call(schema36.properties, key0))){
-const err15 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if((data.description === undefined) || (!(func0.call(data, "description")))){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -659,11 +659,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.kind !== undefined && func0.call(data, "kind")){
-let data6 = data.kind;
-if(!((data6 === "request") || (data6 === "notification"))){
-const err16 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema36.properties.kind.enum},message:"must be equal to one of the allowed values"};
+for(const key0 of Object.keys(data)){
+if(!(func0.call(schema36.properties, key0))){
+const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -673,10 +671,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.direction !== undefined && func0.call(data, "direction")){
-let data7 = data.direction;
-if(!(((data7 === "client-to-server") || (data7 === "server-to-client")) || (data7 === "both"))){
-const err17 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema36.properties.direction.enum},message:"must be equal to one of the allowed values"};
+if(data.kind !== undefined && func0.call(data, "kind")){
+let data7 = data.kind;
+if(!((data7 === "request") || (data7 === "notification"))){
+const err17 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema36.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -686,11 +684,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.description !== undefined && func0.call(data, "description")){
-let data8 = data.description;
-if(typeof data8 === "string"){
-if(func74(data8) < 1){
-const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.direction !== undefined && func0.call(data, "direction")){
+let data8 = data.direction;
+if(!(((data8 === "client-to-server") || (data8 === "server-to-client")) || (data8 === "both"))){
+const err18 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema36.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -700,13 +697,27 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined && func0.call(data, "description")){
+let data9 = data.description;
+if(typeof data9 === "string"){
+if(func74(data9) < 1){
+const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -719,12 +730,12 @@ errors = vErrors.length;
 }
 if(data.params_optional !== undefined && func0.call(data, "params_optional")){
 if(typeof data.params_optional !== "boolean"){
-const err20 = {instancePath:instancePath+"/params_optional",schemaPath:"#/properties/params_optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err21 = {instancePath:instancePath+"/params_optional",schemaPath:"#/properties/params_optional/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err21];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -760,21 +771,10 @@ errors = vErrors.length;
 }
 }
 if(data.capability !== undefined && func0.call(data, "capability")){
-let data16 = data.capability;
-if(typeof data16 === "string"){
-if(func74(data16) < 1){
-const err21 = {instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data17 = data.capability;
+if(typeof data17 === "string"){
+if(func74(data17) < 1){
+const err22 = {instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -784,10 +784,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.capability_of !== undefined && func0.call(data, "capability_of")){
-let data17 = data.capability_of;
-if(!((data17 === "server") || (data17 === "client"))){
-const err23 = {instancePath:instancePath+"/capability_of",schemaPath:"#/properties/capability_of/enum",keyword:"enum",params:{allowedValues: schema36.properties.capability_of.enum},message:"must be equal to one of the allowed values"};
+else {
+const err23 = {instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -797,10 +795,15 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.timeout_ms !== undefined && func0.call(data, "timeout_ms")){
-let data18 = data.timeout_ms;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err24 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.errors !== undefined && func0.call(data, "errors")){
+let data18 = data.errors;
+if(Array.isArray(data18)){
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+let data19 = data18[i0];
+if(typeof data19 === "string"){
+if(func74(data19) < 1){
+const err24 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -809,14 +812,87 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(typeof data18 == "number"){
-if(data18 < 1 || isNaN(data18)){
-const err25 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err25 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+let i1 = data18.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data18[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err26 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.capability_of !== undefined && func0.call(data, "capability_of")){
+let data20 = data.capability_of;
+if(!((data20 === "server") || (data20 === "client"))){
+const err28 = {instancePath:instancePath+"/capability_of",schemaPath:"#/properties/capability_of/enum",keyword:"enum",params:{allowedValues: schema36.properties.capability_of.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.timeout_ms !== undefined && func0.call(data, "timeout_ms")){
+let data21 = data.timeout_ms;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err29 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(typeof data21 == "number"){
+if(data21 < 1 || isNaN(data21)){
+const err30 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -829,87 +905,17 @@ errors = vErrors.length;
 }
 }
 if(data.examples !== undefined && func0.call(data, "examples")){
-let data20 = data.examples;
-if(Array.isArray(data20)){
-const len0 = data20.length;
-for(let i0=0; i0<len0; i0++){
-let data21 = data20[i0];
-const _errs37 = errors;
-const _errs38 = errors;
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+let data23 = data.examples;
+if(Array.isArray(data23)){
+const len1 = data23.length;
+for(let i2=0; i2<len1; i2++){
+let data24 = data23[i2];
+const _errs41 = errors;
+const _errs42 = errors;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 let missing1;
-if((((data21.result === undefined) || (!(func0.call(data21, "result")))) && (missing1 = "result")) || (((data21.error === undefined) || (!(func0.call(data21, "error")))) && (missing1 = "error"))){
-const err26 = {};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-var valid10 = _errs38 === errors;
-if(valid10){
-const err27 = {instancePath:instancePath+"/examples/" + i0,schemaPath:"#/$defs/Example/not",keyword:"not",params:{},message:"must NOT be valid"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-else {
-errors = _errs37;
-if(vErrors !== null){
-if(_errs37){
-vErrors.length = _errs37;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if((data21.title === undefined) || (!(func0.call(data21, "title")))){
-const err28 = {instancePath:instancePath+"/examples/" + i0,schemaPath:"#/$defs/Example/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-for(const key1 of Object.keys(data21)){
-if(!((((((key1 === "title") || (key1 === "description")) || (key1 === "params")) || (key1 === "result")) || (key1 === "items")) || (key1 === "error"))){
-const err29 = {instancePath:instancePath+"/examples/" + i0,schemaPath:"#/$defs/Example/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data21.title !== undefined && func0.call(data21, "title")){
-let data22 = data21.title;
-if(typeof data22 === "string"){
-if(func74(data22) < 1){
-const err30 = {instancePath:instancePath+"/examples/" + i0+"/title",schemaPath:"#/$defs/Example/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/examples/" + i0+"/title",schemaPath:"#/$defs/Example/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((((data24.result === undefined) || (!(func0.call(data24, "result")))) && (missing1 = "result")) || (((data24.error === undefined) || (!(func0.call(data24, "error")))) && (missing1 = "error"))){
+const err31 = {};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -919,9 +925,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data21.description !== undefined && func0.call(data21, "description")){
-if(typeof data21.description !== "string"){
-const err32 = {instancePath:instancePath+"/examples/" + i0+"/description",schemaPath:"#/$defs/Example/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid13 = _errs42 === errors;
+if(valid13){
+const err32 = {instancePath:instancePath+"/examples/" + i2,schemaPath:"#/$defs/Example/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -930,10 +936,20 @@ vErrors.push(err32);
 }
 errors++;
 }
+else {
+errors = _errs41;
+if(vErrors !== null){
+if(_errs41){
+vErrors.length = _errs41;
 }
-if(data21.items !== undefined && func0.call(data21, "items")){
-if(!(Array.isArray(data21.items))){
-const err33 = {instancePath:instancePath+"/examples/" + i0+"/items",schemaPath:"#/$defs/Example/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+else {
+vErrors = null;
+}
+}
+}
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if((data24.title === undefined) || (!(func0.call(data24, "title")))){
+const err33 = {instancePath:instancePath+"/examples/" + i2,schemaPath:"#/$defs/Example/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -942,12 +958,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-if(data21.error !== undefined && func0.call(data21, "error")){
-let data25 = data21.error;
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if((data25.code === undefined) || (!(func0.call(data25, "code")))){
-const err34 = {instancePath:instancePath+"/examples/" + i0+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+for(const key1 of Object.keys(data24)){
+if(!((((((key1 === "title") || (key1 === "description")) || (key1 === "params")) || (key1 === "result")) || (key1 === "items")) || (key1 === "error"))){
+const err34 = {instancePath:instancePath+"/examples/" + i2,schemaPath:"#/$defs/Example/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -956,8 +969,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-if((data25.message === undefined) || (!(func0.call(data25, "message")))){
-const err35 = {instancePath:instancePath+"/examples/" + i0+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+}
+if(data24.title !== undefined && func0.call(data24, "title")){
+let data25 = data24.title;
+if(typeof data25 === "string"){
+if(func74(data25) < 1){
+const err35 = {instancePath:instancePath+"/examples/" + i2+"/title",schemaPath:"#/$defs/Example/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -966,9 +983,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-for(const key2 of Object.keys(data25)){
-if(!(((key2 === "code") || (key2 === "message")) || (key2 === "data"))){
-const err36 = {instancePath:instancePath+"/examples/" + i0+"/error",schemaPath:"#/$defs/Example/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+else {
+const err36 = {instancePath:instancePath+"/examples/" + i2+"/title",schemaPath:"#/$defs/Example/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -978,10 +995,9 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data25.code !== undefined && func0.call(data25, "code")){
-let data26 = data25.code;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err37 = {instancePath:instancePath+"/examples/" + i0+"/error/code",schemaPath:"#/$defs/Example/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data24.description !== undefined && func0.call(data24, "description")){
+if(typeof data24.description !== "string"){
+const err37 = {instancePath:instancePath+"/examples/" + i2+"/description",schemaPath:"#/$defs/Example/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -991,9 +1007,9 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data25.message !== undefined && func0.call(data25, "message")){
-if(typeof data25.message !== "string"){
-const err38 = {instancePath:instancePath+"/examples/" + i0+"/error/message",schemaPath:"#/$defs/Example/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24.items !== undefined && func0.call(data24, "items")){
+if(!(Array.isArray(data24.items))){
+const err38 = {instancePath:instancePath+"/examples/" + i2+"/items",schemaPath:"#/$defs/Example/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1003,9 +1019,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/examples/" + i0+"/error",schemaPath:"#/$defs/Example/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data24.error !== undefined && func0.call(data24, "error")){
+let data28 = data24.error;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if((data28.code === undefined) || (!(func0.call(data28, "code")))){
+const err39 = {instancePath:instancePath+"/examples/" + i2+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1014,10 +1032,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/examples/" + i0,schemaPath:"#/$defs/Example/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((data28.message === undefined) || (!(func0.call(data28, "message")))){
+const err40 = {instancePath:instancePath+"/examples/" + i2+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1026,10 +1042,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key2 of Object.keys(data28)){
+if(!(((key2 === "code") || (key2 === "message")) || (key2 === "data"))){
+const err41 = {instancePath:instancePath+"/examples/" + i2+"/error",schemaPath:"#/$defs/Example/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1039,14 +1054,75 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
-else {
-const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.code !== undefined && func0.call(data28, "code")){
+let data29 = data28.code;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err42 = {instancePath:instancePath+"/examples/" + i2+"/error/code",schemaPath:"#/$defs/Example/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err42];
 }
 else {
 vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data28.message !== undefined && func0.call(data28, "message")){
+if(typeof data28.message !== "string"){
+const err43 = {instancePath:instancePath+"/examples/" + i2+"/error/message",schemaPath:"#/$defs/Example/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/examples/" + i2+"/error",schemaPath:"#/$defs/Example/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/examples/" + i2,schemaPath:"#/$defs/Example/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
 }
 errors++;
 }
