@@ -188,7 +188,7 @@ impl PyProtocol {
     /// The largest frame body in bytes.
     #[getter]
     fn max_frame_bytes(&self) -> usize {
-        self.inner.manifest().transport.max_frame_bytes
+        self.inner.manifest().transport.frame_bound()
     }
 
     /// How the handler of each method the client sends is called, in the

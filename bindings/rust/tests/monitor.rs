@@ -398,3 +398,29 @@ fn an_error_a_request_does_not_declare_is_reported() {
         "{message}"
     );
 }
+
+/// A protocol that states no frame bound (MCP) loads without one; every
+/// frame is still held to wirekit's own bound.
+#[test]
+fn a_protocol_may_state_no_frame_bound() {
+    let base = with_methods(&json!({}));
+    let mut manifest = base.source().manifest_json.clone();
+    if let Some(transport) = manifest["transport"].as_object_mut() {
+        transport.remove("max_frame_bytes");
+    }
+    let source = ProtocolSource::new(&base.source().origin, manifest, base.source().files.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let protocol = Protocol::compile(source).unwrap_or_else(|e| panic!("{e}"));
+    let transport = &protocol.manifest().transport;
+    assert!(!transport.states_frame_bound());
+    assert_eq!(transport.frame_bound(), 64 * 1024 * 1024);
+    assert_eq!(transport.frame_limits().max_frame_bytes, 64 * 1024 * 1024);
+    let answer = wirekit::serve::over_bound(&protocol, "complexity", "the result", 70 << 20);
+    assert!(
+        answer.message.contains(
+            "over wirekit's own 67108864-byte frame bound (gaze-analyzer@1.0.0 states none)"
+        ),
+        "{}",
+        answer.message
+    );
+}

@@ -206,7 +206,7 @@ fn the_gaze_bound_is_the_hosts_10_mib_line_less_its_line_feed() {
         let protocol = wirekit_protocols::protocol(version).expect("embedded");
         assert_eq!(
             protocol.manifest().transport.max_frame_bytes,
-            10 * 1024 * 1024 - 1
+            Some(10 * 1024 * 1024 - 1)
         );
     }
 }

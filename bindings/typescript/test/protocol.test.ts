@@ -208,3 +208,19 @@ describe("schemas whose alternatives overlap recursively (tests/vectors/schemas/
     loadProtocol(join(repoRoot(), "schemas", "lsp", "3.17"));
   });
 });
+
+describe("a protocol that states no frame bound", () => {
+  it("loads, and every frame is held to wirekit's own bound", () => {
+    const dir = mkdtempSync(join(tmpdir(), "wirekit-unbounded-"));
+    try {
+      cpSync(join(repoRoot(), "schemas", "gaze-analyzer", "1.0.0"), dir, { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(dir, "protocol.json"), "utf8")) as Record<string, Record<string, unknown>>;
+      delete manifest["transport"]?.["max_frame_bytes"];
+      writeFileSync(join(dir, "protocol.json"), JSON.stringify(manifest));
+      const loaded = loadProtocol(dir);
+      assert.equal(loaded.maxFrameBytes, 64 * 1024 * 1024);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -92,7 +92,10 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         ("canonical".to_owned(), yes_no(t.canonical)),
         (
             "max frame bytes".to_owned(),
-            format!("`{}`", t.max_frame_bytes),
+            t.max_frame_bytes.map_or_else(
+                || format!("none stated (wirekit's own bound: `{}`)", t.frame_bound()),
+                |b| format!("`{b}`"),
+            ),
         ),
         (
             "one request at a time".to_owned(),

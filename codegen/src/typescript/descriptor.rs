@@ -148,7 +148,7 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
         format!("dialect: {},", json_string(&t.envelope.to_string())),
         format!("strict: {},", t.strict),
         format!("canonical: {},", t.canonical),
-        format!("maxFrameBytes: {},", t.max_frame_bytes),
+        format!("maxFrameBytes: {},", t.frame_bound()),
     ];
     if t.one_request_at_a_time {
         lines.push("oneRequestAtATime: true,".to_owned());

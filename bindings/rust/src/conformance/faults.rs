@@ -14,7 +14,7 @@ use super::mutate::mutations;
 use super::runner::Run;
 use crate::envelope::{self, ErrorObject, Id, Message};
 use crate::framing::{decoder_for, Framing};
-use crate::protocol::{EnforcedBy, UnreadableId};
+use crate::protocol::{EnforcedBy, Transport, UnreadableId};
 use crate::session::Session;
 use crate::validate::Part;
 
@@ -541,11 +541,40 @@ fn framing_faults(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
     let transport = run.protocol.manifest().transport.clone();
     let jsonrpc = transport.envelope == crate::envelope::Dialect::JsonRpc2;
     let version = if jsonrpc { r#""jsonrpc":"2.0","# } else { "" };
-    // Over the bound: a request whose padding takes it one byte past.
+    if transport.states_frame_bound() {
+        over_the_bound(run, slot, &allowed, &transport, version);
+    } else {
+        run.not_exercised.push(format!(
+            "a frame over the bound: {} states no frame bound",
+            run.protocol.id()
+        ));
+    }
+    if transport.framing == Framing::ContentLength {
+        let bytes = b"Content-Length: twelve\r\n\r\n{}".to_vec();
+        framing_fault(
+            run,
+            slot,
+            &allowed,
+            "a malformed Content-Length header is refused",
+            bytes,
+        );
+        extra_header(run, slot, &allowed, version);
+    }
+}
+
+/// A request whose padding takes it one byte past the protocol's bound.
+fn over_the_bound(
+    run: &mut Run<'_>,
+    slot: &mut Option<Conversation>,
+    allowed: &[String],
+    transport: &Transport,
+    version: &str,
+) {
+    let bound = transport.frame_bound();
     let head =
         format!(r#"{{{version}"id":910,"method":"wirekit.conformance/probe","params":{{"pad":""#);
     let tail = r#""}}"#;
-    let pad = (transport.max_frame_bytes + 1).saturating_sub(head.len() + tail.len());
+    let pad = (bound + 1).saturating_sub(head.len() + tail.len());
     let mut body = head.into_bytes();
     body.extend(std::iter::repeat_n(b'x', pad));
     body.extend_from_slice(tail.as_bytes());
@@ -561,22 +590,8 @@ fn framing_faults(run: &mut Run<'_>, slot: &mut Option<Conversation>) {
             b
         }
     };
-    let name = format!(
-        "a frame over the bound of {} bytes is refused",
-        transport.max_frame_bytes
-    );
-    framing_fault(run, slot, &allowed, &name, bytes);
-    if transport.framing == Framing::ContentLength {
-        let bytes = b"Content-Length: twelve\r\n\r\n{}".to_vec();
-        framing_fault(
-            run,
-            slot,
-            &allowed,
-            "a malformed Content-Length header is refused",
-            bytes,
-        );
-        extra_header(run, slot, &allowed, version);
-    }
+    let name = format!("a frame over the bound of {bound} bytes is refused");
+    framing_fault(run, slot, allowed, &name, bytes);
 }
 
 fn framing_fault(

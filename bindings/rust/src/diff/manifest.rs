@@ -91,9 +91,12 @@ fn compare_transport(old: &Manifest, new: &Manifest, out: &mut Vec<Change>) {
         );
     }
     if before.max_frame_bytes != after.max_frame_bytes {
+        let bound =
+            |b: Option<usize>| b.map_or_else(|| "none stated".to_owned(), |b| format!("{b} bytes"));
         let message = format!(
-            "frame bound changed from {} to {} bytes: one side may now send frames the other refuses",
-            before.max_frame_bytes, after.max_frame_bytes
+            "frame bound changed from {} to {}: one side may now send frames the other refuses",
+            bound(before.max_frame_bytes),
+            bound(after.max_frame_bytes)
         );
         push(both, "max_frame_bytes", message);
     }

@@ -562,7 +562,7 @@ impl SessionChecker {
             .as_ref()
             .map_or(SHORTEST_RESULT, Refusal::shortest_error_len);
         if key.len() + ENVELOPE_WITHOUT_ID + outcome
-            > self.protocol.manifest().transport.max_frame_bytes
+            > self.protocol.manifest().transport.frame_bound()
         {
             return;
         }

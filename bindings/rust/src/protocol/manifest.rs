@@ -232,8 +232,12 @@ pub struct Transport {
     /// Write envelopes as RFC 8785 canonical JSON (sorted members).
     #[serde(default)]
     pub canonical: bool,
-    /// The largest frame body, in bytes.
-    pub max_frame_bytes: usize,
+    /// The largest frame body the protocol allows, in bytes; `None` where
+    /// it states none (MCP): wirekit then reads and writes at most
+    /// [`Transport::UNSTATED_FRAME_BOUND`] bytes a frame, its own bound
+    /// (see [`Transport::frame_bound`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_frame_bytes: Option<usize>,
     /// The server handles one request at a time: a client sends a request
     /// only once every earlier one is answered (the server's own requests
     /// and notifications may still come meanwhile).
@@ -271,13 +275,29 @@ impl UnreadableId {
 }
 
 impl Transport {
+    /// wirekit's own frame bound where the protocol states none: every
+    /// frame is still bounded before it is buffered.
+    pub const UNSTATED_FRAME_BOUND: usize = 64 * 1024 * 1024;
+
+    /// The bound every frame is held to: the protocol's, or wirekit's own
+    /// where it states none.
+    pub fn frame_bound(&self) -> usize {
+        self.max_frame_bytes.unwrap_or(Self::UNSTATED_FRAME_BOUND)
+    }
+
+    /// Whether the protocol states a frame bound (conformance tests one
+    /// only then).
+    pub fn states_frame_bound(&self) -> bool {
+        self.max_frame_bytes.is_some()
+    }
+
     /// The frame limits of this transport: its framing's defaults with the
     /// protocol's frame bound, and strict NDJSON line endings (a bare CR is a
     /// fault) when the protocol is strict.
     pub fn frame_limits(&self) -> FrameLimits {
         self.framing
             .default_limits()
-            .with_max_frame_bytes(self.max_frame_bytes)
+            .with_max_frame_bytes(self.frame_bound())
             .with_strict_line_endings(self.strict && self.framing == Framing::Ndjson)
     }
 

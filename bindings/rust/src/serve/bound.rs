@@ -38,12 +38,21 @@ use crate::validate::Protocol;
 /// has one, the streamed method to use instead (`{method}/...` with a
 /// `result_stream`, such as Gaze's `analyze/stream` for `analyze`).
 pub fn over_bound(protocol: &Protocol, method: &str, what: &str, length: usize) -> ErrorObject {
-    let bound = protocol.manifest().transport.max_frame_bytes;
-    let mut message = format!(
-        "{what} of `{method}` is {length} bytes, over the {bound}-byte frame bound of {} \
-         (the longest line its host reads); it was not sent",
-        protocol.id()
-    );
+    let transport = &protocol.manifest().transport;
+    let bound = transport.frame_bound();
+    let mut message = if transport.states_frame_bound() {
+        format!(
+            "{what} of `{method}` is {length} bytes, over the {bound}-byte frame bound of {} \
+             (the longest line its host reads); it was not sent",
+            protocol.id()
+        )
+    } else {
+        format!(
+            "{what} of `{method}` is {length} bytes, over wirekit's own {bound}-byte frame bound \
+             ({} states none); it was not sent",
+            protocol.id()
+        )
+    };
     if let Some((stream, capability)) = stream_alternative(protocol, method) {
         match capability {
             Some(capability) => message.push_str(&format!(

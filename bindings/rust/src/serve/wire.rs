@@ -125,7 +125,7 @@ impl Wire {
             };
             return self.frame_message(&Message::Response(response));
         }
-        let limit = self.transport.max_frame_bytes;
+        let limit = self.transport.frame_bound();
         let length = encoded_success_raw_len(id, result, &self.envelope);
         if length > limit {
             return Err(WireError::TooLong {
@@ -147,7 +147,7 @@ impl Wire {
     /// One frame holding `body`, bytes already encoded by the core (a
     /// stream's failure line).
     pub fn frame_body(&self, body: &[u8]) -> Result<Vec<u8>, WireError> {
-        let limit = self.transport.max_frame_bytes;
+        let limit = self.transport.frame_bound();
         if body.len() > limit {
             return Err(WireError::TooLong {
                 bytes: body.len(),

@@ -124,7 +124,7 @@ export interface ProtocolDescriptor<
   readonly strict: boolean;
   /** Whether outgoing messages are written in RFC 8785 canonical form. */
   readonly canonical: boolean;
-  /** The frame bound, in bytes. */
+  /** The frame bound, in bytes: the protocol's, or wirekit's own (64 MiB) where it states none. */
   readonly maxFrameBytes: number;
   /** The server handles one request at a time: the client sends a request only once every earlier one is answered (`transport.one_request_at_a_time`). */
   readonly oneRequestAtATime?: boolean;
@@ -244,6 +244,9 @@ export function checkConsistency(manifest: unknown, file = "protocol.json"): voi
   }
 }
 
+/** wirekit's own frame bound where a protocol states none (64 MiB), as the core's `Transport::UNSTATED_FRAME_BOUND`. */
+export const UNSTATED_FRAME_BOUND = 64 * 1024 * 1024;
+
 /**
  * A descriptor from a `protocol.json` manifest that passed the meta-schema
  * (`schemas/wirekit-protocol.schema.json`) and {@link checkConsistency}, with
@@ -309,7 +312,8 @@ export function protocolFromManifest<
     dialect: transport["envelope"] === "bare" ? "bare" : "jsonrpc-2.0",
     strict: transport["strict"] === true,
     canonical: transport["canonical"] === true,
-    maxFrameBytes: Number(transport["max_frame_bytes"]),
+    // The protocol's bound, or wirekit's own where it states none (as the core's Transport::frame_bound).
+    maxFrameBytes: typeof transport["max_frame_bytes"] === "number" ? transport["max_frame_bytes"] : UNSTATED_FRAME_BOUND,
     methods,
   };
   if (transport["one_request_at_a_time"] === true) out.oneRequestAtATime = true;

@@ -6,7 +6,7 @@ import type { SchemaValidator } from "../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$comment":{"title":"Comment","description":"Free text for people reading the manifest (a derived manifest says here that it is generated and from what).","type":"string"},"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope","max_frame_bytes"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body in bytes (excluding the line ending or the header).","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client pointer","description":"JSON pointer into the same method's params where the client declares its own capabilities, in the same style (MCP: /capabilities). They gate the methods whose capability_of is client."}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"cancellation":{"$ref":"#/$defs/Cancellation"},"host":{"$ref":"#/$defs/Host"},"enforcement":{"title":"Enforcement","description":"Which side each kind of rule binds. receiver (default): the receiver refuses a message that breaks the rule with the protocol's answer; validate reports a result to it as accepted_invalid and conformance fails a server that does not refuse it. sender: only the sender must not send such a message; a receiver that answers it anyway is within the protocol (the sender's fault is still reported), and conformance only checks that the server survives it.","type":"object","additionalProperties":false,"properties":{"params":{"title":"Params","description":"Params against their schema.","enum":["receiver","sender"],"default":"receiver"},"lifecycle":{"title":"Lifecycle","description":"A method sent in a state that does not allow it.","enum":["receiver","sender"],"default":"receiver"}}},"version_scheme":{"title":"Version scheme","description":"How the versions are written. semver (default): MAJOR.MINOR[.PATCH]; diff passes a breaking change only when the major version moved. date: a release date (MCP's 2025-06-18); no part announces a breaking change, so diff fails on every one.","enum":["semver","date"],"default":"semver"},"implementation_dependent_prefix":{"title":"Implementation-dependent prefix","description":"A method-name prefix the protocol leaves to implementations (LSP's $/): a notification with it that the protocol does not define may be ignored (validate warns, never fails), and a request with it is answered method-not-found.","type":"string","minLength":1},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's error answers, instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"Cancellation":{"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$comment":{"title":"Comment","description":"Free text for people reading the manifest (a derived manifest says here that it is generated and from what).","type":"string"},"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body the protocol allows, in bytes (excluding the line ending or the header). Omit it where the protocol states none (MCP): wirekit then holds every frame to its own bound of 64 MiB (67108864 bytes), reports a longer one as wirekit's limit, not the protocol's, and conformance tests no bound.","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client pointer","description":"JSON pointer into the same method's params where the client declares its own capabilities, in the same style (MCP: /capabilities). They gate the methods whose capability_of is client."}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"cancellation":{"$ref":"#/$defs/Cancellation"},"host":{"$ref":"#/$defs/Host"},"enforcement":{"title":"Enforcement","description":"Which side each kind of rule binds. receiver (default): the receiver refuses a message that breaks the rule with the protocol's answer; validate reports a result to it as accepted_invalid and conformance fails a server that does not refuse it. sender: only the sender must not send such a message; a receiver that answers it anyway is within the protocol (the sender's fault is still reported), and conformance only checks that the server survives it.","type":"object","additionalProperties":false,"properties":{"params":{"title":"Params","description":"Params against their schema.","enum":["receiver","sender"],"default":"receiver"},"lifecycle":{"title":"Lifecycle","description":"A method sent in a state that does not allow it.","enum":["receiver","sender"],"default":"receiver"}}},"version_scheme":{"title":"Version scheme","description":"How the versions are written. semver (default): MAJOR.MINOR[.PATCH]; diff passes a breaking change only when the major version moved. date: a release date (MCP's 2025-06-18); no part announces a breaking change, so diff fails on every one.","enum":["semver","date"],"default":"semver"},"implementation_dependent_prefix":{"title":"Implementation-dependent prefix","description":"A method-name prefix the protocol leaves to implementations (LSP's $/): a notification with it that the protocol does not define may be ignored (validate warns, never fails), and a request with it is answered method-not-found.","type":"string","minLength":1},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's error answers, instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"Cancellation":{"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
 const schema32 = {"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}};
 const schema33 = {"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
 const schema43 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
@@ -3486,8 +3486,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-if((data9.max_frame_bytes === undefined) || (!(func0.call(data9, "max_frame_bytes")))){
-const err29 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/required",keyword:"required",params:{missingProperty: "max_frame_bytes"},message:"must have required property '"+"max_frame_bytes"+"'"};
+for(const key2 of Object.keys(data9)){
+if(!(((((((key2 === "framing") || (key2 === "envelope")) || (key2 === "strict")) || (key2 === "canonical")) || (key2 === "max_frame_bytes")) || (key2 === "one_request_at_a_time")) || (key2 === "unreadable_id"))){
+const err29 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3496,9 +3497,11 @@ vErrors.push(err29);
 }
 errors++;
 }
-for(const key2 of Object.keys(data9)){
-if(!(((((((key2 === "framing") || (key2 === "envelope")) || (key2 === "strict")) || (key2 === "canonical")) || (key2 === "max_frame_bytes")) || (key2 === "one_request_at_a_time")) || (key2 === "unreadable_id"))){
-const err30 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data9.framing !== undefined && func0.call(data9, "framing")){
+let data10 = data9.framing;
+if(!((data10 === "ndjson") || (data10 === "content-length"))){
+const err30 = {instancePath:instancePath+"/transport/framing",schemaPath:"#/properties/transport/properties/framing/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.framing.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3508,10 +3511,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data9.framing !== undefined && func0.call(data9, "framing")){
-let data10 = data9.framing;
-if(!((data10 === "ndjson") || (data10 === "content-length"))){
-const err31 = {instancePath:instancePath+"/transport/framing",schemaPath:"#/properties/transport/properties/framing/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.framing.enum},message:"must be equal to one of the allowed values"};
+if(data9.envelope !== undefined && func0.call(data9, "envelope")){
+let data11 = data9.envelope;
+if(!((data11 === "jsonrpc-2.0") || (data11 === "bare"))){
+const err31 = {instancePath:instancePath+"/transport/envelope",schemaPath:"#/properties/transport/properties/envelope/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.envelope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3521,10 +3524,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data9.envelope !== undefined && func0.call(data9, "envelope")){
-let data11 = data9.envelope;
-if(!((data11 === "jsonrpc-2.0") || (data11 === "bare"))){
-const err32 = {instancePath:instancePath+"/transport/envelope",schemaPath:"#/properties/transport/properties/envelope/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.envelope.enum},message:"must be equal to one of the allowed values"};
+if(data9.strict !== undefined && func0.call(data9, "strict")){
+if(typeof data9.strict !== "boolean"){
+const err32 = {instancePath:instancePath+"/transport/strict",schemaPath:"#/properties/transport/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3534,9 +3536,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data9.strict !== undefined && func0.call(data9, "strict")){
-if(typeof data9.strict !== "boolean"){
-const err33 = {instancePath:instancePath+"/transport/strict",schemaPath:"#/properties/transport/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data9.canonical !== undefined && func0.call(data9, "canonical")){
+if(typeof data9.canonical !== "boolean"){
+const err33 = {instancePath:instancePath+"/transport/canonical",schemaPath:"#/properties/transport/properties/canonical/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3546,9 +3548,10 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data9.canonical !== undefined && func0.call(data9, "canonical")){
-if(typeof data9.canonical !== "boolean"){
-const err34 = {instancePath:instancePath+"/transport/canonical",schemaPath:"#/properties/transport/properties/canonical/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data9.max_frame_bytes !== undefined && func0.call(data9, "max_frame_bytes")){
+let data14 = data9.max_frame_bytes;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err34 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3557,11 +3560,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data9.max_frame_bytes !== undefined && func0.call(data9, "max_frame_bytes")){
-let data14 = data9.max_frame_bytes;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err35 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data14 == "number"){
+if(data14 < 1 || isNaN(data14)){
+const err35 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3570,9 +3571,11 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(typeof data14 == "number"){
-if(data14 < 1 || isNaN(data14)){
-const err36 = {instancePath:instancePath+"/transport/max_frame_bytes",schemaPath:"#/properties/transport/properties/max_frame_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data9.one_request_at_a_time !== undefined && func0.call(data9, "one_request_at_a_time")){
+if(typeof data9.one_request_at_a_time !== "boolean"){
+const err36 = {instancePath:instancePath+"/transport/one_request_at_a_time",schemaPath:"#/properties/transport/properties/one_request_at_a_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3582,10 +3585,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-if(data9.one_request_at_a_time !== undefined && func0.call(data9, "one_request_at_a_time")){
-if(typeof data9.one_request_at_a_time !== "boolean"){
-const err37 = {instancePath:instancePath+"/transport/one_request_at_a_time",schemaPath:"#/properties/transport/properties/one_request_at_a_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data9.unreadable_id !== undefined && func0.call(data9, "unreadable_id")){
+let data16 = data9.unreadable_id;
+if(!((data16 === "null") || (data16 === "silent"))){
+const err37 = {instancePath:instancePath+"/transport/unreadable_id",schemaPath:"#/properties/transport/properties/unreadable_id/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.unreadable_id.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3595,10 +3598,9 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data9.unreadable_id !== undefined && func0.call(data9, "unreadable_id")){
-let data16 = data9.unreadable_id;
-if(!((data16 === "null") || (data16 === "silent"))){
-const err38 = {instancePath:instancePath+"/transport/unreadable_id",schemaPath:"#/properties/transport/properties/unreadable_id/enum",keyword:"enum",params:{allowedValues: schema31.properties.transport.properties.unreadable_id.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err38 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3608,9 +3610,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/transport",schemaPath:"#/properties/transport/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.schemas !== undefined && func0.call(data, "schemas")){
+let data17 = data.schemas;
+if(Array.isArray(data17)){
+if(data17.length < 1){
+const err39 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3619,12 +3623,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data.schemas !== undefined && func0.call(data, "schemas")){
-let data17 = data.schemas;
-if(Array.isArray(data17)){
-if(data17.length < 1){
-const err40 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len0 = data17.length;
+for(let i0=0; i0<len0; i0++){
+let data18 = data17[i0];
+if(typeof data18 === "string"){
+if(!pattern6.test(data18)){
+const err40 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"},message:"must match pattern \""+"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3633,28 +3637,14 @@ vErrors.push(err40);
 }
 errors++;
 }
-const len0 = data17.length;
-for(let i0=0; i0<len0; i0++){
-let data18 = data17[i0];
-if(typeof data18 === "string"){
-if(!pattern6.test(data18)){
-const err41 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"},message:"must match pattern \""+"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"+"\""};
+}
+else {
+const err41 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
-}
-errors++;
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/schemas/" + i0,schemaPath:"#/properties/schemas/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
 }
 errors++;
 }
@@ -3670,12 +3660,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err43 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err42 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err42];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err42);
 }
 errors++;
 break;
@@ -3685,12 +3675,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err43 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err43];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err43);
 }
 errors++;
 }
@@ -3700,7 +3690,20 @@ let data19 = data.json_schema;
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 for(const key3 of Object.keys(data19)){
 if(!(((key3 === "dialect") || (key3 === "base_uri")) || (key3 === "formats"))){
-const err45 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+const err44 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data19.dialect !== undefined && func0.call(data19, "dialect")){
+let data20 = data19.dialect;
+if(!(((data20 === "https://json-schema.org/draft/2020-12/schema") || (data20 === "https://json-schema.org/draft/2019-09/schema")) || (data20 === "http://json-schema.org/draft-07/schema#"))){
+const err45 = {instancePath:instancePath+"/json_schema/dialect",schemaPath:"#/$defs/JsonSchemaSettings/properties/dialect/enum",keyword:"enum",params:{allowedValues: schema32.properties.dialect.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3710,10 +3713,11 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data19.dialect !== undefined && func0.call(data19, "dialect")){
-let data20 = data19.dialect;
-if(!(((data20 === "https://json-schema.org/draft/2020-12/schema") || (data20 === "https://json-schema.org/draft/2019-09/schema")) || (data20 === "http://json-schema.org/draft-07/schema#"))){
-const err46 = {instancePath:instancePath+"/json_schema/dialect",schemaPath:"#/$defs/JsonSchemaSettings/properties/dialect/enum",keyword:"enum",params:{allowedValues: schema32.properties.dialect.enum},message:"must be equal to one of the allowed values"};
+if(data19.base_uri !== undefined && func0.call(data19, "base_uri")){
+let data21 = data19.base_uri;
+if(typeof data21 === "string"){
+if(!pattern7.test(data21)){
+const err46 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"+"\""};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3723,11 +3727,8 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data19.base_uri !== undefined && func0.call(data19, "base_uri")){
-let data21 = data19.base_uri;
-if(typeof data21 === "string"){
-if(!pattern7.test(data21)){
-const err47 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"+"\""};
+else {
+const err47 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3737,8 +3738,10 @@ vErrors.push(err47);
 errors++;
 }
 }
-else {
-const err48 = {instancePath:instancePath+"/json_schema/base_uri",schemaPath:"#/$defs/JsonSchemaSettings/properties/base_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data19.formats !== undefined && func0.call(data19, "formats")){
+let data22 = data19.formats;
+if(!((data22 === "annotate") || (data22 === "assert"))){
+const err48 = {instancePath:instancePath+"/json_schema/formats",schemaPath:"#/$defs/JsonSchemaSettings/properties/formats/enum",keyword:"enum",params:{allowedValues: schema32.properties.formats.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3748,10 +3751,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data19.formats !== undefined && func0.call(data19, "formats")){
-let data22 = data19.formats;
-if(!((data22 === "annotate") || (data22 === "assert"))){
-const err49 = {instancePath:instancePath+"/json_schema/formats",schemaPath:"#/$defs/JsonSchemaSettings/properties/formats/enum",keyword:"enum",params:{allowedValues: schema32.properties.formats.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err49 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3761,9 +3763,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/json_schema",schemaPath:"#/$defs/JsonSchemaSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.capabilities !== undefined && func0.call(data, "capabilities")){
+let data23 = data.capabilities;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if((data23.method === undefined) || (!(func0.call(data23, "method")))){
+const err50 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3772,12 +3776,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data.capabilities !== undefined && func0.call(data, "capabilities")){
-let data23 = data.capabilities;
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-if((data23.method === undefined) || (!(func0.call(data23, "method")))){
-const err51 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+if((data23.pointer === undefined) || (!(func0.call(data23, "pointer")))){
+const err51 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3786,8 +3786,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-if((data23.pointer === undefined) || (!(func0.call(data23, "pointer")))){
-const err52 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
+if((data23.style === undefined) || (!(func0.call(data23, "style")))){
+const err52 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "style"},message:"must have required property '"+"style"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3796,8 +3796,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if((data23.style === undefined) || (!(func0.call(data23, "style")))){
-const err53 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/required",keyword:"required",params:{missingProperty: "style"},message:"must have required property '"+"style"+"'"};
+for(const key4 of Object.keys(data23)){
+if(!((((key4 === "method") || (key4 === "pointer")) || (key4 === "style")) || (key4 === "client_pointer"))){
+const err53 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3806,9 +3807,12 @@ vErrors.push(err53);
 }
 errors++;
 }
-for(const key4 of Object.keys(data23)){
-if(!((((key4 === "method") || (key4 === "pointer")) || (key4 === "style")) || (key4 === "client_pointer"))){
-const err54 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+if(data23.method !== undefined && func0.call(data23, "method")){
+let data24 = data23.method;
+if(typeof data24 === "string"){
+if(func74(data24) < 1){
+const err54 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3818,11 +3822,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data23.method !== undefined && func0.call(data23, "method")){
-let data24 = data23.method;
-if(typeof data24 === "string"){
-if(func74(data24) < 1){
-const err55 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err55 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3832,8 +3833,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-else {
-const err56 = {instancePath:instancePath+"/capabilities/method",schemaPath:"#/properties/capabilities/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.pointer !== undefined && func0.call(data23, "pointer")){
+let data25 = data23.pointer;
+if(typeof data25 === "string"){
+if(!pattern8.test(data25)){
+const err56 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3843,11 +3847,8 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data23.pointer !== undefined && func0.call(data23, "pointer")){
-let data25 = data23.pointer;
-if(typeof data25 === "string"){
-if(!pattern8.test(data25)){
-const err57 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
+else {
+const err57 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3857,8 +3858,10 @@ vErrors.push(err57);
 errors++;
 }
 }
-else {
-const err58 = {instancePath:instancePath+"/capabilities/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.style !== undefined && func0.call(data23, "style")){
+let data26 = data23.style;
+if(!(((data26 === "boolean-object") || (data26 === "string-array")) || (data26 === "provider"))){
+const err58 = {instancePath:instancePath+"/capabilities/style",schemaPath:"#/properties/capabilities/properties/style/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.properties.style.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3868,10 +3871,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data23.style !== undefined && func0.call(data23, "style")){
-let data26 = data23.style;
-if(!(((data26 === "boolean-object") || (data26 === "string-array")) || (data26 === "provider"))){
-const err59 = {instancePath:instancePath+"/capabilities/style",schemaPath:"#/properties/capabilities/properties/style/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.properties.style.enum},message:"must be equal to one of the allowed values"};
+if(data23.client_pointer !== undefined && func0.call(data23, "client_pointer")){
+let data27 = data23.client_pointer;
+if(typeof data27 === "string"){
+if(!pattern8.test(data27)){
+const err59 = {instancePath:instancePath+"/capabilities/client_pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3881,11 +3885,8 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data23.client_pointer !== undefined && func0.call(data23, "client_pointer")){
-let data27 = data23.client_pointer;
-if(typeof data27 === "string"){
-if(!pattern8.test(data27)){
-const err60 = {instancePath:instancePath+"/capabilities/client_pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
+else {
+const err60 = {instancePath:instancePath+"/capabilities/client_pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3895,8 +3896,9 @@ vErrors.push(err60);
 errors++;
 }
 }
+}
 else {
-const err61 = {instancePath:instancePath+"/capabilities/client_pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err61 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3906,9 +3908,11 @@ vErrors.push(err61);
 errors++;
 }
 }
-}
-else {
-const err62 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.declared_version !== undefined && func0.call(data, "declared_version")){
+let data28 = data.declared_version;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if((data28.method === undefined) || (!(func0.call(data28, "method")))){
+const err62 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3917,12 +3921,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data.declared_version !== undefined && func0.call(data, "declared_version")){
-let data28 = data.declared_version;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if((data28.method === undefined) || (!(func0.call(data28, "method")))){
-const err63 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+if((data28.pointer === undefined) || (!(func0.call(data28, "pointer")))){
+const err63 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3931,8 +3931,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if((data28.pointer === undefined) || (!(func0.call(data28, "pointer")))){
-const err64 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/required",keyword:"required",params:{missingProperty: "pointer"},message:"must have required property '"+"pointer"+"'"};
+for(const key5 of Object.keys(data28)){
+if(!((key5 === "method") || (key5 === "pointer"))){
+const err64 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3941,9 +3942,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key5 of Object.keys(data28)){
-if(!((key5 === "method") || (key5 === "pointer"))){
-const err65 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+}
+if(data28.method !== undefined && func0.call(data28, "method")){
+let data29 = data28.method;
+if(typeof data29 === "string"){
+if(func74(data29) < 1){
+const err65 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3953,11 +3957,8 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data28.method !== undefined && func0.call(data28, "method")){
-let data29 = data28.method;
-if(typeof data29 === "string"){
-if(func74(data29) < 1){
-const err66 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err66 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3967,8 +3968,11 @@ vErrors.push(err66);
 errors++;
 }
 }
-else {
-const err67 = {instancePath:instancePath+"/declared_version/method",schemaPath:"#/properties/declared_version/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.pointer !== undefined && func0.call(data28, "pointer")){
+let data30 = data28.pointer;
+if(typeof data30 === "string"){
+if(!pattern8.test(data30)){
+const err67 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3978,11 +3982,8 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data28.pointer !== undefined && func0.call(data28, "pointer")){
-let data30 = data28.pointer;
-if(typeof data30 === "string"){
-if(!pattern8.test(data30)){
-const err68 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
+else {
+const err68 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3992,8 +3993,9 @@ vErrors.push(err68);
 errors++;
 }
 }
+}
 else {
-const err69 = {instancePath:instancePath+"/declared_version/pointer",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err69 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -4003,9 +4005,11 @@ vErrors.push(err69);
 errors++;
 }
 }
-}
-else {
-const err70 = {instancePath:instancePath+"/declared_version",schemaPath:"#/properties/declared_version/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.methods !== undefined && func0.call(data, "methods")){
+let data31 = data.methods;
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+if(Object.keys(data31).length < 1){
+const err70 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -4014,12 +4018,11 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-if(data.methods !== undefined && func0.call(data, "methods")){
-let data31 = data.methods;
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(Object.keys(data31).length < 1){
-const err71 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+for(const key6 of Object.keys(data31)){
+const _errs69 = errors;
+if(typeof key6 === "string"){
+if(func74(key6) < 1){
+const err71 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key6};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -4028,28 +4031,15 @@ vErrors.push(err71);
 }
 errors++;
 }
-for(const key6 of Object.keys(data31)){
-const _errs69 = errors;
-if(typeof key6 === "string"){
-if(func74(key6) < 1){
-const err72 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",propertyName:key6};
+}
+var valid13 = _errs69 === errors;
+if(!valid13){
+const err72 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err72];
 }
 else {
 vErrors.push(err72);
-}
-errors++;
-}
-}
-var valid13 = _errs69 === errors;
-if(!valid13){
-const err73 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
 }
 errors++;
 }
@@ -4062,12 +4052,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err74 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err73 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err73];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err73);
 }
 errors++;
 }
@@ -4080,7 +4070,17 @@ for(let i2=0; i2<len1; i2++){
 let data34 = data33[i2];
 if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
 if((data34.code === undefined) || (!(func0.call(data34, "code")))){
-const err75 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err74 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if((data34.name === undefined) || (!(func0.call(data34, "name")))){
+const err75 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -4089,8 +4089,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-if((data34.name === undefined) || (!(func0.call(data34, "name")))){
-const err76 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if((data34.description === undefined) || (!(func0.call(data34, "description")))){
+const err76 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -4099,8 +4099,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-if((data34.description === undefined) || (!(func0.call(data34, "description")))){
-const err77 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+for(const key8 of Object.keys(data34)){
+if(!((((key8 === "code") || (key8 === "name")) || (key8 === "description")) || (key8 === "ends_session"))){
+const err77 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -4109,9 +4110,11 @@ vErrors.push(err77);
 }
 errors++;
 }
-for(const key8 of Object.keys(data34)){
-if(!((((key8 === "code") || (key8 === "name")) || (key8 === "description")) || (key8 === "ends_session"))){
-const err78 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+if(data34.code !== undefined && func0.call(data34, "code")){
+let data35 = data34.code;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+const err78 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -4121,10 +4124,11 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data34.code !== undefined && func0.call(data34, "code")){
-let data35 = data34.code;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-const err79 = {instancePath:instancePath+"/errors/" + i2+"/code",schemaPath:"#/$defs/Error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34.name !== undefined && func0.call(data34, "name")){
+let data36 = data34.name;
+if(typeof data36 === "string"){
+if(!pattern12.test(data36)){
+const err79 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -4134,11 +4138,8 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data34.name !== undefined && func0.call(data34, "name")){
-let data36 = data34.name;
-if(typeof data36 === "string"){
-if(!pattern12.test(data36)){
-const err80 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
+else {
+const err80 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -4148,8 +4149,11 @@ vErrors.push(err80);
 errors++;
 }
 }
-else {
-const err81 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34.description !== undefined && func0.call(data34, "description")){
+let data37 = data34.description;
+if(typeof data37 === "string"){
+if(func74(data37) < 1){
+const err81 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -4159,11 +4163,8 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data34.description !== undefined && func0.call(data34, "description")){
-let data37 = data34.description;
-if(typeof data37 === "string"){
-if(func74(data37) < 1){
-const err82 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err82 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -4173,8 +4174,9 @@ vErrors.push(err82);
 errors++;
 }
 }
-else {
-const err83 = {instancePath:instancePath+"/errors/" + i2+"/description",schemaPath:"#/$defs/Error/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34.ends_session !== undefined && func0.call(data34, "ends_session")){
+if(typeof data34.ends_session !== "boolean"){
+const err83 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -4184,9 +4186,9 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data34.ends_session !== undefined && func0.call(data34, "ends_session")){
-if(typeof data34.ends_session !== "boolean"){
-const err84 = {instancePath:instancePath+"/errors/" + i2+"/ends_session",schemaPath:"#/$defs/Error/properties/ends_session/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err84 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -4198,24 +4200,12 @@ errors++;
 }
 }
 else {
-const err85 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/Error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err85 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err85];
 }
 else {
 vErrors.push(err85);
-}
-errors++;
-}
-}
-}
-else {
-const err86 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
 }
 errors++;
 }
@@ -4237,12 +4227,12 @@ let data41 = data.server_errors;
 if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
 for(const key9 of Object.keys(data41)){
 if(!(func0.call(schema31.properties.server_errors.properties, key9))){
-const err87 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+const err86 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
-vErrors = [err87];
+vErrors = [err86];
 }
 else {
-vErrors.push(err87);
+vErrors.push(err86);
 }
 errors++;
 }
@@ -4270,7 +4260,20 @@ let data45 = data41.method_not_found;
 if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
 for(const key10 of Object.keys(data45)){
 if(!((key10 === "code") || (key10 === "data"))){
-const err88 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+const err87 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+if(data45.code !== undefined && func0.call(data45, "code")){
+let data46 = data45.code;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+const err88 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -4280,10 +4283,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data45.code !== undefined && func0.call(data45, "code")){
-let data46 = data45.code;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-const err89 = {instancePath:instancePath+"/server_errors/method_not_found/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err89 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -4293,9 +4295,12 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/server_errors/method_not_found",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.capability_not_declared !== undefined && func0.call(data41, "capability_not_declared")){
+let data47 = data41.capability_not_declared;
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+for(const key11 of Object.keys(data47)){
+if(!((key11 === "code") || (key11 === "data"))){
+const err90 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -4305,12 +4310,10 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data41.capability_not_declared !== undefined && func0.call(data41, "capability_not_declared")){
-let data47 = data41.capability_not_declared;
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-for(const key11 of Object.keys(data47)){
-if(!((key11 === "code") || (key11 === "data"))){
-const err91 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data47.code !== undefined && func0.call(data47, "code")){
+let data48 = data47.code;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+const err91 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -4320,10 +4323,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data47.code !== undefined && func0.call(data47, "code")){
-let data48 = data47.code;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-const err92 = {instancePath:instancePath+"/server_errors/capability_not_declared/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err92 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -4333,9 +4335,12 @@ vErrors.push(err92);
 errors++;
 }
 }
-}
-else {
-const err93 = {instancePath:instancePath+"/server_errors/capability_not_declared",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.invalid_params !== undefined && func0.call(data41, "invalid_params")){
+let data49 = data41.invalid_params;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+for(const key12 of Object.keys(data49)){
+if(!((key12 === "code") || (key12 === "data"))){
+const err93 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -4345,12 +4350,10 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data41.invalid_params !== undefined && func0.call(data41, "invalid_params")){
-let data49 = data41.invalid_params;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-for(const key12 of Object.keys(data49)){
-if(!((key12 === "code") || (key12 === "data"))){
-const err94 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(data49.code !== undefined && func0.call(data49, "code")){
+let data50 = data49.code;
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+const err94 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -4360,10 +4363,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data49.code !== undefined && func0.call(data49, "code")){
-let data50 = data49.code;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-const err95 = {instancePath:instancePath+"/server_errors/invalid_params/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err95 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -4373,9 +4375,12 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
-else {
-const err96 = {instancePath:instancePath+"/server_errors/invalid_params",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.internal_error !== undefined && func0.call(data41, "internal_error")){
+let data51 = data41.internal_error;
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+for(const key13 of Object.keys(data51)){
+if(!((key13 === "code") || (key13 === "data"))){
+const err96 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -4385,12 +4390,10 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data41.internal_error !== undefined && func0.call(data41, "internal_error")){
-let data51 = data41.internal_error;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-for(const key13 of Object.keys(data51)){
-if(!((key13 === "code") || (key13 === "data"))){
-const err97 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(data51.code !== undefined && func0.call(data51, "code")){
+let data52 = data51.code;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+const err97 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -4400,10 +4403,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data51.code !== undefined && func0.call(data51, "code")){
-let data52 = data51.code;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-const err98 = {instancePath:instancePath+"/server_errors/internal_error/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err98 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -4413,9 +4415,12 @@ vErrors.push(err98);
 errors++;
 }
 }
-}
-else {
-const err99 = {instancePath:instancePath+"/server_errors/internal_error",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.answer_too_long !== undefined && func0.call(data41, "answer_too_long")){
+let data53 = data41.answer_too_long;
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+for(const key14 of Object.keys(data53)){
+if(!((key14 === "code") || (key14 === "data"))){
+const err99 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -4425,12 +4430,10 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data41.answer_too_long !== undefined && func0.call(data41, "answer_too_long")){
-let data53 = data41.answer_too_long;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-for(const key14 of Object.keys(data53)){
-if(!((key14 === "code") || (key14 === "data"))){
-const err100 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(data53.code !== undefined && func0.call(data53, "code")){
+let data54 = data53.code;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+const err100 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -4440,10 +4443,9 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data53.code !== undefined && func0.call(data53, "code")){
-let data54 = data53.code;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-const err101 = {instancePath:instancePath+"/server_errors/answer_too_long/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err101 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -4453,9 +4455,12 @@ vErrors.push(err101);
 errors++;
 }
 }
-}
-else {
-const err102 = {instancePath:instancePath+"/server_errors/answer_too_long",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.rule !== undefined && func0.call(data41, "rule")){
+let data55 = data41.rule;
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+for(const key15 of Object.keys(data55)){
+if(!((key15 === "code") || (key15 === "data"))){
+const err102 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -4465,12 +4470,10 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data41.rule !== undefined && func0.call(data41, "rule")){
-let data55 = data41.rule;
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-for(const key15 of Object.keys(data55)){
-if(!((key15 === "code") || (key15 === "data"))){
-const err103 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(data55.code !== undefined && func0.call(data55, "code")){
+let data56 = data55.code;
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+const err103 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -4480,10 +4483,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data55.code !== undefined && func0.call(data55, "code")){
-let data56 = data55.code;
-if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
-const err104 = {instancePath:instancePath+"/server_errors/rule/code",schemaPath:"#/$defs/ErrorShape/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err104 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -4495,24 +4497,12 @@ errors++;
 }
 }
 else {
-const err105 = {instancePath:instancePath+"/server_errors/rule",schemaPath:"#/$defs/ErrorShape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err105 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err105];
 }
 else {
 vErrors.push(err105);
-}
-errors++;
-}
-}
-}
-else {
-const err106 = {instancePath:instancePath+"/server_errors",schemaPath:"#/properties/server_errors/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
 }
 errors++;
 }
@@ -4546,7 +4536,20 @@ let data61 = data.enforcement;
 if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
 for(const key16 of Object.keys(data61)){
 if(!((key16 === "params") || (key16 === "lifecycle"))){
-const err107 = {instancePath:instancePath+"/enforcement",schemaPath:"#/properties/enforcement/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+const err106 = {instancePath:instancePath+"/enforcement",schemaPath:"#/properties/enforcement/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+}
+if(data61.params !== undefined && func0.call(data61, "params")){
+let data62 = data61.params;
+if(!((data62 === "receiver") || (data62 === "sender"))){
+const err107 = {instancePath:instancePath+"/enforcement/params",schemaPath:"#/properties/enforcement/properties/params/enum",keyword:"enum",params:{allowedValues: schema31.properties.enforcement.properties.params.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -4556,10 +4559,10 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data61.params !== undefined && func0.call(data61, "params")){
-let data62 = data61.params;
-if(!((data62 === "receiver") || (data62 === "sender"))){
-const err108 = {instancePath:instancePath+"/enforcement/params",schemaPath:"#/properties/enforcement/properties/params/enum",keyword:"enum",params:{allowedValues: schema31.properties.enforcement.properties.params.enum},message:"must be equal to one of the allowed values"};
+if(data61.lifecycle !== undefined && func0.call(data61, "lifecycle")){
+let data63 = data61.lifecycle;
+if(!((data63 === "receiver") || (data63 === "sender"))){
+const err108 = {instancePath:instancePath+"/enforcement/lifecycle",schemaPath:"#/properties/enforcement/properties/lifecycle/enum",keyword:"enum",params:{allowedValues: schema31.properties.enforcement.properties.lifecycle.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -4569,10 +4572,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data61.lifecycle !== undefined && func0.call(data61, "lifecycle")){
-let data63 = data61.lifecycle;
-if(!((data63 === "receiver") || (data63 === "sender"))){
-const err109 = {instancePath:instancePath+"/enforcement/lifecycle",schemaPath:"#/properties/enforcement/properties/lifecycle/enum",keyword:"enum",params:{allowedValues: schema31.properties.enforcement.properties.lifecycle.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err109 = {instancePath:instancePath+"/enforcement",schemaPath:"#/properties/enforcement/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -4582,9 +4584,10 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/enforcement",schemaPath:"#/properties/enforcement/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.version_scheme !== undefined && func0.call(data, "version_scheme")){
+let data64 = data.version_scheme;
+if(!((data64 === "semver") || (data64 === "date"))){
+const err110 = {instancePath:instancePath+"/version_scheme",schemaPath:"#/properties/version_scheme/enum",keyword:"enum",params:{allowedValues: schema31.properties.version_scheme.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -4594,10 +4597,11 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data.version_scheme !== undefined && func0.call(data, "version_scheme")){
-let data64 = data.version_scheme;
-if(!((data64 === "semver") || (data64 === "date"))){
-const err111 = {instancePath:instancePath+"/version_scheme",schemaPath:"#/properties/version_scheme/enum",keyword:"enum",params:{allowedValues: schema31.properties.version_scheme.enum},message:"must be equal to one of the allowed values"};
+if(data.implementation_dependent_prefix !== undefined && func0.call(data, "implementation_dependent_prefix")){
+let data65 = data.implementation_dependent_prefix;
+if(typeof data65 === "string"){
+if(func74(data65) < 1){
+const err111 = {instancePath:instancePath+"/implementation_dependent_prefix",schemaPath:"#/properties/implementation_dependent_prefix/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -4607,11 +4611,8 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data.implementation_dependent_prefix !== undefined && func0.call(data, "implementation_dependent_prefix")){
-let data65 = data.implementation_dependent_prefix;
-if(typeof data65 === "string"){
-if(func74(data65) < 1){
-const err112 = {instancePath:instancePath+"/implementation_dependent_prefix",schemaPath:"#/properties/implementation_dependent_prefix/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err112 = {instancePath:instancePath+"/implementation_dependent_prefix",schemaPath:"#/properties/implementation_dependent_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -4621,26 +4622,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-else {
-const err113 = {instancePath:instancePath+"/implementation_dependent_prefix",schemaPath:"#/properties/implementation_dependent_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.error_codes !== undefined && func0.call(data, "error_codes")){
+let data66 = data.error_codes;
+if(!((data66 === "fixed") || (data66 === "free"))){
+const err113 = {instancePath:instancePath+"/error_codes",schemaPath:"#/properties/error_codes/enum",keyword:"enum",params:{allowedValues: schema31.properties.error_codes.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err113];
 }
 else {
 vErrors.push(err113);
-}
-errors++;
-}
-}
-if(data.error_codes !== undefined && func0.call(data, "error_codes")){
-let data66 = data.error_codes;
-if(!((data66 === "fixed") || (data66 === "free"))){
-const err114 = {instancePath:instancePath+"/error_codes",schemaPath:"#/properties/error_codes/enum",keyword:"enum",params:{allowedValues: schema31.properties.error_codes.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
 }
 errors++;
 }
@@ -4657,24 +4647,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err115 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err114 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err115];
+vErrors = [err114];
 }
 else {
-vErrors.push(err115);
+vErrors.push(err114);
 }
 errors++;
 }
 }
 }
 else {
-const err116 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err115 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err116];
+vErrors = [err115];
 }
 else {
-vErrors.push(err116);
+vErrors.push(err115);
 }
 errors++;
 }
