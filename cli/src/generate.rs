@@ -72,7 +72,7 @@ pub fn run(args: GenerateArgs) -> ExitCode {
     // A meta model outside the repository may be absent (a user's clone):
     // one line says so, and the committed derived files stay as they are.
     if options.is_complete() {
-        match wirekit_codegen::metamodel::missing_models(&root) {
+        match wirekit_codegen::derive::missing_sources(&root) {
             Ok(notes) => notes
                 .iter()
                 .for_each(|n| eprintln!("wirekit generate: {n}")),
@@ -85,7 +85,7 @@ pub fn run(args: GenerateArgs) -> ExitCode {
     // Schemas derived from a meta model are written first, so that the
     // protocols load (and are generated from) the fresh ones.
     if !args.check && options.is_complete() {
-        let derived = match wirekit_codegen::metamodel::derive_all(&root) {
+        let derived = match wirekit_codegen::derive::derive_all(&root) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("wirekit generate: {e}");
