@@ -433,7 +433,20 @@ impl SessionChecker {
         if from_server {
             // The server's own request: its params are the server's to get
             // right (blamed on it); how a client answers invalid ones is the
-            // client's business, so no refusal is demanded.
+            // client's business, so no refusal is demanded. So is its state
+            // (MCP: a server sends no request but `ping` before the client's
+            // `notifications/initialized`).
+            if let Err(violation) = self.session.check(&method) {
+                let message = match violation.kind() {
+                    ViolationKind::SessionEnded => self.after_end(&method),
+                    _ => violation.answer().message.clone(),
+                };
+                let kind = match violation.kind() {
+                    ViolationKind::CapabilityNotDeclared => ProblemKind::Capability,
+                    _ => ProblemKind::Lifecycle,
+                };
+                self.push(index, kind, Some("/method"), message);
+            }
             let issues = self
                 .protocol
                 .validate(&method, Part::Params, params.as_ref());
