@@ -1,0 +1,154 @@
+//! `wirekit drive` against real MCP servers installed from the package
+//! registries by `tests/mcp/install-peers.sh` (the reference "everything"
+//! server from npm, `mcp-server-time` from PyPI; the first test to need
+//! them runs it, once): each is driven through initialize, the followed_by
+//! `notifications/initialized`, its lists, tool calls and a ping, every
+//! call checked by the host, the session recorded to
+//! `target/mcp-sessions/<server>.ndjson`, and the recording validates clean
+//! with `wirekit validate --protocol mcp` (which follows the version the
+//! server declares).
+
+// A test fails loudly on a missing fixture: unwrap and panic are its assertions.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+#[allow(dead_code)] // the shared helpers this file does not use
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Installs the peers once for this test binary; their folder.
+fn peers() -> &'static Path {
+    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let script = repo().join("tests/mcp/install-peers.sh");
+        let output = Command::new("bash").arg(&script).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{} failed: {}",
+            script.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        repo().join("tests/mcp")
+    })
+}
+
+const INITIALIZE: &str = r#"{"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {"listChanged": true}}, "clientInfo": {"name": "wirekit-drive", "version": "0.1.0"}}}"#;
+
+/// Drives `command` with `calls` (after initialize), records the session
+/// and validates the recording; the answers `drive` printed, by method.
+fn drive(name: &str, calls: &[&str], command: &[&str]) -> Vec<Value> {
+    let dir = repo().join("target/mcp-sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let requests = dir.join(format!("{name}.calls.ndjson"));
+    let record = dir.join(format!("{name}.ndjson"));
+    let mut lines = vec![INITIALIZE];
+    lines.extend_from_slice(calls);
+    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    let (requests, record) = (
+        requests.to_string_lossy().into_owned(),
+        record.to_string_lossy().into_owned(),
+    );
+    let mut args = vec![
+        "drive",
+        "--protocol",
+        "mcp@2025-06-18",
+        "--requests",
+        &requests,
+        "--record",
+        &record,
+        "--",
+    ];
+    args.extend_from_slice(command);
+    let out = support::wirekit(&args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+    let validated = support::wirekit(&["validate", "--protocol", "mcp", &record], b"");
+    assert_eq!(
+        validated.status.code(),
+        Some(0),
+        "{name}: {}",
+        String::from_utf8_lossy(&validated.stderr)
+    );
+    support::json_lines(&out)
+}
+
+fn answer<'a>(answers: &'a [Value], method: &str, nth: usize) -> &'a Value {
+    answers
+        .iter()
+        .filter(|a| a["method"] == method)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no answer {nth} to {method}: {answers:?}"))
+}
+
+#[test]
+fn mcp_server_time_from_pypi_is_driven_and_its_recording_validates() {
+    let program = peers().join(".venv/bin/mcp-server-time");
+    let answers = drive(
+        "mcp-server-time",
+        &[
+            r#"{"method": "notifications/initialized"}"#,
+            r#"{"method": "tools/list"}"#,
+            r#"{"method": "ping"}"#,
+            r#"{"method": "tools/call", "params": {"name": "get_current_time", "arguments": {"timezone": "Europe/Paris"}}}"#,
+            r#"{"method": "tools/call", "params": {"name": "convert_time", "arguments": {"source_timezone": "Nope/Nowhere", "time": "16:30", "target_timezone": "Asia/Tokyo"}}}"#,
+        ],
+        &[program.to_str().unwrap()],
+    );
+    let init = &answer(&answers, "initialize", 0)["result"];
+    assert_eq!(init["protocolVersion"], "2025-06-18");
+    assert!(init["capabilities"]["tools"].is_object());
+    let tools = answer(&answers, "tools/list", 0)["result"]["tools"]
+        .as_array()
+        .unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "get_current_time"));
+    let now = &answer(&answers, "tools/call", 0)["result"];
+    assert_eq!(now["isError"], false);
+    assert_eq!(now["structuredContent"]["timezone"], "Europe/Paris");
+    // A tool's own failure is a result, not a JSON-RPC error.
+    assert_eq!(answer(&answers, "tools/call", 1)["result"]["isError"], true);
+    assert_eq!(answer(&answers, "ping", 0)["result"], serde_json::json!({}));
+}
+
+#[test]
+fn the_reference_everything_server_from_npm_is_driven_and_its_recording_validates() {
+    let program = peers().join("node_modules/.bin/mcp-server-everything");
+    let answers = drive(
+        "server-everything",
+        &[
+            r#"{"method": "notifications/initialized"}"#,
+            r#"{"method": "tools/list"}"#,
+            r#"{"method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hello"}}}"#,
+            r#"{"method": "resources/list"}"#,
+            r#"{"method": "resources/templates/list"}"#,
+            r#"{"method": "prompts/list"}"#,
+            r#"{"method": "ping"}"#,
+        ],
+        &[program.to_str().unwrap(), "stdio"],
+    );
+    let caps = &answer(&answers, "initialize", 0)["result"]["capabilities"];
+    for declared in ["tools", "resources", "prompts"] {
+        assert!(caps[declared].is_object(), "{caps}");
+    }
+    assert_eq!(
+        answer(&answers, "tools/call", 0)["result"]["content"][0]["text"],
+        "Echo: hello"
+    );
+    assert!(
+        !answer(&answers, "resources/list", 0)["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!answer(&answers, "prompts/list", 0)["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
