@@ -23659,7 +23659,36 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         ],
         "on_success": "initializing",
         "followed_by": "notifications/initialized"
-      }
+      },
+      "examples": [
+        {
+          "title": "A client of this version initializes",
+          "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {
+              "roots": {
+                "listChanged": true
+              }
+            },
+            "clientInfo": {
+              "name": "example-client",
+              "version": "1.0.0"
+            }
+          },
+          "result": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {
+              "tools": {
+                "listChanged": false
+              }
+            },
+            "serverInfo": {
+              "name": "example-server",
+              "version": "0.1.0"
+            }
+          }
+        }
+      ]
     },
     "ping": {
       "kind": "request",
@@ -29279,7 +29308,36 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         ],
         "on_success": "initializing",
         "followed_by": "notifications/initialized"
-      }
+      },
+      "examples": [
+        {
+          "title": "A client of this version initializes",
+          "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {
+              "roots": {
+                "listChanged": true
+              }
+            },
+            "clientInfo": {
+              "name": "example-client",
+              "version": "1.0.0"
+            }
+          },
+          "result": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {
+              "tools": {
+                "listChanged": false
+              }
+            },
+            "serverInfo": {
+              "name": "example-server",
+              "version": "0.1.0"
+            }
+          }
+        }
+      ]
     },
     "ping": {
       "kind": "request",
