@@ -130,6 +130,18 @@ fn convert(
         )
         .at(at)
     };
+    // Draft-07 ignores the siblings of `$ref`; 2020-12 applies them. Only
+    // prose may stand beside one, so that the meaning cannot change.
+    if prefix == "#/definitions/"
+        && o.contains_key("$ref")
+        && o.keys().any(|k| k != "$ref" && !DROPPED.contains(&k.as_str()))
+    {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "a draft-07 `$ref` with constraints beside it (draft-07 ignores them, 2020-12 would not)",
+        )
+        .at(at));
+    }
     let mut out = Map::new();
     for (k, v) in o {
         let here = format!("{at}/{k}");
@@ -218,7 +230,9 @@ fn convert(
                     ("additionalItems", _) => "items",
                     (other, _) => other,
                 };
-                if k == "additionalItems" && o.get("items").is_some_and(|i| !i.is_array()) {
+                // Beside an `items` that is not an array, draft-07 ignores
+                // `additionalItems`: refused rather than given a meaning.
+                if k == "additionalItems" && !o.get("items").is_some_and(Value::is_array) {
                     return Err(unsupported(k));
                 }
                 out.insert(key.to_owned(), converted);
@@ -348,5 +362,9 @@ mod tests {
         assert!(definitions(&recipe(), &dangling).is_err());
         let elsewhere = json!({"definitions": {"A": {"$ref": "other.json#/definitions/A"}}});
         assert!(definitions(&recipe(), &elsewhere).is_err());
+        let sibling = json!({"definitions": {"A": {"$ref": "#/definitions/B", "type": "object"}, "B": {}}});
+        assert!(definitions(&recipe(), &sibling).is_err());
+        let ignored = json!({"definitions": {"A": {"type": "array", "additionalItems": false}}});
+        assert!(definitions(&recipe(), &ignored).is_err());
     }
 }
