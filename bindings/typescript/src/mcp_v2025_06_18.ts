@@ -643,7 +643,7 @@ export interface Request {
   /** The required member `method` of `Request`. */
   method: string;
   /** The optional member `params` of `Request`. */
-  params?: RequestParams;
+  params?: RequestParams_;
 }
 
 /** The optional member `_meta` of `RequestParams`. */
@@ -654,7 +654,7 @@ export interface RequestParamsMeta {
 }
 
 /** The optional member `params` of `Request`. */
-export interface RequestParams {
+export interface RequestParams_ {
   /** The optional member `_meta` of `RequestParams`. */
   _meta?: RequestParamsMeta;
   [key: string]: unknown | RequestParamsMeta | undefined;

@@ -867,7 +867,7 @@ export interface ListRootsRequest {
   /** The required member `method` of `ListRootsRequest`. */
   method: "roots/list";
   /** The optional member `params` of `ListRootsRequest`. */
-  params?: RequestParams;
+  params?: RequestParams_;
 }
 
 /** The type `ListRootsResult` of the MCP 2025-11-25 schema. */
@@ -1054,7 +1054,7 @@ export interface PingRequest {
   /** The required member `method` of `PingRequest`. */
   method: "ping";
   /** The optional member `params` of `PingRequest`. */
-  params?: RequestParams;
+  params?: RequestParams_;
 }
 
 /** The type `PrimitiveSchemaDefinition` of the MCP 2025-11-25 schema. */
@@ -1196,7 +1196,7 @@ export interface Request {
 export type RequestId = string | number;
 
 /** The type `RequestParams` of the MCP 2025-11-25 schema. */
-export interface RequestParams {
+export interface RequestParams_ {
   /** The optional member `_meta` of `RequestParams`. */
   _meta?: RequestParamsMeta;
 }
@@ -1940,7 +1940,7 @@ export interface McpRequests {
    * A request either peer sends: `PingRequest` of the MCP 2025-11-25 schema, answered with `EmptyResult`.
    * Timeout: 30000 ms.
    */
-  "ping": { params: RequestParams | undefined; result: EmptyResult };
+  "ping": { params: RequestParams_ | undefined; result: EmptyResult };
   /**
    * A request from the client to the server: `ListResourcesRequest` of the MCP 2025-11-25 schema, answered with `ListResourcesResult`.
    * Timeout: 30000 ms.
@@ -2055,7 +2055,7 @@ export interface McpServerRequests {
    * A request either peer sends: `PingRequest` of the MCP 2025-11-25 schema, answered with `EmptyResult`.
    * Timeout: 30000 ms.
    */
-  "ping": { params: RequestParams | undefined; result: EmptyResult };
+  "ping": { params: RequestParams_ | undefined; result: EmptyResult };
   /**
    * A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
    * Timeout: 30000 ms.
@@ -2085,7 +2085,7 @@ export interface McpServerRequests {
    * A request from the server to the client: `ListRootsRequest` of the MCP 2025-11-25 schema, answered with `ListRootsResult`.
    * Timeout: 30000 ms.
    */
-  "roots/list": { params: RequestParams | undefined; result: ListRootsResult };
+  "roots/list": { params: RequestParams_ | undefined; result: ListRootsResult };
   /**
    * A request from the server to the client: `ElicitRequest` of the MCP 2025-11-25 schema, answered with `ElicitResult`.
    * Timeout: 30000 ms.
