@@ -11,7 +11,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 
-import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
+import {
+  agentapiDriver,
+  gazeAnalyzerV1_0_0,
+  gazeAnalyzerV1_1_0,
+  gzkitAuthoringGuide,
+  mcpV2025_06_18,
+  mcpV2025_11_25,
+} from "../src/index.js";
 import { loadProtocol } from "../src/runtime/folder.js";
 import { Overlaps } from "../src/runtime/overlap.js";
 import { ManifestError, type ProtocolDescriptor } from "../src/runtime/protocol.js";
@@ -24,6 +31,8 @@ const GENERATED: [string, ProtocolDescriptor<never, never, never>][] = [
   ["gaze-analyzer/1.0.0", gazeAnalyzerV1_0_0 as never],
   ["gaze-analyzer/1.1.0", gazeAnalyzerV1_1_0 as never],
   ["agentapi-driver/1", agentapiDriver as never],
+  ["mcp/2025-06-18", mcpV2025_06_18 as never],
+  ["mcp/2025-11-25", mcpV2025_11_25 as never],
 ];
 
 type Obj = Record<string, unknown>;
