@@ -1219,7 +1219,7 @@ export interface McpRequests {
    */
   "initialize": { params: InitializeRequestParams; result: InitializeResult };
   /**
-   * A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+   * Either peer checks that the other is alive; the receiver must answer at once with an empty result.
    * Timeout: 30000 ms.
    */
   "ping": { params: PingRequestParams | undefined; result: EmptyResult };
@@ -1312,7 +1312,7 @@ export interface McpNotifications {
 /** Requests the server sends and the client answers. */
 export interface McpServerRequests {
   /**
-   * A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+   * Either peer checks that the other is alive; the receiver must answer at once with an empty result.
    * Timeout: 30000 ms.
    */
   "ping": { params: PingRequestParams | undefined; result: EmptyResult };

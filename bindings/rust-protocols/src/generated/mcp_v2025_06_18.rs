@@ -2950,7 +2950,7 @@ pub mod methods {
     /// Timeout: 60000 ms.
     pub const INITIALIZE: &str = "initialize";
 
-    /// A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
     ///
     /// Timeout: 30000 ms.
     pub const PING: &str = "ping";
@@ -3082,7 +3082,7 @@ pub enum Method {
     ///
     /// Timeout: 60000 ms.
     Initialize,
-    /// A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
     ///
     /// Timeout: 30000 ms.
     Ping,
@@ -3325,7 +3325,7 @@ impl Notification {
 /// A request the server sends and the client answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ServerRequest {
-    /// A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
     ///
     /// Timeout: 30000 ms.
     Ping,
@@ -3520,7 +3520,7 @@ pub trait McpServer {
         params: types::InitializeRequestParams,
     ) -> Result<types::InitializeResult, ::wirekit::envelope::ErrorObject>;
 
-    /// A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
     ///
     /// Timeout: 30000 ms.
     fn ping(
@@ -3851,7 +3851,7 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
     ///
     /// Timeout: 30000 ms.
     pub fn ping(
@@ -4073,7 +4073,7 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
 /// What a client handles of what the server sends: one function a method.
 /// Requests answer -32601 and notifications are ignored unless overridden.
 pub trait McpClientEvents {
-    /// A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
     ///
     /// Timeout: 30000 ms.
     fn ping(

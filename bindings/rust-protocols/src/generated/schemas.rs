@@ -23693,7 +23693,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "ping": {
       "kind": "request",
       "direction": "both",
-      "description": "A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.",
+      "description": "Either peer checks that the other is alive; the receiver must answer at once with an empty result.",
       "params": {
         "$ref": "mcp.schema.json#/$defs/PingRequest/properties/params"
       },
@@ -23706,7 +23706,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "*"
         ]
-      }
+      },
+      "examples": [
+        {
+          "title": "A ping answered",
+          "result": {}
+        }
+      ]
     },
     "resources/list": {
       "kind": "request",
@@ -29342,7 +29348,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "ping": {
       "kind": "request",
       "direction": "both",
-      "description": "A request either peer sends: `PingRequest` of the MCP 2025-11-25 schema, answered with `EmptyResult`.",
+      "description": "Either peer checks that the other is alive; the receiver must answer at once with an empty result.",
       "params": {
         "$ref": "mcp.schema.json#/$defs/RequestParams"
       },
@@ -29355,7 +29361,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "*"
         ]
-      }
+      },
+      "examples": [
+        {
+          "title": "A ping answered",
+          "result": {}
+        }
+      ]
     },
     "resources/list": {
       "kind": "request",

@@ -1394,7 +1394,7 @@ class LoggingMessageNotificationParams(TypedDict):
 # Method names.
 # Request: The first request: the client's latest protocol version, capabilities and implementation in; the version the server chose (the client's when it supports it, else its own latest), its capabilities, implementation and instructions out. Only `ping` may come before its answer.
 METHOD_INITIALIZE: Final = "initialize"
-# Request: A request either peer sends: `PingRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+# Request: Either peer checks that the other is alive; the receiver must answer at once with an empty result.
 METHOD_PING: Final = "ping"
 # Request: A request from the client to the server: `ListResourcesRequest` of the MCP 2025-06-18 schema, answered with `ListResourcesResult`.
 METHOD_RESOURCES_LIST: Final = "resources/list"
