@@ -134,7 +134,8 @@ fn convert(
     // prose may stand beside one, so that the meaning cannot change.
     if prefix == "#/definitions/"
         && o.contains_key("$ref")
-        && o.keys().any(|k| k != "$ref" && !DROPPED.contains(&k.as_str()))
+        && o.keys()
+            .any(|k| k != "$ref" && !DROPPED.contains(&k.as_str()))
     {
         return Err(Error::new(
             ErrorKind::Unsupported,
@@ -362,7 +363,8 @@ mod tests {
         assert!(definitions(&recipe(), &dangling).is_err());
         let elsewhere = json!({"definitions": {"A": {"$ref": "other.json#/definitions/A"}}});
         assert!(definitions(&recipe(), &elsewhere).is_err());
-        let sibling = json!({"definitions": {"A": {"$ref": "#/definitions/B", "type": "object"}, "B": {}}});
+        let sibling =
+            json!({"definitions": {"A": {"$ref": "#/definitions/B", "type": "object"}, "B": {}}});
         assert!(definitions(&recipe(), &sibling).is_err());
         let ignored = json!({"definitions": {"A": {"type": "array", "additionalItems": false}}});
         assert!(definitions(&recipe(), &ignored).is_err());
