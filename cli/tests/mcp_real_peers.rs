@@ -1,6 +1,7 @@
 //! `wirekit drive` against real MCP servers installed from the package
 //! registries by `tests/mcp/install-peers.sh` (the reference "everything"
-//! server from npm, `mcp-server-time` from PyPI; the first test to need
+//! and "filesystem" servers from npm, `mcp-server-time` from PyPI; the
+//! filesystem server asks the client for its roots; the first test to need
 //! them runs it, once): each is driven through initialize, the followed_by
 //! `notifications/initialized`, its lists, tool calls and a ping, every
 //! call checked by the host, the session recorded to
@@ -45,8 +46,13 @@ fn peers() -> &'static Path {
 const INITIALIZE: &str = r#"{"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {"listChanged": true}}, "clientInfo": {"name": "wirekit-drive", "version": "0.1.0"}}}"#;
 
 /// Drives `command` with `calls` (after initialize), records the session
-/// and validates the recording; the answers `drive` printed, by method.
+/// and validates the recording; the lines `drive` printed.
 fn drive(name: &str, calls: &[&str], command: &[&str]) -> Vec<Value> {
+    drive_with(name, calls, &[], command)
+}
+
+/// [`drive`] with more options (`--answers FILE`).
+fn drive_with(name: &str, calls: &[&str], options: &[&str], command: &[&str]) -> Vec<Value> {
     let dir = repo().join("target/mcp-sessions");
     std::fs::create_dir_all(&dir).unwrap();
     let requests = dir.join(format!("{name}.calls.ndjson"));
@@ -66,8 +72,9 @@ fn drive(name: &str, calls: &[&str], command: &[&str]) -> Vec<Value> {
         &requests,
         "--record",
         &record,
-        "--",
     ];
+    args.extend_from_slice(options);
+    args.push("--");
     args.extend_from_slice(command);
     let out = support::wirekit(&args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -153,6 +160,43 @@ fn the_reference_everything_server_from_npm_is_driven_and_its_recording_validate
         .as_array()
         .unwrap()
         .is_empty());
+}
+
+#[test]
+fn the_reference_filesystem_server_from_npm_asks_for_roots_and_is_answered() {
+    let program = peers().join("node_modules/.bin/mcp-server-filesystem");
+    let root = std::env::temp_dir().join(format!("wirekit-mcp-fs-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let root = root.canonicalize().unwrap();
+    std::fs::write(root.join("note.txt"), "hello from a file\n").unwrap();
+    let dir = root.to_str().unwrap();
+    // The server asks the client for its roots (`roots/list`, a server
+    // request); the canned answer names the folder.
+    let answers = root.join("answers.json");
+    let roots = serde_json::json!({"roots/list": {"result": {"roots": [{"uri": format!("file://{dir}"), "name": "root"}]}}});
+    std::fs::write(&answers, roots.to_string()).unwrap();
+    let read = serde_json::json!({"method": "tools/call", "params": {"name": "read_text_file", "arguments": {"path": format!("{dir}/note.txt")}}}).to_string();
+    let denied = r#"{"method": "tools/call", "params": {"name": "read_text_file", "arguments": {"path": "/etc/hostname"}}}"#;
+    let lines = drive_with(
+        "server-filesystem",
+        &[
+            r#"{"method": "notifications/initialized"}"#,
+            r#"{"method": "tools/list"}"#,
+            &read,
+            denied,
+        ],
+        &["--answers", answers.to_str().unwrap()],
+        &[program.to_str().unwrap(), dir],
+    );
+    let asked = lines.iter().find(|l| l["server_request"] == "roots/list");
+    assert!(
+        asked.is_some_and(|l| l["result"]["roots"][0]["name"] == "root"),
+        "{lines:?}"
+    );
+    let read = &answer(&lines, "tools/call", 0)["result"];
+    assert_eq!(read["content"][0]["text"], "hello from a file\n");
+    assert_eq!(answer(&lines, "tools/call", 1)["result"]["isError"], true);
+    let _ = std::fs::remove_dir_all(root);
 }
 
 /// `wirekit conformance --json` of `command` against mcp@2025-06-18: the
