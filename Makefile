@@ -25,15 +25,18 @@ test: test-rust test-readme test-schemas test-python test-install-python test-ty
 	@echo "make test: every suite passed"
 
 # cargo test -q: one "test result" line per test binary, failures in full. The LSP client's tests
-# run real language servers (pylsp from PyPI, pyright from npm), installed once into tests/lsp/.
+# run real language servers (pylsp from PyPI, pyright from npm), installed once into tests/lsp/;
+# the MCP tests real MCP servers (server-everything from npm, mcp-server-time from PyPI) and the
+# official Python SDK, installed once into tests/mcp/.
 test-rust:
 	bash tests/lsp/install-servers.sh
+	bash tests/mcp/install-peers.sh
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
 	@echo "-- the core's feature matrix: the runtime alone (with its tests), then each feature alone"
 	$(CARGO) clippy -q -p wirekit --no-default-features --all-targets -- -D warnings
 	for feature in host monitor conformance diff; do $(CARGO) clippy -q -p wirekit --no-default-features --features $$feature -- -D warnings; done
-	@echo "-- wirekit-protocols without its lsp feature (the typed LSP module left out)"
+	@echo "-- wirekit-protocols without its lsp and mcp features (the typed derived modules left out)"
 	$(CARGO) clippy -q -p wirekit-protocols --no-default-features -- -D warnings
 	$(CARGO) test -q --workspace
 	@echo "== test-rust: fmt, clippy and every Rust test passed"

@@ -6,6 +6,11 @@
 //! protocol declares server-to-client, and every result must pass the
 //! method's result schema: a mistake is refused before the server starts,
 //! naming the method.
+//!
+//! A server request the file does not answer gets the `result` of its first
+//! manifest example that has one, where the manifest gives one (MCP's
+//! `ping`: `{}`, which the spec obliges the receiver to answer); anything
+//! else is left to the host (-32601, reported).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,7 +24,24 @@ use wirekit::validate::{Part, Protocol};
 /// The answers read from the file, by method.
 pub struct Answers(BTreeMap<String, Result<Value, ErrorObject>>);
 
-/// Reads and checks `path` against `protocol`.
+/// The answers the manifest gives: for each request the server sends, the
+/// `result` of its first example that has one.
+pub fn from_examples(protocol: &Protocol) -> Answers {
+    let answers = protocol
+        .manifest()
+        .methods
+        .iter()
+        .filter(|(_, spec)| spec.kind == MethodKind::Request && spec.direction.server_sends())
+        .filter_map(|(method, spec)| {
+            let result = spec.examples.iter().find_map(|e| e.get("result"))?;
+            Some((method.clone(), Ok(result.clone())))
+        })
+        .collect();
+    Answers(answers)
+}
+
+/// Reads and checks `path` against `protocol`; the manifest's answers
+/// ([`from_examples`]) for the methods it leaves out.
 pub fn read(path: &Path, protocol: &Protocol) -> Result<Answers, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -56,7 +78,9 @@ pub fn read(path: &Path, protocol: &Protocol) -> Result<Answers, String> {
         }
         answers.insert(method, parsed);
     }
-    Ok(Answers(answers))
+    let mut merged = from_examples(protocol).0;
+    merged.extend(answers);
+    Ok(Answers(merged))
 }
 
 fn parse_answer(answer: &Value) -> Result<Result<Value, ErrorObject>, String> {
@@ -79,7 +103,8 @@ fn parse_answer(answer: &Value) -> Result<Result<Value, ErrorObject>, String> {
 
 impl Answers {
     /// The host's handler: each method's canned answer; a declared method
-    /// the file does not answer is left to the host (-32601, reported).
+    /// neither the file nor the manifest answers is left to the host
+    /// (-32601, reported).
     pub fn into_handler(self) -> Box<RequestHandler> {
         Box::new(move |method: &str, _params: Option<&Value>| self.0.get(method).cloned())
     }

@@ -10,7 +10,8 @@
 //!
 //! The server's own requests are answered at once, while any call waits: a
 //! request the protocol declares `server-to-client` with the canned answer
-//! `--answers` gives its method, anything else with -32601; each is printed
+//! `--answers` gives its method (else its manifest example's result, MCP's
+//! `ping`: `{}`), anything else with -32601; each is printed
 //! as one line (`{"server_request": ..., "id": ..., "params": ..., "result"
 //! | "error": ...}`), a refused one with a `problem`, one answered but with
 //! an id JSON-RPC 2.0 discourages (`null`, a fraction) with a `warning`
@@ -65,7 +66,8 @@ pub struct DriveArgs {
     /// Canned answers to the server's requests: a JSON object mapping each
     /// method to `{"result": ...}` or `{"error": {"code": ..., "message": ...}}`.
     /// Only methods the protocol declares server-to-client are answered from
-    /// it; others get -32601.
+    /// it; the others get their manifest example's result where it gives one
+    /// (MCP's `ping`), else -32601.
     #[arg(long, value_name = "FILE")]
     answers: Option<PathBuf>,
     /// The server's command line.
@@ -98,8 +100,8 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         }
     };
     let answers = match &args.answers {
-        None => None,
-        Some(path) => Some(crate::answers::read(path, &protocol)?),
+        None => crate::answers::from_examples(&protocol),
+        Some(path) => crate::answers::read(path, &protocol)?,
     };
     let input = crate::input::open(args.requests.as_deref())?;
     let calls = read_calls(input)?;
@@ -128,9 +130,7 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     if let Some(ms) = args.timeout_ms {
         host = host.with_timeout(Duration::from_millis(ms));
     }
-    if let Some(answers) = answers {
-        host = host.with_request_handler(answers.into_handler());
-    }
+    host = host.with_request_handler(answers.into_handler());
     if let Some(path) = &args.record {
         let file = std::fs::File::create(path)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;

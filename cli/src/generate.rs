@@ -69,10 +69,11 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         protocol: args.protocol,
         targets: args.target.into_iter().map(Target::from).collect(),
     };
-    // A meta model outside the repository may be absent (a user's clone):
+    // An upstream source outside the repository (a meta model, a published
+    // JSON Schema) may be absent (a user's clone):
     // one line says so, and the committed derived files stay as they are.
     if options.is_complete() {
-        match wirekit_codegen::metamodel::missing_models(&root) {
+        match wirekit_codegen::derive::missing_sources(&root) {
             Ok(notes) => notes
                 .iter()
                 .for_each(|n| eprintln!("wirekit generate: {n}")),
@@ -82,10 +83,10 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             }
         }
     }
-    // Schemas derived from a meta model are written first, so that the
+    // Schemas derived from an upstream source are written first, so that the
     // protocols load (and are generated from) the fresh ones.
     if !args.check && options.is_complete() {
-        let derived = match wirekit_codegen::metamodel::derive_all(&root) {
+        let derived = match wirekit_codegen::derive::derive_all(&root) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("wirekit generate: {e}");

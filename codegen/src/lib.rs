@@ -20,6 +20,7 @@
 pub mod bounds;
 pub mod bundle;
 pub mod check;
+pub mod derive;
 pub mod docs;
 pub mod error;
 pub mod field_order;
@@ -33,6 +34,7 @@ pub mod rust;
 pub mod rust_types;
 pub mod text;
 pub mod typescript;
+pub mod upstream;
 
 use std::path::{Path, PathBuf};
 
@@ -167,7 +169,7 @@ pub fn load_protocols(options: &Options) -> Result<Vec<Protocol>> {
 pub fn generate(options: &Options) -> Result<Vec<GeneratedFile>> {
     let protocols = load_protocols(options)?;
     let mut out = if options.is_complete() {
-        metamodel::derive_all(&options.root)?
+        derive::derive_all(&options.root)?
     } else {
         Vec::new()
     };

@@ -122,7 +122,8 @@ const PYTHON_TAKEN: &[&str] = &[
     "type",
 ];
 
-/// TypeScript names a type may not take (reserved words and built-in types).
+/// TypeScript names a type may not take (reserved words, built-in types and
+/// the generated module's own names).
 const TS_RESERVED: &[&str] = &[
     "any",
     "boolean",
@@ -150,6 +151,13 @@ const TS_RESERVED: &[&str] = &[
     "Set",
     "Date",
     "Function",
+    // The types every generated protocol module declares itself
+    // (templates/typescript): a schema type of that name (MCP's
+    // `RequestParams`) takes the trailing `_`. (Its values, `Methods` and
+    // `ErrorCodes`, may share a name with a type: LSP's `ErrorCodes`.)
+    "RequestParams",
+    "RequestResult",
+    "MethodName",
 ];
 
 /// A Python name for a generated type: PascalCase, never a keyword or a

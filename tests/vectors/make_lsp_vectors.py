@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the test vectors of the LSP 3.17 methods that have none yet.
+"""Writes the test vectors of the methods of derived protocols that have none yet.
 
-The LSP manifest is derived from the meta model (93 methods), so most of its
-methods get their vectors here rather than by hand: for each method without
-`tests/vectors/protocols/lsp@3.17/<method>.json`, a minimal valid params
+The LSP manifest is derived from the meta model (93 methods) and MCP's from
+the official schema.json, so most of their methods get their vectors here
+rather than by hand: for each method without
+`tests/vectors/protocols/<protocol>@<version>/<method>.json`, a minimal valid params
 value (the required members only, each the simplest value its schema takes),
 a minimal valid result for a request, and three invalid params values (params
 of the wrong JSON type, a required member left out or, for an object without
@@ -13,7 +14,8 @@ reference validator's (`schemas/check.py`'s, Python `jsonschema`); the Rust,
 Python and TypeScript suites must find the same. Existing files, written by
 hand, are never touched.
 
-    python3 tests/vectors/make_lsp_vectors.py     # needs jsonschema, referencing
+    python3 tests/vectors/make_lsp_vectors.py                  # lsp@3.17; needs jsonschema, referencing
+    python3 tests/vectors/make_lsp_vectors.py mcp@2025-06-18   # any protocol@version
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-KEY = "lsp@3.17"
+DEFAULT_KEY = "lsp@3.17"
 
 
 def load_check() -> Any:
@@ -85,8 +87,16 @@ def main() -> int:
     check = load_check()
     report = check.Report(False)
     protocols = {p.key: p for p in check.load_protocols(report, check.check_meta(report))}
-    proto = protocols[KEY]
-    folder = REPO / "tests" / "vectors" / "protocols" / KEY
+    written = 0
+    for key in sys.argv[1:] or [DEFAULT_KEY]:
+        written += write_vectors(check, protocols[key], REPO / "tests" / "vectors" / "protocols" / key)
+    print(f"make_lsp_vectors: {written} files written")
+    return 0
+
+
+def write_vectors(check: Any, proto: Any, folder: Path) -> int:
+    """Writes the missing vector files of `proto` into `folder`; their count."""
+    folder.mkdir(parents=True, exist_ok=True)
     written = 0
     for method, spec in proto.methods.items():
         path = folder / f"{check.method_slug(method)}.json"
@@ -136,17 +146,19 @@ def main() -> int:
                     add(f"`{name}` {json.dumps(bad)}", "params", {**params, name: bad}, False)
             if sum(1 for c in cases if not c["valid"]) < 3:
                 add("params an array of one number", "params", [1], False)
+            if sum(1 for c in cases if not c["valid"]) < 3 and proto.evaluate(method, "params", {}):
+                # Params that are a union (MCP 2025-11-25's elicitation form or URL).
+                add("params an empty object", "params", {}, False)
         if "result" in spec:
             rschema, rresolver = resolve(proto, spec["result"])
             add("the simplest result", "result", sample(rschema, rresolver), True)
         invalid = sum(1 for c in cases if not c["valid"])
         if invalid < (1 if proto.accepts_anything(spec["params"]) else 3):
             raise SystemExit(f"{method}: only {invalid} invalid cases")
-        doc = {"protocol": "lsp", "version": "3.17", "method": method, "cases": cases}
+        doc = {"protocol": proto.name, "version": proto.version, "method": method, "cases": cases}
         path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         written += 1
-    print(f"make_lsp_vectors: {written} files written")
-    return 0
+    return written
 
 
 if __name__ == "__main__":

@@ -63,6 +63,20 @@ def test_readme_example_serves_a_session(name: str, code: str, tmp_path: Path) -
         answers = read_content_length(done.stdout)
         assert answers[0] == {"id": 1, "result": {"version": "1.0", "capabilities": ["analyze"]}}, name
         assert answers[1] == {"id": 2, "result": {"hints": []}}, name
+    elif "wirekit.mcp" in code:
+        requests = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}},
+            {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        ]
+        stdin = "".join(json.dumps(r) + "\n" for r in requests).encode()
+        done = subprocess.run([sys.executable, str(script)], input=stdin, capture_output=True, timeout=60)
+        answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+        assert answers[0]["result"]["protocolVersion"] == "2025-06-18", name
+        assert answers[0]["result"]["capabilities"] == {"tools": {"listChanged": False}}, name
+        assert answers[1]["result"]["content"] == [{"type": "text", "text": "5"}], name
     else:
         requests = [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"root_path": str(tmp_path)}},

@@ -6,12 +6,19 @@
  */
 
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 
-import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
+import {
+  agentapiDriver,
+  gazeAnalyzerV1_0_0,
+  gazeAnalyzerV1_1_0,
+  gzkitAuthoringGuide,
+  mcpV2025_06_18,
+  mcpV2025_11_25,
+} from "../src/index.js";
 import { loadProtocol } from "../src/runtime/folder.js";
 import { Overlaps } from "../src/runtime/overlap.js";
 import { ManifestError, type ProtocolDescriptor } from "../src/runtime/protocol.js";
@@ -24,6 +31,8 @@ const GENERATED: [string, ProtocolDescriptor<never, never, never>][] = [
   ["gaze-analyzer/1.0.0", gazeAnalyzerV1_0_0 as never],
   ["gaze-analyzer/1.1.0", gazeAnalyzerV1_1_0 as never],
   ["agentapi-driver/1", agentapiDriver as never],
+  ["mcp/2025-06-18", mcpV2025_06_18 as never],
+  ["mcp/2025-11-25", mcpV2025_11_25 as never],
 ];
 
 type Obj = Record<string, unknown>;
@@ -72,6 +81,46 @@ describe("generated descriptors and folders loaded at run time", () => {
     const fromLoaded = validate(loaded.validators?.["AnalyzeResult"] ?? assert.fail(), bad, "result");
     assert.deepEqual(fromLoaded, fromGenerated);
     assert.ok(fromGenerated.some((i) => i.pointer === "/result/hints/0/start_line" && i.keyword === "type"), JSON.stringify(fromGenerated));
+  });
+});
+
+describe("a published schema used as it is", () => {
+  it("the official MCP schema.json (draft-07, definitions), unchanged beside a hand-written manifest, loads and judges params as the derived folder", () => {
+    const upstream = join(repoRoot(), "..", "shared", "upstream", "mcp", "2025-06-18.schema.json");
+    if (!existsSync(upstream)) {
+      process.stderr.write("mcp published schema (typescript): not run: ../shared/upstream/mcp/2025-06-18.schema.json is absent (CI has it)\n");
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), "wirekit-mcp-published-"));
+    try {
+      mkdirSync(join(dir, "mcp"));
+      copyFileSync(upstream, join(dir, "mcp", "schema.json"));
+      copyFileSync(join(repoRoot(), "tests", "mcp", "published-schema", "protocol.json"), join(dir, "mcp", "protocol.json"));
+      assert.deepEqual(readFileSync(join(dir, "mcp", "schema.json")), readFileSync(upstream));
+      const published = loadProtocol(join(dir, "mcp"));
+      const derived = loadProtocol(join(repoRoot(), "schemas", "mcp", "2025-06-18"));
+      for (const method of ["initialize", "tools/call", "ping", "notifications/cancelled"]) {
+        assert.equal(published.methods[method]?.params, derived.methods[method]?.params, method);
+      }
+      let refused = 0;
+      const cases: [string, unknown][] = [
+        ["tools/call", { name: "add", arguments: { a: 1 } }],
+        ["tools/call", { name: 3 }],
+        ["tools/call", {}],
+        ["initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } }],
+        ["initialize", { protocolVersion: 2025, capabilities: {} }],
+      ];
+      for (const [method, value] of cases) {
+        const type = derived.methods[method]?.params ?? assert.fail(method);
+        const got = validate(published.validators?.[type] ?? assert.fail(type), value, "params");
+        const want = validate(derived.validators?.[type] ?? assert.fail(type), value, "params");
+        assert.deepEqual(got.map((i) => [i.pointer, i.keyword]).sort(), want.map((i) => [i.pointer, i.keyword]).sort(), `${method} ${JSON.stringify(value)}`);
+        refused += got.length > 0 ? 1 : 0;
+      }
+      assert.equal(refused, 3, "the three invalid params are refused by both");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

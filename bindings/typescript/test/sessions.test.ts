@@ -279,9 +279,10 @@ const sessions = join(repoRoot(), "tests", "sessions");
  * server's requests and the client's answers to them (and the client sends `initialized` and `exit`
  * itself, `followed_by`), so they are judged by the Rust monitor (schemas/check.py, sessions.rs) and the
  * serve-loop replay (session_replay.rs) instead; the LSP lifecycle of this client is tested against pygls
- * in peers.test.ts.
+ * in peers.test.ts. MCP captures are alike (the server's `ping`, `roots/list` and `sampling/createMessage`
+ * with the client's answers, the client's `notifications/initialized` and `notifications/cancelled`).
  */
-const NOT_CLIENT_REPLAYABLE = new Set(["lsp@3.17"]);
+const NOT_CLIENT_REPLAYABLE = new Set(["lsp@3.17", "mcp@2025-06-18", "mcp@2025-11-25"]);
 
 describe("captured sessions replayed through the TypeScript client", () => {
   for (const folder of readdirSync(sessions).sort().filter((f) => !NOT_CLIENT_REPLAYABLE.has(f))) {

@@ -20,17 +20,14 @@
 //! unknown kinds). Both files carry the do-not-edit line as their
 //! `$comment`, and the drift check covers them. Where the model is absent
 //! (a clone without `../shared`), the committed files are kept as they are
-//! and [`missing_models`] says so.
+//! and [`crate::derive::missing_sources`] says so.
 
 mod convert;
-
-use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::GeneratedFile;
+use crate::error::Result;
 
 /// The folder, beside a manifest, that holds the meta model and its recipe.
 pub const META_DIR: &str = "meta";
@@ -90,115 +87,8 @@ pub struct Recipe {
     pub closed_enums: Vec<String>,
 }
 
-/// The meta models a checkout lacks: one line each, for `wirekit generate`
-/// to print; their derived files are kept as committed.
-pub fn missing_models(root: &Path) -> Result<Vec<String>> {
-    let mut out = Vec::new();
-    for recipe_path in recipes(&root.join("schemas"))? {
-        let recipe = read_recipe(root, &recipe_path)?;
-        let model_path = root.join(&recipe.model);
-        if !model_path.is_file() {
-            out.push(format!(
-                "{} is absent (the upstream meta model, outside the repository); keeping the committed {} and {} of {}",
-                display(root, &model_path),
-                recipe.output,
-                recipe.manifest_output,
-                display(root, recipe_path.parent().and_then(Path::parent).unwrap_or(root)),
-            ));
-        }
-    }
-    Ok(out)
-}
-
-/// Every derived file under `root/schemas` (a schema file and a manifest a
-/// recipe); where the meta model is absent, the committed files as they are.
-pub fn derive_all(root: &Path) -> Result<Vec<GeneratedFile>> {
-    let mut out = Vec::new();
-    for recipe_path in recipes(&root.join("schemas"))? {
-        let version_dir = recipe_path
-            .parent()
-            .and_then(Path::parent)
-            .ok_or_else(|| Error::new(ErrorKind::Io, "a recipe outside a version folder"))?;
-        let recipe = read_recipe(root, &recipe_path)?;
-        let relative = |name: &str| {
-            version_dir
-                .join(name)
-                .strip_prefix(root)
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|_| PathBuf::from(name))
-        };
-        let model_path = root.join(&recipe.model);
-        if !model_path.is_file() {
-            for name in [&recipe.output, &recipe.manifest_output] {
-                let path = version_dir.join(name);
-                let contents = std::fs::read_to_string(&path).map_err(|e| {
-                    Error::new(ErrorKind::Io, format!("cannot read: {e}"))
-                        .in_file(display(root, &path))
-                })?;
-                out.push(GeneratedFile {
-                    path: relative(name),
-                    contents,
-                });
-            }
-            continue;
-        }
-        let model = read_json(&model_path).map_err(|e| e.in_file(display(root, &model_path)))?;
-        let (schema, manifest) =
-            convert::derive(&recipe, &model).map_err(|e| e.in_file(display(root, &model_path)))?;
-        for (name, value) in [
-            (&recipe.output, schema),
-            (&recipe.manifest_output, manifest),
-        ] {
-            let mut text = serde_json::to_string_pretty(&value)
-                .map_err(|e| Error::new(ErrorKind::Json, e.to_string()))?;
-            text.push('\n');
-            out.push(GeneratedFile {
-                path: relative(name),
-                contents: text,
-            });
-        }
-    }
-    Ok(out)
-}
-
-fn read_recipe(root: &Path, recipe_path: &Path) -> Result<Recipe> {
-    read_json(recipe_path)
-        .and_then(|v| {
-            serde_json::from_value(v).map_err(|e| Error::new(ErrorKind::Manifest, e.to_string()))
-        })
-        .map_err(|e| e.in_file(display(root, recipe_path)))
-}
-
-/// Every `schemas/<protocol>/<version>/meta/derive.json`, sorted.
-fn recipes(schemas: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let Ok(protocols) = std::fs::read_dir(schemas) else {
-        return Ok(found);
-    };
-    for protocol in protocols.flatten() {
-        let Ok(versions) = std::fs::read_dir(protocol.path()) else {
-            continue;
-        };
-        for version in versions.flatten() {
-            let candidate = version.path().join(META_DIR).join(DERIVE_FILE);
-            if candidate.is_file() {
-                found.push(candidate);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-fn read_json(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read: {e}")))?;
-    serde_json::from_str(&text).map_err(|e| Error::new(ErrorKind::Json, e.to_string()))
-}
-
-fn display(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
+/// The schema document and manifest `recipe` derives from the meta model
+/// `model`.
+pub fn derive(recipe: &Recipe, model: &Value) -> Result<(Value, Value)> {
+    convert::derive(recipe, model)
 }

@@ -17,6 +17,12 @@ pub mod gzkit_authoring_guide;
 #[cfg(feature = "lsp")]
 #[rustfmt::skip]
 pub mod lsp;
+#[cfg(feature = "mcp")]
+#[rustfmt::skip]
+pub mod mcp_v2025_06_18;
+#[cfg(feature = "mcp")]
+#[rustfmt::skip]
+pub mod mcp_v2025_11_25;
 
 /// The manifests and schema files of every protocol, embedded.
 #[rustfmt::skip]

@@ -464,9 +464,9 @@ impl SessionChecker {
         if from_server {
             // The server's own request: its params are the server's to get
             // right (blamed on it); how a client answers invalid ones is the
-            // client's business, so no refusal is demanded. So is its state
-            // (MCP: a server sends no request but `ping` before the client's
-            // `notifications/initialized`).
+            // client's business, so no refusal is demanded. Its state is the
+            // server's to get right too (MCP: a server sends no request but
+            // `ping` before the client's `notifications/initialized`).
             if let Err(violation) = self.session.check(&method) {
                 let message = match violation.kind() {
                     ViolationKind::SessionEnded => self.after_end(&method),

@@ -186,12 +186,33 @@ function strs(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
-/** The schema type a manifest `{"$ref": "file#/$defs/Name"}` names: `Name`, else the reference as written. */
+/** Pointer segments that hold named schemas, left out of a type's name. */
+const CONTAINERS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/** `snake_case-or words` → `SnakeCaseOrWords`, as the core names a pointer segment. */
+function pascalSegment(text: string): string {
+  const out = text
+    .split(/[^A-Za-z0-9]/)
+    .filter((part) => part !== "")
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join("");
+  return out === "" ? "X" : out;
+}
+
+/**
+ * The schema type a manifest `{"$ref": ...}` names, as the core's bundle names it: `Name` for
+ * `file#/$defs/Name` (or `definitions`), and for a place inside it the type's name followed by each
+ * further segment in PascalCase, containers left out (`#/$defs/InitializeRequest/properties/params` →
+ * `InitializeRequestParams`, MCP's params); else the reference as written.
+ */
 export function schemaTypeOf(schema: unknown): string | undefined {
   const ref = obj(schema)["$ref"];
   if (typeof ref !== "string") return undefined;
-  const match = /#\/\$defs\/([^/]+)$/.exec(ref);
-  return match?.[1] === undefined ? ref : match[1].replace(/~1/g, "/").replace(/~0/g, "~");
+  const hash = ref.indexOf("#");
+  const segments = hash < 0 ? [] : ref.slice(hash + 1).split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const [container, name, ...rest] = segments;
+  if (name === undefined || (container !== "$defs" && container !== "definitions")) return ref;
+  return name + rest.filter((segment) => !CONTAINERS.has(segment)).map(pascalSegment).join("");
 }
 
 /**
