@@ -161,3 +161,29 @@ fn without_cancellation_the_server_is_killed_at_the_timeout() {
     );
     assert!(hover(&mut host).is_err(), "the session is over");
 }
+
+/// A caller that sends the `followed_by` notification itself right after
+/// the call (as request files written for hosts that did not) does not
+/// send it twice.
+#[test]
+fn the_followed_by_notification_is_not_sent_twice() {
+    let late = r#"write({"jsonrpc": "2.0", "id": first["id"], "error": {"code": -32800, "message": "cancelled"}})"#;
+    let mut host = Host::spawn(lsp_min(Some("required")), &mut server(late))
+        .expect("spawns")
+        .with_timeout(Duration::from_millis(400));
+    host.call(
+        "initialize",
+        Some(json!({"processId": null, "capabilities": {}})),
+    )
+    .expect("initialize");
+    host.notify("initialized", Some(json!({})))
+        .expect("already sent: no error, nothing sent");
+    let _ = hover(&mut host).expect_err("the first hover times out");
+    let second = hover(&mut host).expect("the session goes on");
+    assert_eq!(seen(&second)[1], "initialized");
+    assert_eq!(
+        seen(&second)[2],
+        "textDocument/hover",
+        "initialized came once"
+    );
+}

@@ -2045,7 +2045,10 @@ export interface McpNotifications {
   "notifications/progress": { params: ProgressNotificationParams };
   /** A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema. */
   "notifications/tasks/status": { params: TaskStatusNotificationParams };
-  /** A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-11-25 schema.
+   * Optional: only when the client declared the `roots/listChanged` capability.
+   */
   "notifications/roots/list_changed": { params: NotificationParams | undefined };
 }
 
@@ -2079,16 +2082,19 @@ export interface McpServerRequests {
   /**
    * A request from the server to the client: `CreateMessageRequest` of the MCP 2025-11-25 schema, answered with `CreateMessageResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the client declared the `sampling` capability.
    */
   "sampling/createMessage": { params: CreateMessageRequestParams; result: CreateMessageResult };
   /**
    * A request from the server to the client: `ListRootsRequest` of the MCP 2025-11-25 schema, answered with `ListRootsResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the client declared the `roots` capability.
    */
   "roots/list": { params: RequestParams_ | undefined; result: ListRootsResult };
   /**
    * A request from the server to the client: `ElicitRequest` of the MCP 2025-11-25 schema, answered with `ElicitResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the client declared the `elicitation` capability.
    */
   "elicitation/create": { params: ElicitRequestParams; result: ElicitResult };
 }
@@ -2101,15 +2107,30 @@ export interface McpServerNotifications {
   "notifications/progress": { params: ProgressNotificationParams };
   /** A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema. */
   "notifications/tasks/status": { params: TaskStatusNotificationParams };
-  /** A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-11-25 schema.
+   * Optional: only when the `resources/listChanged` capability is on.
+   */
   "notifications/resources/list_changed": { params: NotificationParams | undefined };
-  /** A notification from the server to the client: `ResourceUpdatedNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification from the server to the client: `ResourceUpdatedNotification` of the MCP 2025-11-25 schema.
+   * Optional: only when the `resources/subscribe` capability is on.
+   */
   "notifications/resources/updated": { params: ResourceUpdatedNotificationParams };
-  /** A notification from the server to the client: `PromptListChangedNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification from the server to the client: `PromptListChangedNotification` of the MCP 2025-11-25 schema.
+   * Optional: only when the `prompts/listChanged` capability is on.
+   */
   "notifications/prompts/list_changed": { params: NotificationParams | undefined };
-  /** A notification from the server to the client: `ToolListChangedNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification from the server to the client: `ToolListChangedNotification` of the MCP 2025-11-25 schema.
+   * Optional: only when the `tools/listChanged` capability is on.
+   */
   "notifications/tools/list_changed": { params: NotificationParams | undefined };
-  /** A log message from the server (at or above the level `logging/setLevel` chose); it may come before the session is ready. */
+  /**
+   * A log message from the server (at or above the level `logging/setLevel` chose); it may come before the session is ready.
+   * Optional: only when the `logging` capability is on.
+   */
   "notifications/message": { params: LoggingMessageNotificationParams };
   /** A notification from the server to the client: `ElicitationCompleteNotification` of the MCP 2025-11-25 schema. */
   "notifications/elicitation/complete": { params: ElicitationCompleteNotificationParams };

@@ -3042,36 +3042,54 @@ pub mod methods {
     pub const NOTIFICATIONS_PROGRESS: &str = "notifications/progress";
 
     /// A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only when the client declared the `roots/listChanged` capability.
     pub const NOTIFICATIONS_ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 
     /// A request from the server to the client: `CreateMessageRequest` of the MCP 2025-06-18 schema, answered with `CreateMessageResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `sampling` capability.
     pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 
     /// A request from the server to the client: `ListRootsRequest` of the MCP 2025-06-18 schema, answered with `ListRootsResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `roots` capability.
     pub const ROOTS_LIST: &str = "roots/list";
 
     /// A request from the server to the client: `ElicitRequest` of the MCP 2025-06-18 schema, answered with `ElicitResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `elicitation` capability.
     pub const ELICITATION_CREATE: &str = "elicitation/create";
 
     /// A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/listChanged` capability is on.
     pub const NOTIFICATIONS_RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
 
     /// A notification from the server to the client: `ResourceUpdatedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/subscribe` capability is on.
     pub const NOTIFICATIONS_RESOURCES_UPDATED: &str = "notifications/resources/updated";
 
     /// A notification from the server to the client: `PromptListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `prompts/listChanged` capability is on.
     pub const NOTIFICATIONS_PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
 
     /// A notification from the server to the client: `ToolListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `tools/listChanged` capability is on.
     pub const NOTIFICATIONS_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 
     /// A log message from the server (at or above the level `logging/setLevel` chose); it may come before the session is ready.
+    ///
+    /// Optional: only called when the `logging` capability is on.
     pub const NOTIFICATIONS_MESSAGE: &str = "notifications/message";
 }
 
@@ -3260,6 +3278,8 @@ pub enum Notification {
     /// A notification either peer sends: `ProgressNotification` of the MCP 2025-06-18 schema.
     NotificationsProgress,
     /// A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only when the client declared the `roots/listChanged` capability.
     NotificationsRootsListChanged,
 }
 
@@ -3332,14 +3352,20 @@ pub enum ServerRequest {
     /// A request from the server to the client: `CreateMessageRequest` of the MCP 2025-06-18 schema, answered with `CreateMessageResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `sampling` capability.
     SamplingCreateMessage,
     /// A request from the server to the client: `ListRootsRequest` of the MCP 2025-06-18 schema, answered with `ListRootsResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `roots` capability.
     RootsList,
     /// A request from the server to the client: `ElicitRequest` of the MCP 2025-06-18 schema, answered with `ElicitResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `elicitation` capability.
     ElicitationCreate,
 }
 
@@ -3404,14 +3430,24 @@ pub enum ServerNotification {
     /// A notification either peer sends: `ProgressNotification` of the MCP 2025-06-18 schema.
     NotificationsProgress,
     /// A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/listChanged` capability is on.
     NotificationsResourcesListChanged,
     /// A notification from the server to the client: `ResourceUpdatedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/subscribe` capability is on.
     NotificationsResourcesUpdated,
     /// A notification from the server to the client: `PromptListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `prompts/listChanged` capability is on.
     NotificationsPromptsListChanged,
     /// A notification from the server to the client: `ToolListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `tools/listChanged` capability is on.
     NotificationsToolsListChanged,
     /// A log message from the server (at or above the level `logging/setLevel` chose); it may come before the session is ready.
+    ///
+    /// Optional: only called when the `logging` capability is on.
     NotificationsMessage,
 }
 
@@ -3496,11 +3532,19 @@ impl ServerNotification {
         match self {
             ServerNotification::NotificationsCancelled => None,
             ServerNotification::NotificationsProgress => None,
-            ServerNotification::NotificationsResourcesListChanged => None,
-            ServerNotification::NotificationsResourcesUpdated => None,
-            ServerNotification::NotificationsPromptsListChanged => None,
-            ServerNotification::NotificationsToolsListChanged => None,
-            ServerNotification::NotificationsMessage => None,
+            ServerNotification::NotificationsResourcesListChanged => {
+                Some("resources/listChanged")
+            }
+            ServerNotification::NotificationsResourcesUpdated => {
+                Some("resources/subscribe")
+            }
+            ServerNotification::NotificationsPromptsListChanged => {
+                Some("prompts/listChanged")
+            }
+            ServerNotification::NotificationsToolsListChanged => {
+                Some("tools/listChanged")
+            }
+            ServerNotification::NotificationsMessage => Some("logging"),
         }
     }
 }
@@ -3690,6 +3734,8 @@ pub trait McpServer {
     }
 
     /// A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only when the client declared the `roots/listChanged` capability.
     fn notifications_roots_list_changed(
         &mut self,
         params: Option<types::RootsListChangedNotificationParams>,
@@ -4060,6 +4106,8 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
     }
 
     /// A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only when the client declared the `roots/listChanged` capability.
     pub fn notifications_roots_list_changed(
         &mut self,
         params: Option<&types::RootsListChangedNotificationParams>,
@@ -4087,6 +4135,8 @@ pub trait McpClientEvents {
     /// A request from the server to the client: `CreateMessageRequest` of the MCP 2025-06-18 schema, answered with `CreateMessageResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `sampling` capability.
     fn sampling_create_message(
         &mut self,
         params: types::CreateMessageRequestParams,
@@ -4098,6 +4148,8 @@ pub trait McpClientEvents {
     /// A request from the server to the client: `ListRootsRequest` of the MCP 2025-06-18 schema, answered with `ListRootsResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `roots` capability.
     fn roots_list(
         &mut self,
         params: Option<types::ListRootsRequestParams>,
@@ -4109,6 +4161,8 @@ pub trait McpClientEvents {
     /// A request from the server to the client: `ElicitRequest` of the MCP 2025-06-18 schema, answered with `ElicitResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `elicitation` capability.
     fn elicitation_create(
         &mut self,
         params: types::ElicitRequestParams,
@@ -4128,6 +4182,8 @@ pub trait McpClientEvents {
     }
 
     /// A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/listChanged` capability is on.
     fn notifications_resources_list_changed(
         &mut self,
         params: Option<types::ResourceListChangedNotificationParams>,
@@ -4136,6 +4192,8 @@ pub trait McpClientEvents {
     }
 
     /// A notification from the server to the client: `ResourceUpdatedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/subscribe` capability is on.
     fn notifications_resources_updated(
         &mut self,
         params: types::ResourceUpdatedNotificationParams,
@@ -4144,6 +4202,8 @@ pub trait McpClientEvents {
     }
 
     /// A notification from the server to the client: `PromptListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `prompts/listChanged` capability is on.
     fn notifications_prompts_list_changed(
         &mut self,
         params: Option<types::PromptListChangedNotificationParams>,
@@ -4152,6 +4212,8 @@ pub trait McpClientEvents {
     }
 
     /// A notification from the server to the client: `ToolListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `tools/listChanged` capability is on.
     fn notifications_tools_list_changed(
         &mut self,
         params: Option<types::ToolListChangedNotificationParams>,
@@ -4160,6 +4222,8 @@ pub trait McpClientEvents {
     }
 
     /// A log message from the server (at or above the level `logging/setLevel` chose); it may come before the session is ready.
+    ///
+    /// Optional: only called when the `logging` capability is on.
     fn notifications_message(
         &mut self,
         params: types::LoggingMessageNotificationParams,

@@ -23857,8 +23857,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
   "transport": {
     "framing": "ndjson",
     "envelope": "jsonrpc-2.0",
-    "strict": false,
-    "max_frame_bytes": 16777216
+    "strict": false
   },
   "schemas": [
     "mcp.schema.json"
@@ -23867,7 +23866,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
   "capabilities": {
     "method": "initialize",
     "pointer": "/capabilities",
-    "style": "provider"
+    "style": "provider",
+    "client_pointer": "/capabilities"
   },
   "declared_version": {
     "method": "initialize",
@@ -24008,7 +24008,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "errors": [
+        "RESOURCE_NOT_FOUND"
+      ]
     },
     "resources/subscribe": {
       "kind": "request",
@@ -24081,7 +24084,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "errors": [
+        "INVALID_PARAMS"
+      ]
     },
     "tools/list": {
       "kind": "request",
@@ -24118,7 +24124,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "errors": [
+        "INVALID_PARAMS"
+      ]
     },
     "logging/setLevel": {
       "kind": "request",
@@ -24166,12 +24175,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/CreateMessageResult"
       },
+      "capability": "sampling",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "roots/list": {
       "kind": "request",
@@ -24184,12 +24195,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/ListRootsResult"
       },
+      "capability": "roots",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "elicitation/create": {
       "kind": "request",
@@ -24201,12 +24214,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/ElicitResult"
       },
+      "capability": "elicitation",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "notifications/cancelled": {
       "kind": "notification",
@@ -24257,11 +24272,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/RootsListChangedNotification/properties/params"
       },
       "params_optional": true,
+      "capability": "roots/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "notifications/resources/list_changed": {
       "kind": "notification",
@@ -24271,6 +24288,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/ResourceListChangedNotification/properties/params"
       },
       "params_optional": true,
+      "capability": "resources/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -24284,6 +24302,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "mcp.schema.json#/$defs/ResourceUpdatedNotification/properties/params"
       },
+      "capability": "resources/subscribe",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -24298,6 +24317,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/PromptListChangedNotification/properties/params"
       },
       "params_optional": true,
+      "capability": "prompts/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -24312,6 +24332,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/ToolListChangedNotification/properties/params"
       },
       "params_optional": true,
+      "capability": "tools/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -24325,6 +24346,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "mcp.schema.json#/$defs/LoggingMessageNotification/properties/params"
       },
+      "capability": "logging",
       "lifecycle": {
         "allowed_in": [
           "initializing",
@@ -24388,7 +24410,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "resources/templates/list",
       "prompts/list"
     ],
-    "exit_grace_ms": 5000
+    "exit_grace_ms": 5000,
+    "terminate_grace_ms": 5000
   }
 }
 "#,
@@ -29512,8 +29535,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
   "transport": {
     "framing": "ndjson",
     "envelope": "jsonrpc-2.0",
-    "strict": false,
-    "max_frame_bytes": 16777216
+    "strict": false
   },
   "schemas": [
     "mcp.schema.json"
@@ -29522,7 +29544,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
   "capabilities": {
     "method": "initialize",
     "pointer": "/capabilities",
-    "style": "provider"
+    "style": "provider",
+    "client_pointer": "/capabilities"
   },
   "declared_version": {
     "method": "initialize",
@@ -29663,7 +29686,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "errors": [
+        "RESOURCE_NOT_FOUND"
+      ]
     },
     "resources/subscribe": {
       "kind": "request",
@@ -29736,7 +29762,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "errors": [
+        "INVALID_PARAMS"
+      ]
     },
     "tools/list": {
       "kind": "request",
@@ -29773,7 +29802,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "errors": [
+        "INVALID_PARAMS"
+      ]
     },
     "tasks/get": {
       "kind": "request",
@@ -29890,12 +29922,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/CreateMessageResult"
       },
+      "capability": "sampling",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "roots/list": {
       "kind": "request",
@@ -29908,12 +29942,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/ListRootsResult"
       },
+      "capability": "roots",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "elicitation/create": {
       "kind": "request",
@@ -29925,12 +29961,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/ElicitResult"
       },
+      "capability": "elicitation",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "notifications/cancelled": {
       "kind": "notification",
@@ -29994,11 +30032,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/NotificationParams"
       },
       "params_optional": true,
+      "capability": "roots/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "capability_of": "client"
     },
     "notifications/resources/list_changed": {
       "kind": "notification",
@@ -30008,6 +30048,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/NotificationParams"
       },
       "params_optional": true,
+      "capability": "resources/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -30021,6 +30062,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "mcp.schema.json#/$defs/ResourceUpdatedNotificationParams"
       },
+      "capability": "resources/subscribe",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -30035,6 +30077,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/NotificationParams"
       },
       "params_optional": true,
+      "capability": "prompts/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -30049,6 +30092,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/NotificationParams"
       },
       "params_optional": true,
+      "capability": "tools/listChanged",
       "lifecycle": {
         "allowed_in": [
           "ready"
@@ -30062,6 +30106,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "mcp.schema.json#/$defs/LoggingMessageNotificationParams"
       },
+      "capability": "logging",
       "lifecycle": {
         "allowed_in": [
           "initializing",
@@ -30138,7 +30183,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "resources/templates/list",
       "prompts/list"
     ],
-    "exit_grace_ms": 5000
+    "exit_grace_ms": 5000,
+    "terminate_grace_ms": 5000
   }
 }
 "#,

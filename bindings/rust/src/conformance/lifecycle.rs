@@ -183,17 +183,18 @@ fn capabilities(run: &mut Run<'_>, conversation: &Conversation) {
     };
     let index = conversation.index;
     if let Some(declared) = conversation.session().capabilities().cloned() {
-        let known: BTreeSet<String> = run
-            .client_requests()
-            .flat_map(|(name, spec)| {
-                let server_gated = spec.capability_of == CapabilityOf::Server;
-                [
-                    Some(name.clone()),
-                    spec.capability.clone().filter(|_| server_gated),
-                ]
-            })
-            .flatten()
-            .collect();
+        // The names of the client's requests (string-array declarations
+        // list them) and every capability of the server's declaration that
+        // gates a method: a request it serves or a notification it promises.
+        let requests = run.client_requests().map(|(name, _)| name.clone());
+        let gating = run
+            .protocol
+            .manifest()
+            .methods
+            .values()
+            .filter(|spec| spec.capability_of == CapabilityOf::Server)
+            .filter_map(|spec| spec.capability.clone());
+        let known: BTreeSet<String> = requests.chain(gating).collect();
         let unknown: Vec<String> = declared.difference(&known).cloned().collect();
         let mut check = Check::new("capabilities", "declared capabilities are the protocol's");
         if unknown.is_empty() {

@@ -78,6 +78,9 @@ pub struct Host {
     /// Requests sent and not answered yet (at most one outside a call when
     /// the server handles one at a time).
     outstanding: Vec<Outstanding>,
+    /// The `followed_by` notification the host sent after the last call,
+    /// until anything else is sent.
+    followed_up: Option<String>,
     /// Cancelled requests whose answers are dropped (`cancel.rs`).
     cancelled: VecDeque<Id>,
 }
@@ -161,6 +164,7 @@ impl Host {
             request_handler: None,
             server_requests: VecDeque::new(),
             outstanding: Vec::new(),
+            followed_up: None,
             cancelled: VecDeque::new(),
         })
     }
@@ -258,6 +262,7 @@ impl Host {
 
     /// Calls `method` and waits for its result.
     pub fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, HostError> {
+        self.followed_up = None;
         self.await_completion_before(method)?;
         self.await_outstanding(method)?;
         let (id, deadline) = self.send_request(method, params)?;
@@ -339,7 +344,9 @@ impl Host {
             .validate(&next, Part::Params, Some(&empty))
             .is_empty()
             .then_some(empty);
-        self.notify(&next, params)
+        self.notify(&next, params)?;
+        self.followed_up = Some(next);
+        Ok(())
     }
 
     /// The request `response` answers, taken off the outstanding list.
@@ -407,6 +414,7 @@ impl Host {
         method: &str,
         params: Option<Value>,
     ) -> Result<Vec<Value>, HostError> {
+        self.followed_up = None;
         let (_, deadline) = self.send_request(method, params)?;
         let mut items = Vec::new();
         loop {
@@ -466,7 +474,12 @@ impl Host {
     }
 
     /// Sends a notification (checked like a call: lifecycle and params).
+    /// The `followed_by` notification the host sent itself after the last
+    /// call is not sent twice: asked for next, it is already sent.
     pub fn notify(&mut self, method: &str, params: Option<Value>) -> Result<(), HostError> {
+        if self.followed_up.take().as_deref() == Some(method) {
+            return Ok(());
+        }
         let known = self
             .protocol
             .method(method)

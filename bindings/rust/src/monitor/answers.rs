@@ -234,10 +234,10 @@ impl SessionChecker {
                 let declared: Vec<String> = errors
                     .iter()
                     .filter(|e| spec.errors.contains(&e.name))
-                    .map(|e| format!("{} ({})", e.code, e.name))
+                    .map(|e| format!("{} {}", e.code, e.name))
                     .collect();
                 let message = format!(
-                    "`{method}` was answered with error {}, which is neither among its declared errors ({}) nor JSON-RPC's own",
+                    "`{method}` was answered with error {}, which it does not declare (its errors: {}, and JSON-RPC's own)",
                     error.code,
                     declared.join(", ")
                 );
