@@ -504,18 +504,32 @@ def check_manifest(report: Report, proto: Protocol) -> None:
             problems.append(f"capabilities/method {caps['method']!r} is not a request with a result")
         elif cm and not proto.schema_has_pointer(cm["result"], caps["pointer"]):
             problems.append(f"capabilities/pointer {caps['pointer']!r} is not in {caps['method']}'s result")
-        elif caps["style"] == "boolean-object":
+        else:
+            # A method gated on the client's declaration (capability_of:
+            # client) names a member of the declaring method's params at
+            # client_pointer; the others a member of its result at pointer.
+            def declaration(m: dict[str, Any]) -> tuple[Any, str, str] | None:
+                if m.get("capability_of") == "client":
+                    if "client_pointer" not in caps:
+                        return None  # the core refuses it (consistency)
+                    return cm["params"], caps["client_pointer"], "the client's declared capabilities"
+                return cm["result"], caps["pointer"], "the declared capabilities"
             for name, m in methods.items():
-                if "capability" in m and not proto.schema_has_pointer(cm["result"], caps["pointer"] + "/" + escape(m["capability"])):
-                    problems.append(f"methods/{name}/capability {m['capability']!r} is not a member of the declared capabilities")
-        elif caps["style"] == "provider":
-            # The path's first member must be a provider of the declared
-            # capabilities; below it, options objects are open (LSP's are).
-            for name, m in methods.items():
-                if "capability" in m:
+                if "capability" not in m:
+                    continue
+                found = declaration(m)
+                if found is None:
+                    continue
+                schema, pointer, whose = found
+                if caps["style"] == "boolean-object":
+                    if not proto.schema_has_pointer(schema, pointer + "/" + escape(m["capability"])):
+                        problems.append(f"methods/{name}/capability {m['capability']!r} is not a member of {whose}")
+                elif caps["style"] == "provider":
+                    # The path's first member must be a provider of the
+                    # declaration; below it, options objects are open (LSP's are).
                     first = m["capability"].split("/")[0]
-                    if not proto.schema_has_pointer(cm["result"], caps["pointer"] + "/" + first):
-                        problems.append(f"methods/{name}/capability {m['capability']!r}: {first!r} is not a member of the declared capabilities")
+                    if not proto.schema_has_pointer(schema, pointer + "/" + first):
+                        problems.append(f"methods/{name}/capability {m['capability']!r}: {first!r} is not a member of {whose}")
     declared = man.get("declared_version")
     if declared is not None:
         dm = methods.get(declared["method"])
