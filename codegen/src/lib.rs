@@ -21,6 +21,7 @@ pub mod bounds;
 pub mod bundle;
 pub mod check;
 pub mod derive;
+mod derived;
 pub mod docs;
 pub mod error;
 pub mod field_order;

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde_json::{json, Map, Value};
 
 use super::Recipe;
+use crate::derived::{finish_method, is_inline};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The largest LSP `integer` and `uinteger` (the spec bounds both by 2^31-1).
@@ -47,21 +48,6 @@ impl<'a> Model<'a> {
     }
 }
 
-/// The members of a derived manifest method, in the order they are written.
-const METHOD_ORDER: &[&str] = &[
-    "kind",
-    "direction",
-    "description",
-    "params",
-    "params_optional",
-    "result",
-    "partial_result",
-    "registration_options",
-    "error_data",
-    "capability",
-    "timeout_ms",
-    "lifecycle",
-];
 
 /// The `$defs` key of a model type: its name, except that a name the model
 /// marks internal with a leading `_` (`_InitializeParams`, a base that
@@ -226,30 +212,14 @@ pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<(Value, Value)> {
                 if request { "request" } else { "notification" }
             );
             out.insert("description".into(), json!(description));
-            if let Some(d) = recipe
+            let defaults = recipe
                 .method_defaults
                 .get(direction)
-                .and_then(Value::as_object)
-            {
-                for (k, v) in d {
-                    if request || k != "timeout_ms" {
-                        out.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-            for (k, v) in overrides {
-                if k != "result" {
-                    out.insert(k, v);
-                }
-            }
-            let mut ordered = Map::new();
-            for k in METHOD_ORDER {
-                if let Some(v) = out.remove(*k) {
-                    ordered.insert((*k).to_owned(), v);
-                }
-            }
-            ordered.extend(out);
-            methods.insert(method.to_owned(), Value::Object(ordered));
+                .and_then(Value::as_object);
+            methods.insert(
+                method.to_owned(),
+                finish_method(out, request, defaults, overrides),
+            );
         }
     }
     if let Some(unknown) = recipe.methods.keys().find(|k| !methods.contains_key(*k)) {
@@ -584,24 +554,6 @@ fn words(name: &str) -> String {
     out
 }
 
-/// Whether a member's schema is a type of its own in the bindings (an
-/// object, a union of several, a tuple), not a named type or a base type.
-fn is_inline(schema: &Value) -> bool {
-    if schema.get("properties").is_some() || schema.get("prefixItems").is_some() {
-        return true;
-    }
-    let Some(items) = schema.get("anyOf").and_then(Value::as_array) else {
-        return false;
-    };
-    let mut others = items
-        .iter()
-        .filter(|i| i.get("type") != Some(&json!("null")));
-    match (others.next(), others.next()) {
-        (Some(one), None) => is_inline(one),
-        (None, _) => false,
-        _ => true,
-    }
-}
 
 /// `schema`, or `null`.
 fn nullable(mut schema: Value) -> Value {

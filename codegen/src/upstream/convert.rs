@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::Recipe;
+use crate::derived::is_inline;
 use crate::error::{Error, ErrorKind, Result};
 
 /// Keywords kept as they are: they constrain, or are harmless annotations
@@ -256,24 +257,6 @@ fn convert(
     Ok(Value::Object(out))
 }
 
-/// Whether a member's schema is a type of its own in the bindings (an
-/// object with members, a union of several), not a named type or a scalar.
-fn is_inline(schema: &Value) -> bool {
-    if schema.get("properties").is_some() || schema.get("prefixItems").is_some() {
-        return true;
-    }
-    let Some(items) = schema.get("anyOf").and_then(Value::as_array) else {
-        return false;
-    };
-    let mut others = items
-        .iter()
-        .filter(|i| i.get("type") != Some(&json!("null")));
-    match (others.next(), others.next()) {
-        (Some(one), None) => is_inline(one),
-        (None, _) => false,
-        _ => true,
-    }
-}
 
 /// `CallToolRequestParams` → "Call tool request params"; `_meta` → "Meta".
 fn words(name: &str) -> String {

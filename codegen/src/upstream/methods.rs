@@ -5,20 +5,9 @@ use serde_json::{json, Map, Value};
 
 use super::convert::upstream_defs;
 use super::Recipe;
+use crate::derived::finish_method;
 use crate::error::{Error, ErrorKind, Result};
 
-/// The members of a derived method, in the order they are written.
-const METHOD_ORDER: &[&str] = &[
-    "kind",
-    "direction",
-    "description",
-    "params",
-    "params_optional",
-    "result",
-    "capability",
-    "timeout_ms",
-    "lifecycle",
-];
 
 /// One message of the unions: its type and who sends it.
 struct Message {
@@ -197,30 +186,11 @@ pub(super) fn derive(
         }
         description.push('.');
         out.insert("description".into(), json!(description));
-        if let Some(d) = recipe
+        let defaults = recipe
             .method_defaults
             .get(direction)
-            .and_then(Value::as_object)
-        {
-            for (k, v) in d {
-                if m.request || k != "timeout_ms" {
-                    out.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        for (k, v) in overrides {
-            if k != "result" {
-                out.insert(k, v);
-            }
-        }
-        let mut ordered = Map::new();
-        for k in METHOD_ORDER {
-            if let Some(v) = out.remove(*k) {
-                ordered.insert((*k).to_owned(), v);
-            }
-        }
-        ordered.extend(out);
-        methods.insert(m.method, Value::Object(ordered));
+            .and_then(Value::as_object);
+        methods.insert(m.method, finish_method(out, m.request, defaults, overrides));
     }
     if let Some(unknown) = recipe.methods.keys().find(|k| !methods.contains_key(*k)) {
         return Err(Error::new(

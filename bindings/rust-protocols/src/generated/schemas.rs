@@ -24002,16 +24002,16 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/ReadResourceResult"
       },
+      "errors": [
+        "RESOURCE_NOT_FOUND"
+      ],
       "capability": "resources",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "errors": [
-        "RESOURCE_NOT_FOUND"
-      ]
+      }
     },
     "resources/subscribe": {
       "kind": "request",
@@ -24078,16 +24078,16 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/GetPromptResult"
       },
+      "errors": [
+        "INVALID_PARAMS"
+      ],
       "capability": "prompts",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "errors": [
-        "INVALID_PARAMS"
-      ]
+      }
     },
     "tools/list": {
       "kind": "request",
@@ -24118,16 +24118,16 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/CallToolResult"
       },
+      "errors": [
+        "INVALID_PARAMS"
+      ],
       "capability": "tools",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "errors": [
-        "INVALID_PARAMS"
-      ]
+      }
     },
     "logging/setLevel": {
       "kind": "request",
@@ -24176,13 +24176,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/CreateMessageResult"
       },
       "capability": "sampling",
+      "capability_of": "client",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "roots/list": {
       "kind": "request",
@@ -24196,13 +24196,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/ListRootsResult"
       },
       "capability": "roots",
+      "capability_of": "client",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "elicitation/create": {
       "kind": "request",
@@ -24215,13 +24215,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/ElicitResult"
       },
       "capability": "elicitation",
+      "capability_of": "client",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "notifications/cancelled": {
       "kind": "notification",
@@ -24273,12 +24273,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       },
       "params_optional": true,
       "capability": "roots/listChanged",
+      "capability_of": "client",
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "notifications/resources/list_changed": {
       "kind": "notification",
@@ -29680,16 +29680,16 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/ReadResourceResult"
       },
+      "errors": [
+        "RESOURCE_NOT_FOUND"
+      ],
       "capability": "resources",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "errors": [
-        "RESOURCE_NOT_FOUND"
-      ]
+      }
     },
     "resources/subscribe": {
       "kind": "request",
@@ -29756,16 +29756,16 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/GetPromptResult"
       },
+      "errors": [
+        "INVALID_PARAMS"
+      ],
       "capability": "prompts",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "errors": [
-        "INVALID_PARAMS"
-      ]
+      }
     },
     "tools/list": {
       "kind": "request",
@@ -29796,16 +29796,16 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/CallToolResult"
       },
+      "errors": [
+        "INVALID_PARAMS"
+      ],
       "capability": "tools",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "errors": [
-        "INVALID_PARAMS"
-      ]
+      }
     },
     "tasks/get": {
       "kind": "request",
@@ -29923,13 +29923,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/CreateMessageResult"
       },
       "capability": "sampling",
+      "capability_of": "client",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "roots/list": {
       "kind": "request",
@@ -29943,13 +29943,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/ListRootsResult"
       },
       "capability": "roots",
+      "capability_of": "client",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "elicitation/create": {
       "kind": "request",
@@ -29962,13 +29962,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "$ref": "mcp.schema.json#/$defs/ElicitResult"
       },
       "capability": "elicitation",
+      "capability_of": "client",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "notifications/cancelled": {
       "kind": "notification",
@@ -30033,12 +30033,12 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       },
       "params_optional": true,
       "capability": "roots/listChanged",
+      "capability_of": "client",
       "lifecycle": {
         "allowed_in": [
           "ready"
         ]
-      },
-      "capability_of": "client"
+      }
     },
     "notifications/resources/list_changed": {
       "kind": "notification",

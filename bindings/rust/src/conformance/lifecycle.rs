@@ -108,6 +108,20 @@ fn declared(run: &Run<'_>, conversation: &Conversation, method: &str) -> Option<
     )
 }
 
+/// The name of the check that calls `method`: a notification is sent, a
+/// request answers.
+fn call_check_name(run: &Run<'_>, method: &str) -> String {
+    let notification = run
+        .protocol
+        .method(method)
+        .is_some_and(|s| s.kind == MethodKind::Notification);
+    if notification {
+        format!("`{method}` is sent")
+    } else {
+        format!("`{method}` answers")
+    }
+}
+
 /// Calls one method of the host's flow when the session allows it.
 fn step(
     run: &mut Run<'_>,
@@ -126,15 +140,7 @@ fn step(
         ));
         return true;
     }
-    let notification = run
-        .protocol
-        .method(method)
-        .is_some_and(|s| s.kind == MethodKind::Notification);
-    let name = if notification {
-        format!("`{method}` is sent")
-    } else {
-        format!("`{method}` answers")
-    };
+    let name = call_check_name(run, method);
     run.progress(&name);
     let mut check = Check::new("lifecycle", name);
     let outcome = run.call(conversation, method, &mut check);
@@ -234,15 +240,7 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
     );
     let index = conversation.index;
     if let Some(method) = ending {
-        let notification = run
-            .protocol
-            .method(method)
-            .is_some_and(|s| s.kind == MethodKind::Notification);
-        let name = if notification {
-            format!("`{method}` is sent")
-        } else {
-            format!("`{method}` answers")
-        };
+        let name = call_check_name(run, method);
         run.progress(&name);
         let mut check = Check::new("exit", name);
         let outcome = run.call(conversation, method, &mut check);
