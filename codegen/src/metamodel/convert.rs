@@ -48,7 +48,6 @@ impl<'a> Model<'a> {
     }
 }
 
-
 /// The `$defs` key of a model type: its name, except that a name the model
 /// marks internal with a leading `_` (`_InitializeParams`, a base that
 /// `InitializeParams` extends) is written with `Base` at the end instead
@@ -553,7 +552,6 @@ fn words(name: &str) -> String {
     }
     out
 }
-
 
 /// `schema`, or `null`.
 fn nullable(mut schema: Value) -> Value {

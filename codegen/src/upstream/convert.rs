@@ -257,7 +257,6 @@ fn convert(
     Ok(Value::Object(out))
 }
 
-
 /// `CallToolRequestParams` → "Call tool request params"; `_meta` → "Meta".
 fn words(name: &str) -> String {
     let mut out = String::new();

@@ -8,7 +8,6 @@ use super::Recipe;
 use crate::derived::finish_method;
 use crate::error::{Error, ErrorKind, Result};
 
-
 /// One message of the unions: its type and who sends it.
 struct Message {
     method: String,

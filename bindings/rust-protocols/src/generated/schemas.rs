@@ -24011,7 +24011,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "params_from": [
+        {
+          "method": "resources/list",
+          "value": "/resources/0/uri",
+          "at": "/uri"
+        }
+      ]
     },
     "resources/subscribe": {
       "kind": "request",
@@ -24087,7 +24094,19 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "params_from": [
+        {
+          "method": "prompts/list",
+          "value": "/prompts/0/name",
+          "at": "/name"
+        },
+        {
+          "method": "prompts/list",
+          "arguments": "/prompts/0/arguments",
+          "at": "/arguments"
+        }
+      ]
     },
     "tools/list": {
       "kind": "request",
@@ -24127,7 +24146,19 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "params_from": [
+        {
+          "method": "tools/list",
+          "value": "/tools/0/name",
+          "at": "/name"
+        },
+        {
+          "method": "tools/list",
+          "schema": "/tools/0/inputSchema",
+          "at": "/arguments"
+        }
+      ]
     },
     "logging/setLevel": {
       "kind": "request",
@@ -29689,7 +29720,14 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "params_from": [
+        {
+          "method": "resources/list",
+          "value": "/resources/0/uri",
+          "at": "/uri"
+        }
+      ]
     },
     "resources/subscribe": {
       "kind": "request",
@@ -29765,7 +29803,19 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "params_from": [
+        {
+          "method": "prompts/list",
+          "value": "/prompts/0/name",
+          "at": "/name"
+        },
+        {
+          "method": "prompts/list",
+          "arguments": "/prompts/0/arguments",
+          "at": "/arguments"
+        }
+      ]
     },
     "tools/list": {
       "kind": "request",
@@ -29805,7 +29855,19 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         "allowed_in": [
           "ready"
         ]
-      }
+      },
+      "params_from": [
+        {
+          "method": "tools/list",
+          "value": "/tools/0/name",
+          "at": "/name"
+        },
+        {
+          "method": "tools/list",
+          "schema": "/tools/0/inputSchema",
+          "at": "/arguments"
+        }
+      ]
     },
     "tasks/get": {
       "kind": "request",

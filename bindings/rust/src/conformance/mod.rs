@@ -37,6 +37,7 @@ mod instance;
 mod lifecycle;
 mod mutate;
 mod options;
+mod params_from;
 mod process;
 mod report;
 mod runner;

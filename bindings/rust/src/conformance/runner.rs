@@ -2,6 +2,7 @@
 //! method (examples or generated, with the project root), timeouts, calls
 //! and the checks of the answers that every group shares.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -50,6 +51,8 @@ pub(crate) struct Run<'a> {
     pub(crate) noise_count: usize,
     spawned: usize,
     hangs: usize,
+    /// The last result of each request, for `params_from`.
+    results: HashMap<String, Value>,
 }
 
 impl<'a> Run<'a> {
@@ -65,6 +68,7 @@ impl<'a> Run<'a> {
             noise_count: 0,
             spawned: 0,
             hangs: 0,
+            results: HashMap::new(),
         }
     }
 
@@ -211,6 +215,10 @@ impl<'a> Run<'a> {
         if params.as_ref().is_some_and(Value::is_null) {
             params = None;
         }
+        // The server's own names from its earlier answers, unless given.
+        if !self.options.params.contains_key(method) {
+            params = super::params_from::fill(&spec.params_from, &self.results, params);
+        }
         let root_pointer = self
             .protocol
             .manifest()
@@ -316,6 +324,9 @@ impl<'a> Run<'a> {
             }
             Answer::Invalid => return Called::Unusable,
         };
+        if let Ok(result) = &outcome {
+            self.results.insert(method.to_owned(), result.clone());
+        }
         let completion = self
             .protocol
             .method(method)

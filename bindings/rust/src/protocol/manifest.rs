@@ -525,6 +525,32 @@ pub struct MethodSpec {
     /// Worked examples (`title`, `params`, `result`).
     #[serde(default)]
     pub examples: Vec<Value>,
+    /// Where a host takes members of the params from an earlier answer
+    /// (MCP: `tools/call` names a tool `tools/list` listed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params_from: Vec<ParamsFrom>,
+}
+
+/// A member of a method's params taken from the last result of another
+/// request (`params_from`): the value at `value`, a minimal instance of the
+/// JSON Schema at `schema`, or, from an array of `{name, required}` items
+/// at `arguments`, an object with a string for each required name.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamsFrom {
+    /// The request whose last result holds it (`tools/list`).
+    pub method: String,
+    /// Where it goes in the params (`/name`).
+    pub at: String,
+    /// A value to copy (`/tools/0/name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// A JSON Schema to instantiate (`/tools/0/inputSchema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Named arguments (`/prompts/0/arguments`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
 }
 
 impl MethodSpec {

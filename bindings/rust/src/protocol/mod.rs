@@ -20,7 +20,7 @@ pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
     Cancellation, CancelledAnswer, DeclaredVersion, Direction, EnforcedBy, Enforcement, ErrorCodes,
     ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec, Manifest, MethodKind,
-    MethodLifecycle, MethodSpec, Roles, RuleSpec, SchemaDialect, SchemaRef, Transport,
+    MethodLifecycle, MethodSpec, ParamsFrom, Roles, RuleSpec, SchemaDialect, SchemaRef, Transport,
     UnreadableId, VersionNegotiation, VersionRule, VersionScheme, ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};

@@ -84,6 +84,26 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 ));
             }
         }
+        for (index, from) in method.params_from.iter().enumerate() {
+            let sources = [&from.value, &from.schema, &from.arguments]
+                .iter()
+                .filter(|s| s.is_some())
+                .count();
+            let request = manifest
+                .methods
+                .get(&from.method)
+                .is_some_and(|m| m.kind == crate::protocol::MethodKind::Request);
+            if sources != 1 || !request {
+                return Err(fail(
+                    format!("{at}/params_from/{index}"),
+                    format!(
+                        "takes exactly one of `value`, `schema` or `arguments` from the result of a request; `{}` {}",
+                        from.method,
+                        if request { "is one" } else { "is not a request of this manifest" }
+                    ),
+                ));
+            }
+        }
         for (index, name) in method.errors.iter().enumerate() {
             if !manifest.errors.iter().any(|e| &e.name == name) {
                 return Err(fail(
