@@ -1,8 +1,9 @@
 //! What every derivation of a protocol folder from an upstream model
 //! shares (the LSP meta model, `metamodel/`; a published JSON Schema,
 //! `upstream/`): how a derived method is finished (the recipe's defaults
-//! by direction, then its per-method members, in one member order), and
-//! which schemas are types of their own in the bindings.
+//! by direction, then its per-method members, in one member order), which
+//! schemas are types of their own in the bindings, and the generated
+//! titles and descriptions that stand in for upstream prose.
 
 use serde_json::{json, Map, Value};
 
@@ -72,5 +73,38 @@ pub(crate) fn is_inline(schema: &Value) -> bool {
         (Some(one), None) => is_inline(one),
         (None, _) => false,
         _ => true,
+    }
+}
+
+/// A type or member name as words: `CallToolRequestParams` → "Call tool
+/// request params"; `_meta` → "Meta".
+pub(crate) fn words(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim_start_matches('_').chars() {
+        if out.is_empty() {
+            out.extend(c.to_uppercase());
+        } else if c.is_uppercase() {
+            out.push(' ');
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `schema` with `title` and `description` first (a `$ref` keeps them
+/// beside it).
+pub(crate) fn annotate(schema: &mut Value, title: &str, description: &str) {
+    if let Some(o) = schema.as_object_mut() {
+        let mut out = Map::new();
+        out.insert("title".into(), Value::String(title.to_owned()));
+        out.insert("description".into(), Value::String(description.to_owned()));
+        for (k, v) in std::mem::take(o) {
+            if k != "title" && k != "description" {
+                out.insert(k, v);
+            }
+        }
+        *o = out;
     }
 }

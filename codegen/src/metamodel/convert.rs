@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde_json::{json, Map, Value};
 
 use super::Recipe;
-use crate::derived::{finish_method, is_inline};
+use crate::derived::{annotate, finish_method, is_inline, words};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The largest LSP `integer` and `uinteger` (the spec bounds both by 2^31-1).
@@ -537,22 +537,6 @@ fn convert(recipe: &Recipe, m: &Model<'_>, owner: &str, t: &Value) -> Result<Val
     })
 }
 
-/// `CompletionItemKind` → "Completion item kind".
-fn words(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if i == 0 {
-            out.extend(c.to_uppercase());
-        } else if c.is_uppercase() {
-            out.push(' ');
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// `schema`, or `null`.
 fn nullable(mut schema: Value) -> Value {
     let null_type = json!({"type": "null"});
@@ -641,21 +625,6 @@ fn references(t: &Value, queue: &mut VecDeque<String>) {
         }
         Value::Array(items) => items.iter().for_each(|i| references(i, queue)),
         _ => {}
-    }
-}
-
-/// Adds `title` and `description` (a `$ref` keeps them beside it).
-fn annotate(schema: &mut Value, title: &str, description: &str) {
-    if let Some(o) = schema.as_object_mut() {
-        let mut out = Map::new();
-        out.insert("title".into(), Value::String(title.to_owned()));
-        out.insert("description".into(), Value::String(description.to_owned()));
-        for (k, v) in std::mem::take(o) {
-            if k != "title" && k != "description" {
-                out.insert(k, v);
-            }
-        }
-        *o = out;
     }
 }
 

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::Recipe;
-use crate::derived::is_inline;
+use crate::derived::{annotate, is_inline, words};
 use crate::error::{Error, ErrorKind, Result};
 
 /// Keywords kept as they are: they constrain, or are harmless annotations
@@ -255,37 +255,6 @@ fn convert(
         }
     }
     Ok(Value::Object(out))
-}
-
-/// `CallToolRequestParams` → "Call tool request params"; `_meta` → "Meta".
-fn words(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.trim_start_matches('_').chars() {
-        if out.is_empty() {
-            out.extend(c.to_uppercase());
-        } else if c.is_uppercase() {
-            out.push(' ');
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `schema` with `title` and `description` first.
-fn annotate(schema: &mut Value, title: &str, description: &str) {
-    if let Some(o) = schema.as_object_mut() {
-        let mut out = Map::new();
-        out.insert("title".into(), Value::String(title.to_owned()));
-        out.insert("description".into(), Value::String(description.to_owned()));
-        for (k, v) in std::mem::take(o) {
-            if k != "title" && k != "description" {
-                out.insert(k, v);
-            }
-        }
-        *o = out;
-    }
 }
 
 #[cfg(test)]
