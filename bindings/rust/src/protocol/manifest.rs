@@ -500,8 +500,9 @@ pub struct MethodSpec {
     /// dynamically (LSP: `registerOptions` in `client/registerCapability`).
     #[serde(default)]
     pub registration_options: Option<SchemaRef>,
-    /// The schema of `error.data` in this method's error answers, instead
-    /// of the protocol's `error_data` (LSP's `initialize`: `InitializeError`).
+    /// The schema of `error.data` in this method's own error answers (codes
+    /// outside JSON-RPC's reserved -32768 to -32000), instead of the
+    /// protocol's `error_data` (LSP's `initialize`: `InitializeError`).
     #[serde(default)]
     pub error_data: Option<SchemaRef>,
     /// The capability that gates an optional method; `None` for a required one.

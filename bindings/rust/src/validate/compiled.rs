@@ -182,15 +182,22 @@ impl Protocol {
     }
 
     /// [`Protocol::validate_error`] for an error answering `method`: where
-    /// the method declares its own `error_data`, `data` is checked against
-    /// that instead (and may then be absent).
+    /// the method declares its own `error_data` and the code is not one of
+    /// JSON-RPC's reserved ones (-32768 to -32000), `data` is checked
+    /// against that instead (and may then be absent).
     pub fn validate_error_of(
         &self,
         method: Option<&str>,
         error: &ErrorObject,
     ) -> Vec<ValidationIssue> {
         let mut issues = Vec::new();
+        // A method's own error data is that of its own errors: JSON-RPC's
+        // reserved codes (invalid params, internal error, ...) keep the
+        // protocol's (LSP's `initialize` refuses bad params with any data,
+        // and fails with `InitializeError` under its own code).
+        let reserved = (-32768..=-32000).contains(&error.code);
         let own = method
+            .filter(|_| !reserved)
             .and_then(|m| self.methods.get(m))
             .and_then(|m| m.error_data.as_ref());
         match (own, &error.data) {
