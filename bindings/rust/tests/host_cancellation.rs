@@ -85,6 +85,20 @@ write({{"jsonrpc": "2.0", "id": second["id"], "result": {{"contents": json.dumps
     ))
 }
 
+/// A host of [`server`] over `lsp-min` with `answer` (see [`lsp_min`]),
+/// a 400 ms timeout, and `initialize` answered.
+fn initialized(answer: Option<&str>, late: &str) -> Host {
+    let mut host = Host::spawn(lsp_min(answer), &mut server(late))
+        .expect("spawns")
+        .with_timeout(Duration::from_millis(400));
+    host.call(
+        "initialize",
+        Some(json!({"processId": null, "capabilities": {}})),
+    )
+    .expect("initialize");
+    host
+}
+
 fn hover(host: &mut Host) -> Result<Value, wirekit::host::HostError> {
     host.call(
         "textDocument/hover",
@@ -99,14 +113,7 @@ fn seen(result: &Value) -> Value {
 #[test]
 fn a_timed_out_request_is_cancelled_and_its_owed_answer_taken_when_it_comes() {
     let late = r#"write({"jsonrpc": "2.0", "id": first["id"], "error": {"code": -32800, "message": "cancelled"}})"#;
-    let mut host = Host::spawn(lsp_min(Some("required")), &mut server(late))
-        .expect("spawns")
-        .with_timeout(Duration::from_millis(400));
-    host.call(
-        "initialize",
-        Some(json!({"processId": null, "capabilities": {}})),
-    )
-    .expect("initialize");
+    let mut host = initialized(Some("required"), late);
     let error = hover(&mut host).expect_err("the first hover times out");
     assert_eq!(error.kind(), HostErrorKind::Timeout);
     assert!(
@@ -127,14 +134,7 @@ fn a_timed_out_request_is_cancelled_and_its_owed_answer_taken_when_it_comes() {
 fn an_answer_a_cancelled_request_is_not_owed_is_dropped() {
     let late =
         r#"write({"jsonrpc": "2.0", "id": first["id"], "result": {"contents": "too late"}})"#;
-    let mut host = Host::spawn(lsp_min(Some("optional")), &mut server(late))
-        .expect("spawns")
-        .with_timeout(Duration::from_millis(400));
-    host.call(
-        "initialize",
-        Some(json!({"processId": null, "capabilities": {}})),
-    )
-    .expect("initialize");
+    let mut host = initialized(Some("optional"), late);
     assert_eq!(
         hover(&mut host).expect_err("times out").kind(),
         HostErrorKind::Timeout
@@ -145,14 +145,7 @@ fn an_answer_a_cancelled_request_is_not_owed_is_dropped() {
 
 #[test]
 fn without_cancellation_the_server_is_killed_at_the_timeout() {
-    let mut host = Host::spawn(lsp_min(None), &mut server("pass"))
-        .expect("spawns")
-        .with_timeout(Duration::from_millis(400));
-    host.call(
-        "initialize",
-        Some(json!({"processId": null, "capabilities": {}})),
-    )
-    .expect("initialize");
+    let mut host = initialized(None, "pass");
     let error = hover(&mut host).expect_err("times out");
     assert!(
         error.message().contains("the server was killed"),
@@ -168,14 +161,7 @@ fn without_cancellation_the_server_is_killed_at_the_timeout() {
 #[test]
 fn the_followed_by_notification_is_not_sent_twice() {
     let late = r#"write({"jsonrpc": "2.0", "id": first["id"], "error": {"code": -32800, "message": "cancelled"}})"#;
-    let mut host = Host::spawn(lsp_min(Some("required")), &mut server(late))
-        .expect("spawns")
-        .with_timeout(Duration::from_millis(400));
-    host.call(
-        "initialize",
-        Some(json!({"processId": null, "capabilities": {}})),
-    )
-    .expect("initialize");
+    let mut host = initialized(Some("required"), late);
     host.notify("initialized", Some(json!({})))
         .expect("already sent: no error, nothing sent");
     let _ = hover(&mut host).expect_err("the first hover times out");
