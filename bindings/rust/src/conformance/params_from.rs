@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::instance::Schemas;
+use crate::protocol::pointer::set_at;
 use crate::protocol::ParamsFrom;
 
 /// The string a required named argument gets.
@@ -53,32 +54,6 @@ fn taken(source: &ParamsFrom, result: &Value) -> Option<Value> {
         .filter_map(|item| item.get("name").and_then(Value::as_str))
         .map(|name| (name.to_owned(), Value::String(ARGUMENT_VALUE.to_owned())));
     Some(Value::Object(required.collect()))
-}
-
-/// Sets `value` at the JSON pointer `at` in `target`, making objects on
-/// the way; a place that cannot hold it (an array, a scalar) is left.
-fn set_at(target: &mut Value, at: &str, value: Value) {
-    let tokens: Vec<String> = at
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect();
-    let Some((last, path)) = tokens.split_last() else {
-        *target = value;
-        return;
-    };
-    let mut place = target;
-    for token in path {
-        let Some(object) = place.as_object_mut() else {
-            return;
-        };
-        place = object
-            .entry(token.clone())
-            .or_insert_with(|| Value::Object(Map::new()));
-    }
-    if let Some(object) = place.as_object_mut() {
-        object.insert(last.clone(), value);
-    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ pub mod bundle;
 mod capabilities;
 mod error;
 mod manifest;
+#[cfg(feature = "host")]
+pub(crate) mod pointer;
 mod registry;
 pub mod resources;
 mod serving;

@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 use super::super::error::{HostError, HostErrorKind};
 use super::{Host, DEFAULT_TIMEOUT};
 use crate::envelope::Id;
+use crate::protocol::pointer::set_at;
 use crate::protocol::CancelledAnswer;
 
 /// Ids of cancelled requests whose answers are dropped when they come, at
@@ -73,7 +74,12 @@ impl Host {
             .iter()
             .position(|o| o.method == method && o.deadline == deadline && !o.cancelled)?;
         let id = self.outstanding[at].id.clone();
-        let params = with_member_at(&cancellation.id_pointer, id.to_value())?;
+        // The params are an object with the id at `id_pointer` (`{"id": 7}`).
+        if !cancellation.id_pointer.starts_with('/') {
+            return None;
+        }
+        let mut params = Value::Object(Map::new());
+        set_at(&mut params, &cancellation.id_pointer, id.to_value());
         self.notify(&cancellation.method, Some(params)).ok()?;
         let limit = self.limit_of(method);
         match cancellation.answer {
@@ -98,37 +104,5 @@ impl Host {
                 cancellation.method
             ),
         ))
-    }
-}
-
-/// An object with `value` at the JSON pointer `pointer` (`/id` gives
-/// `{"id": value}`; `/a/b` gives `{"a": {"b": value}}`); `None` for the
-/// root pointer or an array index.
-fn with_member_at(pointer: &str, value: Value) -> Option<Value> {
-    let names: Vec<String> = pointer
-        .strip_prefix('/')?
-        .split('/')
-        .map(|token| token.replace("~1", "/").replace("~0", "~"))
-        .collect();
-    names.iter().rev().try_fold(value, |inner, name| {
-        let mut object = Map::new();
-        object.insert(name.clone(), inner);
-        Some(Value::Object(object))
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::with_member_at;
-    use serde_json::json;
-
-    #[test]
-    fn the_id_goes_where_the_pointer_says() {
-        assert_eq!(with_member_at("/id", json!(7)), Some(json!({"id": 7})));
-        assert_eq!(
-            with_member_at("/a~1b/c", json!("x")),
-            Some(json!({"a/b": {"c": "x"}}))
-        );
-        assert_eq!(with_member_at("", json!(1)), None);
     }
 }
