@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use wirekit::envelope::{ErrorObject, Notification};
-use wirekit::serve::{outbox, Handler, Outbox, ServeOptions, Server};
+use wirekit::serve::{outbox, Batching, Handler, Outbox, ServeOptions, Server};
 
 mod sha256 {
     //! FIPS 180-4 SHA-256, enough for the driver's digests.
@@ -289,7 +289,15 @@ fn main() -> std::process::ExitCode {
         worker: None,
     };
     let mut server = Server::new(protocol, ServeOptions::default());
-    match server.serve_with_outbox(&mut driver, inbox, std::io::stdin(), std::io::stdout()) {
+    // Answers and notifications to a pipelining harness share writes.
+    let served = server.serve_with_outbox_batched(
+        &mut driver,
+        inbox,
+        std::io::stdin(),
+        std::io::stdout(),
+        Batching::default(),
+    );
+    match served {
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("rust_driver: {error}");

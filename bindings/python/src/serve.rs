@@ -115,8 +115,17 @@ impl PyServer {
                 // input is read on a thread of its own.
                 let (outbox, inbox) = outbox();
                 notifier.get().attach(outbox);
-                let served = py
-                    .detach(|| server.serve_with_outbox(&mut handler, inbox, input, &mut guarded));
+                let served = py.detach(|| match batching {
+                    // A pipe: answers and notifications share writes.
+                    Some(batching) => server.serve_with_outbox_batched(
+                        &mut handler,
+                        inbox,
+                        input,
+                        &mut guarded,
+                        batching,
+                    ),
+                    None => server.serve_with_outbox(&mut handler, inbox, input, &mut guarded),
+                });
                 notifier.get().detach();
                 served
             }

@@ -59,7 +59,7 @@ impl Default for Batching {
 
 /// The output and the batch waiting for it, shared by the loop and the
 /// watchdog.
-struct Batcher<W> {
+pub(super) struct Batcher<W> {
     state: Mutex<State<W>>,
     /// Wakes the watchdog when a batch starts (only while it idles) and
     /// when the loop ends.
@@ -104,7 +104,7 @@ impl<W: Write> State<W> {
 }
 
 impl<W: Write> Batcher<W> {
-    fn new(output: W, batching: Batching) -> Self {
+    pub(super) fn new(output: W, batching: Batching) -> Self {
         Batcher {
             state: Mutex::new(State {
                 output,
@@ -128,7 +128,7 @@ impl<W: Write> Batcher<W> {
 
     /// Sends one whole frame; `read_ahead` says whether the input holds
     /// bytes past the frame being answered (rules 1, 2 and 4).
-    fn send(&self, bytes: &[u8], read_ahead: bool) -> io::Result<()> {
+    pub(super) fn send(&self, bytes: &[u8], read_ahead: bool) -> io::Result<()> {
         let mut state = self.lock();
         state.take_failure()?;
         if !read_ahead && state.pending.is_empty() {
@@ -152,14 +152,14 @@ impl<W: Write> Batcher<W> {
     }
 
     /// Writes the batch now (rule 3).
-    fn flush(&self) -> io::Result<()> {
+    pub(super) fn flush(&self) -> io::Result<()> {
         let mut state = self.lock();
         state.take_failure()?;
         state.write_pending()
     }
 
     /// Writes what is left and stops the watchdog.
-    fn close(&self) -> io::Result<()> {
+    pub(super) fn close(&self) -> io::Result<()> {
         let mut state = self.lock();
         state.closed = true;
         self.wake.notify_one();
@@ -175,7 +175,7 @@ impl<W: Write> Batcher<W> {
 
     /// The watchdog's loop (rule 5), until [`Batcher::close`] or
     /// [`Batcher::stop`].
-    fn watch(&self) {
+    pub(super) fn watch(&self) {
         let mut state = self.lock();
         while !state.closed {
             let Some(since) = state.since else {
@@ -213,7 +213,7 @@ impl<W: Write> Batcher<W> {
 
 /// Stops the watchdog however the loop ends, a panicking handler included:
 /// the scope that joins the watchdog would wait for it forever otherwise.
-struct StopOnDrop<'b, W: Write>(&'b Batcher<W>);
+pub(super) struct StopOnDrop<'b, W: Write>(pub(super) &'b Batcher<W>);
 
 impl<W: Write> Drop for StopOnDrop<'_, W> {
     fn drop(&mut self) {

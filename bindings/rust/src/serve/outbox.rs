@@ -16,9 +16,10 @@
 
 use std::fmt;
 use std::io::{Read, Write};
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::thread;
 
+use super::batching::{Batcher, Batching, StopOnDrop};
 use super::handler::Handler;
 use super::server::{handler_stopped, Flow, ServeOutcome, Server};
 use crate::envelope::Notification;
@@ -88,7 +89,8 @@ impl Server {
     /// `inbox` in between. The input is read on a thread of its own (left
     /// behind, blocked in its read, if the session ends before the input
     /// does), so the loop never waits for input while a notification is
-    /// pending.
+    /// pending. Every answer and notification is written (and flushed) on
+    /// its own; [`Server::serve_with_outbox_batched`] gathers them.
     pub fn serve_with_outbox<H, R, W>(
         &mut self,
         handler: &mut H,
@@ -100,6 +102,65 @@ impl Server {
         H: Handler + ?Sized,
         R: Read + Send + 'static,
         W: Write,
+    {
+        let send = |bytes: &[u8], _waiting: bool| -> std::io::Result<()> {
+            output.write_all(bytes)?;
+            output.flush()
+        };
+        self.serve_events(handler, inbox, input, send, || Ok(()))
+    }
+
+    /// [`Server::serve_with_outbox`] with the answers gathered into fewer
+    /// writes by the rules of [`Batching`], as [`Server::serve_batched`]
+    /// gathers them: here "read ahead" means that another event (a frame
+    /// the reader thread has framed, or a notification) already waits in
+    /// the inbox, and the batch is written before the loop waits for the
+    /// next event. Notifications join the batch in their place, so the
+    /// bytes leave in the order the loop sent them.
+    pub fn serve_with_outbox_batched<H, R, W>(
+        &mut self,
+        handler: &mut H,
+        inbox: Inbox,
+        input: R,
+        output: W,
+        batching: Batching,
+    ) -> std::io::Result<ServeOutcome>
+    where
+        H: Handler + ?Sized,
+        R: Read + Send + 'static,
+        W: Write + Send,
+    {
+        let batcher = Batcher::new(output, batching);
+        thread::scope(|scope| {
+            let _stop = StopOnDrop(&batcher);
+            scope.spawn(|| batcher.watch());
+            let served = self.serve_events(
+                handler,
+                inbox,
+                input,
+                |bytes, waiting| batcher.send(bytes, waiting),
+                || batcher.flush(),
+            );
+            let closed = batcher.close();
+            let outcome = served?;
+            closed.map(|()| outcome)
+        })
+    }
+
+    /// The loop of both: `send` gets each whole frame and whether another
+    /// event already waits; `before_wait` runs before the loop blocks on
+    /// an empty inbox.
+    fn serve_events<H, R>(
+        &mut self,
+        handler: &mut H,
+        inbox: Inbox,
+        input: R,
+        mut send: impl FnMut(&[u8], bool) -> std::io::Result<()>,
+        mut before_wait: impl FnMut() -> std::io::Result<()>,
+    ) -> std::io::Result<ServeOutcome>
+    where
+        H: Handler + ?Sized,
+        R: Read + Send + 'static,
     {
         let framing = self.session().protocol().manifest().transport.framing;
         let limits = self.limits();
@@ -118,13 +179,28 @@ impl Server {
                 }
             }
         });
-        let mut sink = |bytes: &[u8]| -> std::io::Result<()> {
-            output.write_all(bytes)?;
-            output.flush()
-        };
+        // An event taken from the inbox early, to tell whether one waits.
+        let mut waiting: Option<Event> = None;
         loop {
-            let Ok(event) = receiver.recv() else {
-                return Ok(ServeOutcome::EndOfInput);
+            let event = match waiting.take() {
+                Some(event) => event,
+                None => match receiver.try_recv() {
+                    Ok(event) => event,
+                    Err(TryRecvError::Disconnected) => return Ok(ServeOutcome::EndOfInput),
+                    Err(TryRecvError::Empty) => {
+                        before_wait()?;
+                        let Ok(event) = receiver.recv() else {
+                            return Ok(ServeOutcome::EndOfInput);
+                        };
+                        event
+                    }
+                },
+            };
+            let mut sink = |bytes: &[u8]| -> std::io::Result<()> {
+                if waiting.is_none() {
+                    waiting = receiver.try_recv().ok();
+                }
+                send(bytes, waiting.is_some())
             };
             let frame = match event {
                 Event::Notification(notification) => {

@@ -1,0 +1,276 @@
+//! `Server::serve_with_outbox_batched`: the bytes `Server::serve` writes,
+//! fewer writes to a pipelining client, and every answer out before the
+//! loop waits for the next event (a client that waits for its answers
+//! before it sends more is never left waiting).
+
+mod common;
+
+use std::io::{self, Cursor, Read, Write};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::TableHandler;
+use serde_json::json;
+use wirekit::serve::{outbox, Batching, ServeOptions, ServeOutcome, Server};
+use wirekit::validate::Protocol;
+
+fn gaze() -> Arc<Protocol> {
+    wirekit_protocols::protocol("gaze-analyzer").expect("gaze is embedded")
+}
+
+fn server(protocol: &Arc<Protocol>) -> Server {
+    Server::new(Arc::clone(protocol), ServeOptions::default()).with_logger(Box::new(|_: &str| {}))
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/p"}}"#;
+
+fn complexity(id: u64) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"complexity","params":{{"root_path":"/p"}}}}"#)
+}
+
+fn lines(bodies: &[String]) -> Vec<u8> {
+    bodies
+        .iter()
+        .flat_map(|body| format!("{body}\n").into_bytes())
+        .collect()
+}
+
+/// A Gaze analyzer; `initialize` waits `first` before it answers.
+fn analyzer(first: Duration) -> TableHandler {
+    TableHandler::default()
+        .with("initialize", move |_| {
+            std::thread::sleep(first);
+            Ok(json!({"capabilities": {"discover": true, "test_mapping": false, "classify_signals": false, "streaming": true},
+                      "protocol_version": "1.1.0", "analyzer_name": "t", "language": "rust"}))
+        })
+        .returning(
+            "complexity",
+            json!({"functions": [{"name": "f", "package": "p", "file": "p.rs", "line": 1, "complexity": 2}]}),
+        )
+        .streaming(
+            "analyze/stream",
+            vec![json!({"name": "f", "package": "p", "file": "f.py", "line": 1, "side_effects": []}); 3],
+        )
+        .returning("shutdown", json!({}))
+}
+
+/// Keeps every byte and the size of each flushed write.
+#[derive(Default)]
+struct Recorder {
+    bytes: Vec<u8>,
+    writes: Vec<usize>,
+    unflushed: usize,
+}
+
+impl Write for &mut Recorder {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.bytes.extend_from_slice(buf);
+        self.unflushed += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.unflushed > 0 {
+            self.writes.push(self.unflushed);
+            self.unflushed = 0;
+        }
+        Ok(())
+    }
+}
+
+/// Good and bad input of every kind, then a stream (which ends the session).
+fn transcript() -> Vec<String> {
+    let mut bodies = vec![complexity(100), INIT.to_owned()];
+    bodies.extend((2..40).map(complexity));
+    bodies.extend(
+        [
+            r#"{"jsonrpc":"2.0","id":50,"method":"complexity","params":{"root_path":7}}"#,
+            r#"{"jsonrpc":"2.0","id":51,"method":"nope","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"complexity","params":{"root_path":"/p"}}"#,
+            "not json",
+            "",
+            r#"{"jsonrpc":"2.0","id":54,"method":"analyze/stream","params":{"root_path":"/p"}}"#,
+            r#"{"jsonrpc":"2.0","id":55,"method":"complexity","params":{"root_path":"/p"}}"#,
+        ]
+        .map(str::to_owned),
+    );
+    bodies
+}
+
+#[test]
+fn batched_outbox_answers_are_the_bytes_serve_writes() {
+    let gaze = gaze();
+    let input = lines(&transcript());
+    let mut expected = Vec::new();
+    let outcome = server(&gaze)
+        .serve(&mut analyzer(Duration::ZERO), &input[..], &mut expected)
+        .expect("served");
+    assert_eq!(outcome, ServeOutcome::Ended, "the stream ends the session");
+    for batching in [
+        Batching::default(),
+        Batching {
+            max_delay: Duration::ZERO,
+            max_bytes: 1,
+        },
+        Batching {
+            max_delay: Duration::from_secs(3600),
+            max_bytes: 300,
+        },
+    ] {
+        let (_outbox, inbox) = outbox();
+        let mut output = Recorder::default();
+        let outcome = server(&gaze)
+            .serve_with_outbox_batched(
+                &mut analyzer(Duration::from_millis(20)),
+                inbox,
+                Cursor::new(input.clone()),
+                &mut output,
+                batching,
+            )
+            .expect("served");
+        assert_eq!(outcome, ServeOutcome::Ended);
+        assert_eq!(
+            String::from_utf8_lossy(&output.bytes),
+            String::from_utf8_lossy(&expected),
+            "{batching:?}"
+        );
+        assert_eq!(output.unflushed, 0, "every byte was flushed");
+    }
+}
+
+#[test]
+fn answers_to_events_waiting_in_the_inbox_share_writes() {
+    let gaze = gaze();
+    let mut bodies = vec![INIT.to_owned()];
+    bodies.extend((2..202).map(complexity));
+    let input = lines(&bodies);
+    let batching = Batching {
+        max_delay: Duration::from_secs(3600),
+        ..Batching::default()
+    };
+    let (_plain_outbox, plain_inbox) = outbox();
+    let mut plain = Recorder::default();
+    server(&gaze)
+        .serve_with_outbox(
+            &mut analyzer(Duration::ZERO),
+            plain_inbox,
+            Cursor::new(input.clone()),
+            &mut plain,
+        )
+        .expect("served");
+    assert_eq!(
+        plain.writes.len(),
+        201,
+        "serve_with_outbox writes each answer"
+    );
+    let (_outbox, inbox) = outbox();
+    let mut batched = Recorder::default();
+    // `initialize` takes 50 ms: the reader thread frames what follows into
+    // the inbox meanwhile, so the next answers find events waiting.
+    server(&gaze)
+        .serve_with_outbox_batched(
+            &mut analyzer(Duration::from_millis(50)),
+            inbox,
+            Cursor::new(input),
+            &mut batched,
+            batching,
+        )
+        .expect("served");
+    assert_eq!(batched.bytes, plain.bytes);
+    assert!(
+        batched.writes.len() < 100,
+        "200 answers to requests read ahead share writes: {} writes",
+        batched.writes.len()
+    );
+}
+
+/// Hands out its requests, then waits (up to 10 s) for all their answers
+/// before it ends the input: a client that waits for its answers.
+struct Waiting {
+    input: Cursor<Vec<u8>>,
+    expected: usize,
+    answered: Receiver<usize>,
+    verdict: Sender<bool>,
+}
+
+impl Read for Waiting {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.input.read(buf)?;
+        if read > 0 {
+            return Ok(read);
+        }
+        let mut got = 0;
+        while got < self.expected {
+            match self.answered.recv_timeout(Duration::from_secs(10)) {
+                Ok(count) => got = count,
+                Err(_) => break,
+            }
+        }
+        let _ = self.verdict.send(got >= self.expected);
+        Ok(0)
+    }
+}
+
+/// Counts the answers written and flushed, for `Waiting`.
+struct Counting {
+    lines: Arc<Mutex<usize>>,
+    unflushed: usize,
+    answered: Sender<usize>,
+}
+
+impl Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.unflushed += buf.iter().filter(|&&b| b == b'\n').count();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut lines = self.lines.lock().expect("lines");
+        *lines += std::mem::take(&mut self.unflushed);
+        let _ = self.answered.send(*lines);
+        Ok(())
+    }
+}
+
+#[test]
+fn every_answer_is_out_before_the_loop_waits_for_the_next_event() {
+    let gaze = gaze();
+    let mut bodies = vec![INIT.to_owned()];
+    bodies.extend((2..30).map(complexity));
+    let (answered, answers) = mpsc::channel();
+    let (verdict, verdicts) = mpsc::channel();
+    let input = Waiting {
+        input: Cursor::new(lines(&bodies)),
+        expected: bodies.len(),
+        answered: answers,
+        verdict,
+    };
+    let lines = Arc::new(Mutex::new(0));
+    let output = Counting {
+        lines: Arc::clone(&lines),
+        unflushed: 0,
+        answered,
+    };
+    let (_outbox, inbox) = outbox();
+    let batching = Batching {
+        max_delay: Duration::from_secs(3600),
+        ..Batching::default()
+    };
+    let outcome = server(&gaze)
+        .serve_with_outbox_batched(
+            &mut analyzer(Duration::from_millis(20)),
+            inbox,
+            input,
+            output,
+            batching,
+        )
+        .expect("served");
+    assert_eq!(outcome, ServeOutcome::EndOfInput);
+    assert_eq!(
+        verdicts.recv_timeout(Duration::from_secs(15)),
+        Ok(true),
+        "the client had every answer before it ended its input (the watchdog never comes due)"
+    );
+    assert_eq!(*lines.lock().expect("lines"), bodies.len());
+}
