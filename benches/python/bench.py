@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import wirekit
 
-from peers import all_peers
+from peers import PLAIN_MSGSPEC, all_peers, unchecked
 from workload import analyze_result, response_body
 
 HERE = Path(__file__).resolve().parent
@@ -63,7 +63,7 @@ def directions(budget: float) -> list[tuple[str, float, float]]:
     gaze = wirekit.Protocol("gaze-analyzer")
     decoders: dict[str, Callable[[], Any]] = {"wirekit": lambda: gaze.read_result("analyze", body)}
     encoders: dict[str, Callable[[], Any]] = {"wirekit": lambda: gaze.write_result("analyze", 1, result)}
-    for name, (decode, encode) in all_peers().items():
+    for name, (decode, encode) in {**all_peers(), **unchecked()}.items():
         assert decode(body) is not None
         decoders[name] = lambda decode=decode: decode(body)
         encoders[name] = lambda encode=encode: encode(1, result)
@@ -82,7 +82,7 @@ def directions(budget: float) -> list[tuple[str, float, float]]:
     encoded = timed_together(encoders, budget)
     decoded[slow] = timed_together({slow: slow_decode}, budget)[slow]
     encoded[slow] = timed_together({slow: slow_encode}, budget)[slow]
-    order = ["wirekit", *all_peers(), FLOOR]
+    order = ["wirekit", *all_peers(), *unchecked(), FLOOR]
     return [(name, decoded[name], encoded[name]) for name in order]
 
 
@@ -177,8 +177,11 @@ def main() -> None:
     budget = 0.3 if args.quick else 2.0
     body = response_body(analyze_result())
     size = len(body)
+    commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
     print(f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"wirekit {wirekit.__version__}")
+          f"wirekit {wirekit.__version__}, commit {commit}; command: python benches/python/bench.py"
+          f"{' --quick' if args.quick else ''}")
     print(f"Workload: a Gaze `analyze` response, 1,000 functions x 3 side effects, {size / 1000:.0f} KB.\n")
     rows = directions(budget)
     baseline_decode, baseline_encode = next((d, e) for n, d, e in rows if n == "json + jsonschema")
@@ -190,16 +193,22 @@ def main() -> None:
               f"| {encode * 1e3:.2f} | {size / encode / 1e6:.0f} | {baseline_encode / encode:.0f}x |")
     by_name = {name: (decode, encode) for name, decode, encode in rows}
     wk_decode, wk_encode = by_name["wirekit"]
-    print("\nGoals (issue 13), ratios of this run:")
+    print("\nGoals (issues 13 and 28), ratios of this run:")
     if "orjson + jsonschema-rs" in by_name:
         peer = by_name["orjson + jsonschema-rs"][0]
         print(f"- decode + validate: wirekit {peer / wk_decode:.2f}x orjson + jsonschema-rs (goal 1.5x)")
         floor = by_name[FLOOR][0]
         print(f"  (building the objects alone, {FLOOR}: {peer / floor:.2f}x orjson + jsonschema-rs;"
               f" the goal needs {peer / 1.5 * 1e3:.2f} ms, the floor is {floor * 1e3:.2f} ms)")
+    if "orjson + jsonschema-rs" in by_name:
+        peer = by_name["orjson + jsonschema-rs"][1]
+        print(f"- validate + encode: wirekit {peer / wk_encode:.2f}x orjson + jsonschema-rs")
+    plain = by_name[PLAIN_MSGSPEC][1]
+    print(f"- validate + encode: wirekit {plain / wk_encode:.2f}x msgspec.json.encode of the same dicts,"
+          " no schema (issue 28's goal 1.0x)")
     if "msgspec (types only)" in by_name:
         peer = by_name["msgspec (types only)"][1]
-        print(f"- validate + encode: wirekit {peer / wk_encode:.2f}x msgspec's encode (goal 1.0x)")
+        print(f"  (and {peer / wk_encode:.2f}x msgspec's convert to Structs + encode, a validating peer)")
     small, large = (300, 5) if args.quick else (3000, 40)
     print("\n| serve loop over a pipe (median of 3 runs) | small requests/s | small requests/s, pipelined "
           "| server CPU µs per pipelined request | large results MB/s |")

@@ -97,3 +97,34 @@ def all_peers(schema_name: str = "AnalyzeResult") -> dict[str, tuple[Decode, Enc
     if typed is not None:
         peers["msgspec (types only)"] = typed
     return peers
+
+
+def unchecked() -> dict[str, tuple[Decode, Encode]]:
+    """No schema at all: what the JSON libraries alone cost (issue 28's
+    reference rows). msgspec has no untyped decode faster than orjson's, so
+    its row decodes with `msgspec.json.decode` (untyped) and encodes the
+    handler's dicts with `msgspec.json.encode`."""
+    import msgspec
+    import orjson
+
+    encoder = msgspec.json.Encoder()
+
+    def orjson_decode(body: bytes) -> Any:
+        return orjson.loads(body)["result"]
+
+    def orjson_encode(id: int, result: Any) -> bytes:
+        return orjson.dumps({"jsonrpc": "2.0", "id": id, "result": result}) + b"\n"
+
+    def msgspec_decode(body: bytes) -> Any:
+        return msgspec.json.decode(body)["result"]
+
+    def msgspec_encode(id: int, result: Any) -> bytes:
+        return encoder.encode({"jsonrpc": "2.0", "id": id, "result": result}) + b"\n"
+
+    return {
+        "orjson alone (no checks)": (orjson_decode, orjson_encode),
+        PLAIN_MSGSPEC: (msgspec_decode, msgspec_encode),
+    }
+
+
+PLAIN_MSGSPEC = "msgspec.json plain (no checks, no types)"

@@ -43,6 +43,8 @@ if command -v cargo >/dev/null; then
     cargo fmt --manifest-path "$repo/bindings/python/Cargo.toml" --check
     echo "== cargo clippy -D warnings (bindings/python)"
     cargo clippy --quiet --manifest-path "$repo/bindings/python/Cargo.toml" --all-targets -- -D warnings
+    echo "== cargo test --lib (bindings/python: the hot paths' own unit tests)"
+    cargo test --quiet --manifest-path "$repo/bindings/python/Cargo.toml" --lib
 fi
 echo "== mypy --strict: the helper"
 "$py" -m mypy --strict --no-incremental "$repo/bindings/python/python/wirekit"

@@ -13,11 +13,11 @@ use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use wirekit::envelope::{self, Message, Response};
 use wirekit::protocol::bundle::local_ref;
-use wirekit::serve::Wire;
+use wirekit::serve::{InPlaceFrame, Wire};
 use wirekit::validate::{Part, Protocol as RustProtocol};
 
 use crate::check::Check;
-use crate::fast::{raw_json, Checked, JsonWriter, PySeed, SeedContext};
+use crate::fast::{Checked, JsonWriter, PySeed, SeedContext};
 use crate::maps::NameMap;
 use crate::pyjson::{accepts, PyJson, PyValidator};
 
@@ -174,30 +174,14 @@ impl InPlaceCache {
         out: &mut Vec<u8>,
     ) -> Option<()> {
         let validator = self.in_place(protocol, method, Part::Result)?;
-        let start = out.len();
         out.reserve(validator.size_hint());
-        let accepted = 'walk: {
-            if let Some(quick) = &validator.quick {
-                match JsonWriter::default().write_checked(quick, result, out) {
-                    Checked::Accepted => break 'walk true,
-                    Checked::NotJson => return None,
-                    Checked::Unknown => out.truncate(start),
-                }
-            }
-            // Written first: the writer accepts exact builtin types only,
-            // which is what validating in place needs (`raw`).
-            JsonWriter::default().write(result, out)?;
-            accepts(&validator.full, result)
-        };
-        validator
-            .last_written
-            .store(out.len() - start, Ordering::Relaxed);
-        accepted.then_some(())
+        write_valid(&validator, result, out)
     }
 
     /// The response frame for a valid result, the result written straight
-    /// from the Python objects and framed by the core (`Wire`, canonical
-    /// where the protocol is); `None` to take the general path.
+    /// from the Python objects into the frame's buffer and framed by the
+    /// core (`Wire::frame_result_in_place`, canonical where the protocol
+    /// is); `None` to take the general path.
     pub(crate) fn write_in_place(
         &self,
         protocol: &RustProtocol,
@@ -205,11 +189,13 @@ impl InPlaceCache {
         method: &str,
         id: &wirekit::envelope::Id,
         result: &Bound<'_, PyAny>,
-    ) -> Option<Vec<u8>> {
-        let mut json = Vec::with_capacity(64);
-        self.result_in_place(protocol, method, result, &mut json)?;
+    ) -> Option<InPlaceFrame> {
+        let validator = self.in_place(protocol, method, Part::Result)?;
+        let framed = wire.frame_result_in_place(id, validator.size_hint(), |out| {
+            write_valid(&validator, result, out).is_some()
+        })?;
         // Over the bound (or not framable): the general path says why.
-        wire.frame_result(id, &raw_json(json)).ok()
+        framed.ok()
     }
 
     /// The checked result of a success response, parsed straight into
@@ -275,6 +261,30 @@ impl InPlaceCache {
         deserializer.end().ok()?;
         (ctx.accepted() && !ctx.needs_core_path()).then_some(params)
     }
+}
+
+/// Appends `result`'s JSON to `out` when it is valid (the quick check in
+/// the writer's walk, else the full validator in place); `None` (with
+/// `out` in an unspecified state) otherwise. Notes the size written.
+fn write_valid(validator: &InPlace, result: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Option<()> {
+    let start = out.len();
+    let accepted = 'walk: {
+        if let Some(quick) = &validator.quick {
+            match JsonWriter::default().write_checked(quick, result, out) {
+                Checked::Accepted => break 'walk true,
+                Checked::NotJson => return None,
+                Checked::Unknown => out.truncate(start),
+            }
+        }
+        // Written first: the writer accepts exact builtin types only,
+        // which is what validating in place needs (`raw`).
+        JsonWriter::default().write(result, out)?;
+        accepts(&validator.full, result)
+    };
+    validator
+        .last_written
+        .store(out.len() - start, Ordering::Relaxed);
+    accepted.then_some(())
 }
 
 fn build_in_place(protocol: &RustProtocol, method: &str, part: Part) -> Option<InPlace> {

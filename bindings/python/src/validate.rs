@@ -340,7 +340,7 @@ impl PyProtocol {
             self.in_place
                 .write_in_place(&self.inner, &self.wire, method, &id, result)
         {
-            return Ok(PyBytes::new(py, &frame));
+            return Ok(PyBytes::new(py, frame.bytes()));
         }
         let value = from_python_err(result)?;
         let outcome = py.detach(|| {

@@ -4,6 +4,7 @@ what the general path (envelope encoding of converted values) gives."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -74,3 +75,47 @@ def test_error_responses_and_bad_envelopes_on_read() -> None:
                  b'{"jsonrpc":"2.0","id":true,"result":{"functions":[]}}', b"\xff"]:
         with pytest.raises(EnvelopeError):
             gaze.read_result("analyze", body)
+
+
+# A fast SIMD tokenizer evaluated for read_result (sonic-rs 0.5) reads `-0`
+# and `-0.0` as `0.0`; whatever the tokenizer, the fast path must give what
+# the core's decoder gives: `-0` is the
+# integer 0 (as `json` reads it), `-0.0` keeps its sign, and a `0.0` beside
+# a "-0" elsewhere in the text (a string, a date) stays `0.0`.
+ZEROS = [
+    ("[-0]", [0], [int]),
+    ("[-0.0]", [-0.0], [float]),
+    ("[0.0,-0.0,0]", [0.0, -0.0, 0], [float, float, int]),
+    ("[0.0,\"2026-01-05\"]", [0.0, "2026-01-05"], [float, str]),
+    ("[-0e3,0e-2]", [-0.0, 0.0], [float, float]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "types"), ZEROS)
+def test_read_result_keeps_the_sign_and_type_of_zeros(text: str, expected: list[Any], types: list[type]) -> None:
+    gaze = Protocol("gaze-analyzer")
+    body = b'{"jsonrpc":"2.0","id":1,"result":{"functions":[{"name":"f","package":"p","file":"f.py","line":1,' \
+           b'"side_effects":[{"type":"ReturnValue","description":"d","detail":{"n":%s}}]}]}}' % text.encode()
+    read = gaze.read_result("analyze", body)["functions"][0]["side_effects"][0]["detail"]["n"]
+    assert read == expected
+    assert [type(value) for value in read] == types
+    assert [math.copysign(1, value) for value in read if isinstance(value, float)] == [
+        math.copysign(1, value) for value in expected if isinstance(value, float)
+    ]
+
+
+def test_read_result_refuses_what_nests_deeper_than_the_core_reads() -> None:
+    """The fast path gives up at the core's bound (a tokenizer may allow
+    more: sonic-rs reads 255 levels), and the core's decoder refuses the text."""
+    gaze = Protocol("gaze-analyzer")
+    # The result nests depth + 1 levels, the message one more: 128 is serde_json's bound.
+    for depth, readable in [(100, True), (122, True), (126, False), (200, False), (300, False)]:
+        detail = "[" * (depth - 5) + "]" * (depth - 5)
+        body = ('{"jsonrpc":"2.0","id":1,"result":{"functions":[{"name":"f","package":"p","file":"f.py","line":1,'
+                '"side_effects":[{"type":"ReturnValue","description":"d","detail":{"n":%s}}]}]}}' % detail).encode()
+        if readable:
+            assert gaze.read_result("analyze", body)["functions"][0]["line"] == 1, depth
+        else:
+            with pytest.raises(Exception) as raised:
+                gaze.read_result("analyze", body)
+            assert "deep" in str(raised.value) or "recursion" in str(raised.value), (depth, raised.value)

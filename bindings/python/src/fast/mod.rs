@@ -9,6 +9,7 @@
 //! the general path, which reports the problem precisely.
 
 mod escape;
+mod names;
 mod parser;
 mod writer;
 

@@ -9,9 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
+use super::names::SharedNames;
 use crate::check::{Check, MemberCache};
 use crate::limits::MAX_DEPTH;
-use crate::maps::NameMap;
 use crate::raw::{self, Kind};
 
 /// Member names a parse builds before it shares (and interns) them.
@@ -25,10 +25,9 @@ const LAZY_NAMES: usize = 8;
 /// cannot judge, the depth bound) leaves the decision to the full
 /// validator, which reads the built objects in place (`pyjson`).
 pub struct SeedContext<'c, 'py> {
-    names: NameMap<Bound<'py, PyString>>,
-    /// Names not shared (too long, or among the first `LAZY_NAMES`), kept
-    /// alive for the parse.
-    kept: Vec<Bound<'py, PyString>>,
+    /// Member names shared (interned), and names not shared (too long, or
+    /// among the first `LAZY_NAMES`) kept alive for the parse.
+    names: SharedNames<'py>,
     /// Names built so far without sharing (up to `LAZY_NAMES`).
     names_met: usize,
     check: Option<&'c Check>,
@@ -48,8 +47,7 @@ impl<'c> SeedContext<'c, '_> {
     /// A context checking what it builds against `check`, if any.
     pub fn new(check: Option<&'c Check>) -> Self {
         SeedContext {
-            names: NameMap::default(),
-            kept: Vec::new(),
+            names: SharedNames::default(),
             names_met: 0,
             check,
             unknown: false,
@@ -190,23 +188,17 @@ impl<'de> Visitor<'de> for NameSeed<'_, '_, '_> {
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
         if let Some(found) = self.ctx.names.get(name) {
-            return Ok(found.as_ptr());
+            return Ok(found);
         }
         // Too long to share, or among the first few of a parse (a request's
         // params: sharing them would cost more than it saves).
         if name.len() > 64 || self.ctx.names_met < LAZY_NAMES {
             self.ctx.names_met += 1;
-            let made = PyString::new(self.py, name);
-            let pointer = made.as_ptr();
-            self.ctx.kept.push(made);
-            return Ok(pointer);
+            return Ok(self.ctx.names.keep(PyString::new(self.py, name)));
         }
         // Interned: the validator's prepared keys are interned too, so its
         // lookups in these dicts match by pointer.
-        let made = PyString::intern(self.py, name);
-        let pointer = made.as_ptr();
-        self.ctx.names.insert(name.to_owned(), made);
-        Ok(pointer)
+        Ok(self.ctx.names.insert(name, PyString::intern(self.py, name)))
     }
 }
 
@@ -264,6 +256,7 @@ impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
             node,
             depth,
         } = self;
+        deeper(depth)?;
         let items_node = match (node, ctx.check) {
             (Some(id), Some(check)) => check.items(id),
             _ => None,
@@ -287,6 +280,7 @@ impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
             node,
             depth,
         } = self;
+        deeper(depth)?;
         let dict = PyDict::new(py);
         let check = ctx.check;
         let node = match (node, check) {
@@ -333,6 +327,19 @@ impl<'de, 'py> Visitor<'de> for Build<'_, '_, 'py> {
             }
         }
         Ok(dict.into_any())
+    }
+}
+
+/// Refuses a container at `depth` (0 for the value itself) that would nest
+/// the value deeper than `MAX_DEPTH`: the parse gives up and the core's
+/// path, whose decoder holds the exact bound, reads the text. The fast
+/// path reads no deeper value than the core does, whatever the tokenizer's
+/// own recursion limit (sonic-rs, evaluated for issue 28, allows 255).
+fn deeper<E: de::Error>(depth: usize) -> Result<(), E> {
+    if depth >= MAX_DEPTH {
+        Err(E::custom("nested deeper than the bound"))
+    } else {
+        Ok(())
     }
 }
 

@@ -56,6 +56,16 @@ pub fn encode_into(message: &Message, opts: &EnvelopeOptions, out: &mut Vec<u8>)
 /// binding that validated and encoded its result itself): the same bytes
 /// [`encode_into`] writes for that result, without building a `Value`.
 pub fn encode_success_raw(id: &Id, result: &RawValue, opts: &EnvelopeOptions, out: &mut Vec<u8>) {
+    encode_success_head(id, opts, out);
+    out.extend_from_slice(result.get().as_bytes());
+    out.push(SUCCESS_TAIL);
+}
+
+/// What [`encode_success_raw`] writes before the result: `{`, `"jsonrpc"`
+/// where the dialect has it, the id and `"result":`. The result and
+/// [`SUCCESS_TAIL`] follow; a binding that writes its result straight into
+/// the frame's buffer (`Wire::frame_result_in_place`) writes the same bytes.
+pub fn encode_success_head(id: &Id, opts: &EnvelopeOptions, out: &mut Vec<u8>) {
     out.push(b'{');
     if opts.dialect == Dialect::JsonRpc2 {
         out.extend_from_slice(br#""jsonrpc":"2.0","#);
@@ -70,9 +80,10 @@ pub fn encode_success_raw(id: &Id, result: &RawValue, opts: &EnvelopeOptions, ou
         Id::Null => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(result.get().as_bytes());
-    out.push(b'}');
 }
+
+/// The byte that closes a success response after its result.
+pub const SUCCESS_TAIL: u8 = b'}';
 
 /// The length in bytes of what [`encode_success_raw`] writes.
 pub fn encoded_success_raw_len(id: &Id, result: &RawValue, opts: &EnvelopeOptions) -> usize {

@@ -105,7 +105,8 @@ pub(crate) mod strict;
 pub use code::ErrorCode;
 pub use decode::{decode, decode_str, decode_value};
 pub use encode::{
-    encode, encode_canonical, encode_into, encode_success_raw, encoded_success_raw_len,
+    encode, encode_canonical, encode_into, encode_success_head, encode_success_raw,
+    encoded_success_raw_len, SUCCESS_TAIL,
 };
 pub use error::{EnvelopeError, EnvelopeErrorKind};
 pub use id::Id;

@@ -13,4 +13,4 @@ pub use bound::{over_bound, stream_failure, stream_failure_body, stream_failure_
 pub use handler::{method_not_found, Emit, Handler};
 pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};
 pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};
-pub use wire::{Wire, WireError};
+pub use wire::{InPlaceFrame, Wire, WireError};

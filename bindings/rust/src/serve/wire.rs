@@ -11,11 +11,29 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::envelope::{
-    encode_success_raw, encoded_success_raw_len, EnvelopeError, EnvelopeOptions, Id, Message,
-    Response,
+    encode_success_head, encode_success_raw, encoded_success_raw_len, EnvelopeError,
+    EnvelopeOptions, Id, Message, Response, SUCCESS_TAIL,
 };
 use crate::framing::{encoder_for, FrameEncoder, Framing, FramingError};
 use crate::protocol::Transport;
+
+/// Room [`Wire::frame_result_in_place`] keeps in front of a body for its
+/// `Content-Length` header: the longest one (`usize::MAX` has 20 digits).
+const HEADER_ROOM: usize = "Content-Length: \r\n\r\n".len() + 20;
+
+/// A frame built in one buffer by [`Wire::frame_result_in_place`].
+#[derive(Debug)]
+pub struct InPlaceFrame {
+    buffer: Vec<u8>,
+    start: usize,
+}
+
+impl InPlaceFrame {
+    /// The frame's bytes, header included.
+    pub fn bytes(&self) -> &[u8] {
+        self.buffer.get(self.start..).unwrap_or_default()
+    }
+}
 
 /// Why a message could not become a frame.
 #[derive(Debug)]
@@ -142,6 +160,66 @@ impl Wire {
             frame.push(b'\n');
         }
         Ok(frame)
+    }
+
+    /// The frame of [`Wire::frame_result`], its result written by `write`
+    /// straight into the frame's buffer, so a large result is copied once
+    /// less: the buffer keeps room for a `Content-Length` header in front,
+    /// `write` appends the result's JSON text after the envelope's head, and
+    /// the header goes into the room once the length is known. `None` when
+    /// `write` declines (it returns `false`; what it appended is dropped).
+    ///
+    /// `write` must append one JSON value, as for [`Wire::frame_result`];
+    /// what that method re-encodes (a canonical protocol, a raw line break
+    /// under NDJSON) is re-encoded here too, with the same bound and errors.
+    pub fn frame_result_in_place(
+        &self,
+        id: &Id,
+        size_hint: usize,
+        write: impl FnOnce(&mut Vec<u8>) -> bool,
+    ) -> Option<Result<InPlaceFrame, WireError>> {
+        let mut buffer = Vec::with_capacity(HEADER_ROOM + size_hint + 64);
+        buffer.resize(HEADER_ROOM, b' ');
+        encode_success_head(id, &self.envelope, &mut buffer);
+        let result_start = buffer.len();
+        if !write(&mut buffer) {
+            return None;
+        }
+        let result = buffer.get(result_start..).unwrap_or_default();
+        let breaks_line = self.transport.framing == Framing::Ndjson
+            && memchr::memchr2(b'\n', b'\r', result).is_some();
+        if self.transport.canonical || breaks_line {
+            let framed = std::str::from_utf8(result)
+                .map_err(|e| WireError::NotJson(e.to_string()))
+                .and_then(|text| {
+                    RawValue::from_string(text.to_owned())
+                        .map_err(|e| WireError::NotJson(e.to_string()))
+                })
+                .and_then(|raw| self.frame_result(id, &raw));
+            return Some(framed.map(|buffer| InPlaceFrame { buffer, start: 0 }));
+        }
+        buffer.push(SUCCESS_TAIL);
+        let length = buffer.len() - HEADER_ROOM;
+        let limit = self.transport.frame_bound();
+        if length > limit {
+            return Some(Err(WireError::TooLong {
+                bytes: length,
+                limit,
+            }));
+        }
+        let mut start = HEADER_ROOM;
+        match self.transport.framing {
+            Framing::ContentLength => {
+                let header = format!("Content-Length: {length}\r\n\r\n");
+                // The room holds the longest header (`usize::MAX` digits).
+                start = HEADER_ROOM - header.len();
+                buffer
+                    .get_mut(start..HEADER_ROOM)?
+                    .copy_from_slice(header.as_bytes());
+            }
+            Framing::Ndjson => buffer.push(b'\n'),
+        }
+        Some(Ok(InPlaceFrame { buffer, start }))
     }
 
     /// One frame holding `body`, bytes already encoded by the core (a
