@@ -120,12 +120,15 @@ impl Node {
 /// names one string. The table is allocated at the `LAZY_PUTS`th miss: a
 /// small message (a request's params, a short result) costs none.
 pub(crate) struct MemberCache {
-    slots: Option<Box<[CacheSlot; 128]>>,
+    slots: Option<Box<[CacheSlot; MEMBER_SLOTS]>>,
     misses: usize,
 }
 
 /// (name address, node tag, schema, required bit); address 0 when empty.
 type CacheSlot = (usize, usize, Option<usize>, Option<u32>);
+
+/// Slots of a [`MemberCache`].
+const MEMBER_SLOTS: usize = 256;
 
 /// Misses before the table is worth its allocation.
 const LAZY_PUTS: usize = 16;
@@ -138,8 +141,11 @@ impl MemberCache {
         }
     }
 
+    /// The slot of a name (by address) under a node: addresses step by 16
+    /// at least, and node ids are small and dense, so the id is spread by a
+    /// multiply (`(tag >> 3)` sent neighbouring nodes to one slot).
     fn index(address: usize, tag: usize) -> usize {
-        ((address >> 4) ^ (tag >> 3)) % 128
+        ((address >> 4) ^ tag.wrapping_mul(0x9E37)) % MEMBER_SLOTS
     }
 
     pub(crate) fn get(&self, address: usize, tag: usize) -> Option<(Option<usize>, Option<u32>)> {

@@ -30,23 +30,13 @@ const EMPTY: Slot = Slot {
 };
 
 /// The names of one parse and the `str` built for each.
+#[derive(Default)]
 pub struct SharedNames<'py> {
     slots: Vec<Slot>,
     used: usize,
     arena: Vec<u8>,
     /// Owns every `str` the slots point to, for the whole parse.
     kept: Vec<Bound<'py, PyString>>,
-}
-
-impl Default for SharedNames<'_> {
-    fn default() -> Self {
-        SharedNames {
-            slots: Vec::new(),
-            used: 0,
-            arena: Vec::new(),
-            kept: Vec::new(),
-        }
-    }
 }
 
 /// A word of `bytes` at `at` (`at + 8 <= bytes.len()`, else 0).

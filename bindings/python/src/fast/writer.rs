@@ -67,8 +67,11 @@ fn lazy<'a, T: Copy, const N: usize>(
     table.as_deref_mut()
 }
 
-/// (name address, node, schema, required bit); address 0 for empty.
-type MemberSlot = (usize, usize, Option<usize>, Option<u32>);
+/// A member name under a check node: (name address, node, schema,
+/// required bit, the encoded name's start and end in `name_bytes`);
+/// address 0 for empty. One lookup gives the checked walk both what to
+/// write and how to check the value.
+type MemberSlot = (usize, usize, Option<usize>, Option<u32>, u32, u32);
 
 fn slot(address: usize, node: usize) -> usize {
     ((address >> 4) ^ node.wrapping_mul(0x9E37)) % SLOTS
@@ -103,6 +106,9 @@ impl JsonWriter {
         }
     }
 
+    /// Writes member `name` (quoted, escaped) and returns its schema and
+    /// required bit under `node`; `None` when the name has no UTF-8 form.
+    ///
     /// # Safety
     ///
     /// `name` is a live `str` (a member name of a dict being walked) and the GIL is held.
@@ -112,21 +118,49 @@ impl JsonWriter {
         check: &Check,
         node: usize,
         name: *mut ffi::PyObject,
+        out: &mut Vec<u8>,
     ) -> Option<(Option<usize>, Option<u32>)> {
         let address = name as usize;
         let index = slot(address, node);
-        let Some(members) = lazy(&mut self.members, &mut self.members_met, (0, 0, None, None))
-        else {
-            return Some(check.member(node, raw::utf8(name)?.as_bytes()));
+        let Some(members) = lazy(
+            &mut self.members,
+            &mut self.members_met,
+            (0, 0, None, None, 0, 0),
+        ) else {
+            let text = raw::utf8(name)?;
+            escaped(out, text.as_bytes());
+            return Some(check.member(node, text.as_bytes()));
         };
-        if let Some(&(cached, cached_node, schema, bit)) = members.get(index) {
+        if let Some(&(cached, cached_node, schema, bit, start, end)) = members.get(index) {
             if cached == address && cached_node == node {
+                put(out, self.name_bytes.get(start as usize..end as usize)?);
                 return Some((schema, bit));
             }
         }
-        let (schema, bit) = check.member(node, raw::utf8(name)?.as_bytes());
-        if let Some(entry) = members.get_mut(index) {
-            *entry = (address, node, schema, bit);
+        let text = raw::utf8(name)?;
+        let (schema, bit) = check.member(node, text.as_bytes());
+        if self.name_bytes.len() > 1 << 16 {
+            // Many distinct names: write without keeping them.
+            escaped(out, text.as_bytes());
+            return Some((schema, bit));
+        }
+        let start = self.name_bytes.len();
+        escaped(&mut self.name_bytes, text.as_bytes());
+        let end = self.name_bytes.len();
+        out.extend_from_slice(self.name_bytes.get(start..end)?);
+        if let Some(entry) = self
+            .members
+            .as_deref_mut()
+            .and_then(|members| members.get_mut(index))
+        {
+            *entry = (
+                address,
+                node,
+                schema,
+                bit,
+                u32::try_from(start).ok()?,
+                u32::try_from(end).ok()?,
+            );
         }
         Some((schema, bit))
     }
@@ -186,13 +220,13 @@ impl JsonWriter {
                         out.push(b',');
                     }
                     first = false;
-                    if raw::kind(name) != Kind::Str || self.name(name, out).is_none() {
+                    if raw::kind(name) != Kind::Str {
                         return Checked::NotJson;
                     }
-                    out.push(b':');
-                    let Some((schema, bit)) = self.member_of(check, node, name) else {
+                    let Some((schema, bit)) = self.member_of(check, node, name, out) else {
                         return Checked::NotJson;
                     };
+                    out.push(b':');
                     if let Some(bit) = bit {
                         seen |= 1 << bit;
                     }
@@ -224,7 +258,10 @@ impl JsonWriter {
                 out.push(b']');
                 Checked::Accepted
             }
-            _ => plain(self, out),
+            _ => match self.value_of_kind(object, kind, out, depth) {
+                Some(()) => Checked::Accepted,
+                None => Checked::NotJson,
+            },
         }
     }
 
@@ -293,7 +330,23 @@ impl JsonWriter {
         out: &mut Vec<u8>,
         depth: usize,
     ) -> Option<()> {
-        let kind = raw::kind(object);
+        self.value_of_kind(object, raw::kind(object), out, depth)
+    }
+
+    /// [`JsonWriter::value`] of an object whose kind the caller has.
+    ///
+    /// # Safety
+    ///
+    /// As for [`JsonWriter::value`]; `kind` is `raw::kind(object)`.
+    #[allow(unsafe_code)]
+    #[inline]
+    unsafe fn value_of_kind(
+        &mut self,
+        object: *mut ffi::PyObject,
+        kind: Kind,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Option<()> {
         // A container at `depth` is the `depth + 1`th level (`MAX_DEPTH`).
         if matches!(kind, Kind::Dict | Kind::List | Kind::Tuple) && depth >= MAX_DEPTH {
             return None;
