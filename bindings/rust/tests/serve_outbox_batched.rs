@@ -10,6 +10,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::gaze_traffic::{complexity, lines, transcript, INIT};
 use common::TableHandler;
 use serde_json::json;
 use wirekit::serve::{outbox, Batching, ServeOptions, ServeOutcome, Server};
@@ -21,19 +22,6 @@ fn gaze() -> Arc<Protocol> {
 
 fn server(protocol: &Arc<Protocol>) -> Server {
     Server::new(Arc::clone(protocol), ServeOptions::default()).with_logger(Box::new(|_: &str| {}))
-}
-
-const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"root_path":"/p"}}"#;
-
-fn complexity(id: u64) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"complexity","params":{{"root_path":"/p"}}}}"#)
-}
-
-fn lines(bodies: &[String]) -> Vec<u8> {
-    bodies
-        .iter()
-        .flat_map(|body| format!("{body}\n").into_bytes())
-        .collect()
 }
 
 /// A Gaze analyzer; `initialize` waits `first` before it answers.
@@ -77,25 +65,6 @@ impl Write for &mut Recorder {
         }
         Ok(())
     }
-}
-
-/// Good and bad input of every kind, then a stream (which ends the session).
-fn transcript() -> Vec<String> {
-    let mut bodies = vec![complexity(100), INIT.to_owned()];
-    bodies.extend((2..40).map(complexity));
-    bodies.extend(
-        [
-            r#"{"jsonrpc":"2.0","id":50,"method":"complexity","params":{"root_path":7}}"#,
-            r#"{"jsonrpc":"2.0","id":51,"method":"nope","params":{}}"#,
-            r#"{"jsonrpc":"2.0","method":"complexity","params":{"root_path":"/p"}}"#,
-            "not json",
-            "",
-            r#"{"jsonrpc":"2.0","id":54,"method":"analyze/stream","params":{"root_path":"/p"}}"#,
-            r#"{"jsonrpc":"2.0","id":55,"method":"complexity","params":{"root_path":"/p"}}"#,
-        ]
-        .map(str::to_owned),
-    );
-    bodies
 }
 
 #[test]

@@ -139,28 +139,14 @@ impl JsonWriter {
         }
         let text = raw::utf8(name)?;
         let (schema, bit) = check.member(node, text.as_bytes());
-        if self.name_bytes.len() > 1 << 16 {
-            // Many distinct names: write without keeping them.
-            escaped(out, text.as_bytes());
-            return Some((schema, bit));
-        }
-        let start = self.name_bytes.len();
-        escaped(&mut self.name_bytes, text.as_bytes());
-        let end = self.name_bytes.len();
-        out.extend_from_slice(self.name_bytes.get(start..end)?);
-        if let Some(entry) = self
-            .members
-            .as_deref_mut()
-            .and_then(|members| members.get_mut(index))
-        {
-            *entry = (
-                address,
-                node,
-                schema,
-                bit,
-                u32::try_from(start).ok()?,
-                u32::try_from(end).ok()?,
-            );
+        if let Some((start, end)) = self.keep_name(&text, out) {
+            if let Some(entry) = self
+                .members
+                .as_deref_mut()
+                .and_then(|members| members.get_mut(index))
+            {
+                *entry = (address, node, schema, bit, start, end);
+            }
         }
         Some((schema, bit))
     }
@@ -296,27 +282,31 @@ impl JsonWriter {
             }
         }
         let text = raw::utf8(name)?;
+        if let Some((start, end)) = self.keep_name(&text, out) {
+            if let Some(entry) = self
+                .names
+                .as_deref_mut()
+                .and_then(|names| names.get_mut(index))
+            {
+                *entry = (address, start, end);
+            }
+        }
+        Some(())
+    }
+
+    /// Writes member name `text` to `out`, escaped, and keeps its encoding
+    /// in `name_bytes` for the caches: its span there, or `None` once many
+    /// distinct names were kept (then it is only written).
+    fn keep_name(&mut self, text: &str, out: &mut Vec<u8>) -> Option<(u32, u32)> {
         if self.name_bytes.len() > 1 << 16 {
-            // Many distinct names: stop caching.
             escaped(out, text.as_bytes());
-            return Some(());
+            return None;
         }
         let start = self.name_bytes.len();
         escaped(&mut self.name_bytes, text.as_bytes());
         let end = self.name_bytes.len();
-        out.extend_from_slice(self.name_bytes.get(start..end)?);
-        if let Some(entry) = self
-            .names
-            .as_deref_mut()
-            .and_then(|names| names.get_mut(index))
-        {
-            *entry = (
-                address,
-                u32::try_from(start).ok()?,
-                u32::try_from(end).ok()?,
-            );
-        }
-        Some(())
+        out.extend_from_slice(self.name_bytes.get(start..end).unwrap_or_default());
+        Some((u32::try_from(start).ok()?, u32::try_from(end).ok()?))
     }
 
     /// # Safety
