@@ -10,53 +10,13 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::gaze_traffic::{complexity, lines, transcript, INIT};
+use common::gaze_traffic::{
+    analyzer, complexity, gaze, lines, no_watchdog, server, transcript, Recorder, INIT,
+};
 use common::{frame_all, TableHandler};
 use proptest::prelude::*;
 use serde_json::json;
-use wirekit::serve::{Batching, ServeOptions, ServeOutcome, Server};
-use wirekit::validate::Protocol;
-
-fn gaze() -> Arc<Protocol> {
-    wirekit_protocols::protocol("gaze-analyzer").expect("gaze is embedded")
-}
-
-/// A Gaze analyzer whose `complexity` lists as many functions as the
-/// request has patterns.
-fn analyzer() -> TableHandler {
-    TableHandler::default()
-        .returning(
-            "initialize",
-            json!({"capabilities": {"discover": true, "test_mapping": false, "classify_signals": false, "streaming": true},
-                   "protocol_version": "1.1.0", "analyzer_name": "t", "language": "rust"}),
-        )
-        .with("complexity", |params| {
-            let count = params
-                .as_ref()
-                .and_then(|p| p["patterns"].as_array())
-                .map_or(1, Vec::len);
-            let function = json!({"name": "f", "package": "p", "file": "p.rs", "line": 1, "complexity": 2});
-            Ok(json!({"functions": vec![function; count]}))
-        })
-        .streaming(
-            "analyze/stream",
-            vec![json!({"name": "f", "package": "p", "file": "f.py", "line": 1, "side_effects": []}); 3],
-        )
-        .returning("shutdown", json!({}))
-}
-
-fn server(protocol: &Arc<Protocol>) -> Server {
-    Server::new(Arc::clone(protocol), ServeOptions::default()).with_logger(Box::new(|_: &str| {}))
-}
-
-/// A batching that leaves every write to the loop (the watchdog never
-/// comes due in a test's time).
-fn no_watchdog() -> Batching {
-    Batching {
-        max_delay: Duration::from_secs(3600),
-        ..Batching::default()
-    }
-}
+use wirekit::serve::{Batching, ServeOutcome};
 
 /// Hands out its bytes `sizes` at a time (cycling), as a pipe may.
 struct Chunked {
@@ -78,38 +38,13 @@ impl Read for Chunked {
     }
 }
 
-/// Counts flushes, keeps every byte.
-#[derive(Default)]
-struct Recorder {
-    bytes: Vec<u8>,
-    /// Bytes written since the last flush, at each flush.
-    writes: Vec<usize>,
-    unflushed: usize,
-}
-
-impl Write for Recorder {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.bytes.extend_from_slice(buf);
-        self.unflushed += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        if self.unflushed > 0 {
-            self.writes.push(self.unflushed);
-            self.unflushed = 0;
-        }
-        Ok(())
-    }
-}
-
 #[test]
 fn batched_answers_are_the_same_bytes_however_the_input_arrives() {
     let gaze = gaze();
     let input = lines(&transcript());
     let mut expected = Vec::new();
     let outcome = server(&gaze)
-        .serve(&mut analyzer(), &input[..], &mut expected)
+        .serve(&mut analyzer(Duration::ZERO), &input[..], &mut expected)
         .expect("served");
     assert_eq!(outcome, ServeOutcome::Ended, "the stream ends the session");
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
@@ -134,7 +69,7 @@ fn batched_answers_are_the_same_bytes_however_the_input_arrives() {
             };
             let mut output = Recorder::default();
             let outcome = server(&gaze)
-                .serve_batched(&mut analyzer(), reader, &mut output, batching)
+                .serve_batched(&mut analyzer(Duration::ZERO), reader, &mut output, batching)
                 .expect("served");
             assert_eq!(outcome, ServeOutcome::Ended);
             assert_eq!(
@@ -192,12 +127,17 @@ fn answers_to_requests_read_ahead_share_writes() {
     let input = lines(&bodies);
     let mut direct = Recorder::default();
     server(&gaze)
-        .serve(&mut analyzer(), &input[..], &mut direct)
+        .serve(&mut analyzer(Duration::ZERO), &input[..], &mut direct)
         .expect("served");
     assert_eq!(direct.writes.len(), 201, "serve writes each answer");
     let mut batched = Recorder::default();
     server(&gaze)
-        .serve_batched(&mut analyzer(), &input[..], &mut batched, no_watchdog())
+        .serve_batched(
+            &mut analyzer(Duration::ZERO),
+            &input[..],
+            &mut batched,
+            no_watchdog(),
+        )
         .expect("served");
     assert_eq!(batched.bytes, direct.bytes);
     // 17 KB of requests come in three 8 KiB reads; their answers leave
@@ -213,7 +153,12 @@ fn answers_to_requests_read_ahead_share_writes() {
         ..no_watchdog()
     };
     server(&gaze)
-        .serve_batched(&mut analyzer(), &input[..], &mut capped, batching)
+        .serve_batched(
+            &mut analyzer(Duration::ZERO),
+            &input[..],
+            &mut capped,
+            batching,
+        )
         .expect("served");
     assert_eq!(capped.bytes, direct.bytes);
     let answer = direct.writes[1];
@@ -278,7 +223,7 @@ fn reads_seen(split: impl Fn(&[u8]) -> Vec<Vec<u8>>) -> Vec<(usize, usize)> {
     };
     server(&gaze)
         .serve_batched(
-            &mut analyzer(),
+            &mut analyzer(Duration::ZERO),
             input,
             Shared(Arc::clone(&output)),
             no_watchdog(),
@@ -326,7 +271,7 @@ fn discover_result() -> serde_json::Value {
 }
 
 fn discovering() -> TableHandler {
-    analyzer().returning("discover", discover_result())
+    analyzer(Duration::ZERO).returning("discover", discover_result())
 }
 
 /// Sends every flushed write to a channel.
@@ -367,7 +312,7 @@ fn quick_then_slow(batching: Batching, wait: Duration) -> bool {
     });
     let was_released = Arc::new(Mutex::new(None));
     let noted = Arc::clone(&was_released);
-    let mut handler = analyzer().with("discover", move |_| {
+    let mut handler = analyzer(Duration::ZERO).with("discover", move |_| {
         let got = released.recv_timeout(wait).is_ok();
         *noted.lock().expect("noted") = Some(got);
         Ok(discover_result())
@@ -440,7 +385,12 @@ fn a_failed_write_ends_the_loop_with_its_error() {
     ] {
         for room in [0, 100, 5_000] {
             let error = server(&gaze)
-                .serve_batched(&mut analyzer(), &input[..], Closing { room }, batching)
+                .serve_batched(
+                    &mut analyzer(Duration::ZERO),
+                    &input[..],
+                    Closing { room },
+                    batching,
+                )
                 .expect_err("the write fails");
             assert_eq!(
                 error.kind(),
@@ -456,7 +406,7 @@ fn a_write_failed_by_the_watchdog_is_the_loops_error() {
     // The quick answer is the watchdog's to write while the slow handler
     // runs; its write fails, and the loop's next send returns that error.
     let gaze = gaze();
-    let mut handler = analyzer().with("discover", |_| {
+    let mut handler = analyzer(Duration::ZERO).with("discover", |_| {
         std::thread::sleep(Duration::from_millis(200));
         Ok(discover_result())
     });
@@ -464,7 +414,11 @@ fn a_write_failed_by_the_watchdog_is_the_loops_error() {
     let init_answer = {
         let mut out = Vec::new();
         server(&gaze)
-            .serve(&mut analyzer(), &lines(&[INIT.to_owned()])[..], &mut out)
+            .serve(
+                &mut analyzer(Duration::ZERO),
+                &lines(&[INIT.to_owned()])[..],
+                &mut out,
+            )
             .expect("served");
         out.len()
     };
@@ -488,11 +442,11 @@ fn the_handler_sees_the_same_calls() {
     // Batching changes only the writes: the handler sees the same calls.
     let gaze = gaze();
     let input = lines(&transcript());
-    let mut direct = analyzer();
+    let mut direct = analyzer(Duration::ZERO);
     server(&gaze)
         .serve(&mut direct, &input[..], io::sink())
         .expect("served");
-    let mut batched = analyzer();
+    let mut batched = analyzer(Duration::ZERO);
     server(&gaze)
         .serve_batched(&mut batched, &input[..], io::sink(), Batching::default())
         .expect("served");
@@ -507,7 +461,8 @@ fn a_panicking_handler_panics_through_instead_of_hanging() {
     let (done, finished) = mpsc::channel();
     std::thread::spawn(move || {
         let gaze = gaze();
-        let mut handler = analyzer().with("discover", |_| panic!("a handler's own bug"));
+        let mut handler =
+            analyzer(Duration::ZERO).with("discover", |_| panic!("a handler's own bug"));
         let input = lines(&quick_then_discover());
         let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             server(&gaze).serve_batched(&mut handler, &input[..], io::sink(), Batching::default())
@@ -560,13 +515,13 @@ proptest! {
         input.extend(lines(&bodies));
         let mut expected = Vec::new();
         let outcome = server(&gaze)
-            .serve(&mut analyzer(), &input[..], &mut expected)
+            .serve(&mut analyzer(Duration::ZERO), &input[..], &mut expected)
             .expect("served");
         let reader = Chunked { bytes: input, at: 0, sizes, reads: 0 };
         let mut output = Recorder::default();
         let batching = Batching { max_delay: delay, max_bytes };
         let batched = server(&gaze)
-            .serve_batched(&mut analyzer(), reader, &mut output, batching)
+            .serve_batched(&mut analyzer(Duration::ZERO), reader, &mut output, batching)
             .expect("served");
         prop_assert_eq!(batched, outcome);
         prop_assert_eq!(String::from_utf8_lossy(&output.bytes), String::from_utf8_lossy(&expected));

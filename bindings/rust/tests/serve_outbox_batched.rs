@@ -10,62 +10,10 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::gaze_traffic::{complexity, lines, transcript, INIT};
-use common::TableHandler;
-use serde_json::json;
-use wirekit::serve::{outbox, Batching, ServeOptions, ServeOutcome, Server};
-use wirekit::validate::Protocol;
-
-fn gaze() -> Arc<Protocol> {
-    wirekit_protocols::protocol("gaze-analyzer").expect("gaze is embedded")
-}
-
-fn server(protocol: &Arc<Protocol>) -> Server {
-    Server::new(Arc::clone(protocol), ServeOptions::default()).with_logger(Box::new(|_: &str| {}))
-}
-
-/// A Gaze analyzer; `initialize` waits `first` before it answers.
-fn analyzer(first: Duration) -> TableHandler {
-    TableHandler::default()
-        .with("initialize", move |_| {
-            std::thread::sleep(first);
-            Ok(json!({"capabilities": {"discover": true, "test_mapping": false, "classify_signals": false, "streaming": true},
-                      "protocol_version": "1.1.0", "analyzer_name": "t", "language": "rust"}))
-        })
-        .returning(
-            "complexity",
-            json!({"functions": [{"name": "f", "package": "p", "file": "p.rs", "line": 1, "complexity": 2}]}),
-        )
-        .streaming(
-            "analyze/stream",
-            vec![json!({"name": "f", "package": "p", "file": "f.py", "line": 1, "side_effects": []}); 3],
-        )
-        .returning("shutdown", json!({}))
-}
-
-/// Keeps every byte and the size of each flushed write.
-#[derive(Default)]
-struct Recorder {
-    bytes: Vec<u8>,
-    writes: Vec<usize>,
-    unflushed: usize,
-}
-
-impl Write for &mut Recorder {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.bytes.extend_from_slice(buf);
-        self.unflushed += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        if self.unflushed > 0 {
-            self.writes.push(self.unflushed);
-            self.unflushed = 0;
-        }
-        Ok(())
-    }
-}
+use common::gaze_traffic::{
+    analyzer, complexity, gaze, lines, no_watchdog, server, transcript, Recorder, INIT,
+};
+use wirekit::serve::{outbox, Batching, ServeOutcome};
 
 #[test]
 fn batched_outbox_answers_are_the_bytes_serve_writes() {
@@ -83,8 +31,8 @@ fn batched_outbox_answers_are_the_bytes_serve_writes() {
             max_bytes: 1,
         },
         Batching {
-            max_delay: Duration::from_secs(3600),
             max_bytes: 300,
+            ..no_watchdog()
         },
     ] {
         let (_outbox, inbox) = outbox();
@@ -114,10 +62,7 @@ fn answers_to_events_waiting_in_the_inbox_share_writes() {
     let mut bodies = vec![INIT.to_owned()];
     bodies.extend((2..202).map(complexity));
     let input = lines(&bodies);
-    let batching = Batching {
-        max_delay: Duration::from_secs(3600),
-        ..Batching::default()
-    };
+    let batching = no_watchdog();
     let (_plain_outbox, plain_inbox) = outbox();
     let mut plain = Recorder::default();
     server(&gaze)
@@ -222,10 +167,7 @@ fn every_answer_is_out_before_the_loop_waits_for_the_next_event() {
         answered,
     };
     let (_outbox, inbox) = outbox();
-    let batching = Batching {
-        max_delay: Duration::from_secs(3600),
-        ..Batching::default()
-    };
+    let batching = no_watchdog();
     let outcome = server(&gaze)
         .serve_with_outbox_batched(
             &mut analyzer(Duration::from_millis(20)),
