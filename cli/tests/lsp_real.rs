@@ -7,24 +7,12 @@
 #[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
 use support::wirekit;
 
 /// The repository, with the servers installed.
 fn installed() -> std::path::PathBuf {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let installed = Command::new("bash")
-        .arg(repo.join("tests/lsp/install-servers.sh"))
-        .output()
-        .expect("bash");
-    assert!(
-        installed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&installed.stderr)
-    );
-    repo
+    support::installed("tests/lsp/install-servers.sh");
+    support::repo()
 }
 
 /// typescript-language-server loads the project only once a file is open,

@@ -11,14 +11,10 @@
 #[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
-use support::{json_lines, wirekit};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use support::{json_lines, repo, wirekit};
 
 fn upstream() -> Option<PathBuf> {
     let dir = std::env::var_os("WIREKIT_MCP_UPSTREAM")

@@ -18,30 +18,14 @@
 #[allow(dead_code)] // the shared helpers this file does not use
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+use std::path::PathBuf;
 
 use serde_json::Value;
+use support::{installed, repo};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Installs the peers once for this test binary; their folder.
-fn peers() -> &'static Path {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let script = repo().join("tests/mcp/install-peers.sh");
-        let output = Command::new("bash").arg(&script).output().unwrap();
-        assert!(
-            output.status.success(),
-            "{} failed: {}",
-            script.display(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        repo().join("tests/mcp")
-    })
+/// The peers' folder, installed once for this test binary.
+fn peers() -> PathBuf {
+    installed("tests/mcp/install-peers.sh")
 }
 
 const INITIALIZE: &str = r#"{"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {"listChanged": true}}, "clientInfo": {"name": "wirekit-drive", "version": "0.1.0"}}}"#;

@@ -3,7 +3,9 @@
 pub mod hostile;
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
 
 use serde_json::Value;
 
@@ -41,4 +43,32 @@ pub fn json_lines_of(text: &str) -> Vec<Value> {
 /// Standard output as text.
 pub fn stdout_text(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The repository's top folder.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs one of the repository's install scripts (`tests/lsp/install-servers.sh`,
+/// `tests/mcp/install-peers.sh`: real peers by package name) once for this
+/// test binary, and fails the test with its errors if it fails; the script's
+/// folder, where it installed them.
+pub fn installed(script: &str) -> PathBuf {
+    static RUN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let path = repo().join(script);
+    let mut run = RUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !run.iter().any(|done| done == script) {
+        let output = Command::new("bash").arg(&path).output().expect("bash");
+        assert!(
+            output.status.success(),
+            "{} failed: {}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        run.push(script.to_owned());
+    }
+    path.parent().map_or_else(repo, Path::to_path_buf)
 }
