@@ -69,12 +69,27 @@ def negotiate(requested: Any, supported: list[str]) -> str:
     return requested if isinstance(requested, str) and requested in supported else supported[0]
 
 
+def _named_parameters(handler: Callable[..., Any]) -> list[inspect.Parameter]:
+    """The handler's parameters a client names (not `*args`, `**kwargs`)."""
+    return [
+        p
+        for p in inspect.signature(handler).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+
+
+def _listing(handler: Callable[..., Any], description: Optional[str], **members: Any) -> dict[str, Any]:
+    """A listing's members, with the description given or the handler's
+    docstring (none when it has neither)."""
+    text = description or inspect.getdoc(handler)
+    return {**members, "description": text} if text else members
+
+
 def _input_schema(handler: Callable[..., Any]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for name, p in inspect.signature(handler).parameters.items():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
+    for p in _named_parameters(handler):
+        name = p.name
         kind = _JSON_TYPES.get(p.annotation)
         properties[name] = {"type": kind} if kind else {}
         if p.default is p.empty:
@@ -127,13 +142,12 @@ class Server(Service):
         """Registers a tool (a decorator); see the module's documentation."""
 
         def register(handler: F) -> F:
-            listing: dict[str, Any] = {
-                "name": name or handler.__name__,
-                "inputSchema": input_schema or _input_schema(handler),
-            }
-            text = description or inspect.getdoc(handler)
-            if text:
-                listing["description"] = text
+            listing = _listing(
+                handler,
+                description,
+                name=name or handler.__name__,
+                inputSchema=input_schema or _input_schema(handler),
+            )
             self._tools[listing["name"]] = _Entry(handler, listing)
             return handler
 
@@ -158,14 +172,9 @@ class Server(Service):
 
         def register(handler: F) -> F:
             arguments = [
-                {"name": n, "required": p.default is p.empty}
-                for n, p in inspect.signature(handler).parameters.items()
-                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                {"name": p.name, "required": p.default is p.empty} for p in _named_parameters(handler)
             ]
-            listing: dict[str, Any] = {"name": name or handler.__name__, "arguments": arguments}
-            text = description or inspect.getdoc(handler)
-            if text:
-                listing["description"] = text
+            listing = _listing(handler, description, name=name or handler.__name__, arguments=arguments)
             self._prompts[listing["name"]] = _Entry(handler, listing)
             return handler
 
