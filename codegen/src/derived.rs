@@ -2,8 +2,9 @@
 //! shares (the LSP meta model, `metamodel/`; a published JSON Schema,
 //! `upstream/`): how a derived method is finished (the recipe's defaults
 //! by direction, then its per-method members, in one member order), which
-//! schemas are types of their own in the bindings, and the generated
-//! titles and descriptions that stand in for upstream prose.
+//! schemas are types of their own in the bindings, the generated
+//! titles and descriptions that stand in for upstream prose, and the two
+//! documents a derivation writes.
 
 use serde_json::{json, Map, Value};
 
@@ -107,4 +108,56 @@ pub(crate) fn annotate(schema: &mut Value, title: &str, description: &str) {
         }
         *o = out;
     }
+}
+
+/// What a recipe says of the schema document it derives: its `$id`, root
+/// title and description, and the manifest members the upstream model does
+/// not give.
+pub(crate) struct DocumentRecipe<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) description: &'a str,
+    /// Written as is; its `methods` member (any placeholder) says where the
+    /// derived methods go, and without one they come last.
+    pub(crate) manifest: &'a Map<String, Value>,
+}
+
+/// The derived schema document (`defs` under a 2020-12 root) and manifest
+/// (`recipe.manifest` with `methods` in its place), each opening with the
+/// generated `comment`.
+pub(crate) fn documents(
+    recipe: &DocumentRecipe<'_>,
+    comment: String,
+    defs: Map<String, Value>,
+    methods: Map<String, Value>,
+) -> (Value, Value) {
+    let mut root = Map::new();
+    root.insert("$comment".into(), Value::String(comment.clone()));
+    root.insert(
+        "$schema".into(),
+        json!("https://json-schema.org/draft/2020-12/schema"),
+    );
+    root.insert("$id".into(), Value::String(recipe.id.to_owned()));
+    root.insert("title".into(), Value::String(recipe.title.to_owned()));
+    root.insert(
+        "description".into(),
+        Value::String(recipe.description.to_owned()),
+    );
+    root.insert("$defs".into(), Value::Object(defs));
+    let mut manifest = Map::new();
+    manifest.insert("$comment".into(), Value::String(comment));
+    let mut methods = Some(methods);
+    for (k, v) in recipe.manifest {
+        if k == "methods" {
+            if let Some(m) = methods.take() {
+                manifest.insert(k.clone(), Value::Object(m));
+            }
+        } else {
+            manifest.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(m) = methods {
+        manifest.insert("methods".into(), Value::Object(m));
+    }
+    (Value::Object(root), Value::Object(manifest))
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde_json::{json, Map, Value};
 
 use super::Recipe;
-use crate::derived::{annotate, finish_method, is_inline, words};
+use crate::derived::{annotate, finish_method, is_inline, words, DocumentRecipe};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The largest LSP `integer` and `uinteger` (the spec bounds both by 2^31-1).
@@ -254,37 +254,17 @@ pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<(Value, Value)> {
         recipe.model,
         super::DERIVE_FILE
     );
-    let mut root = Map::new();
-    root.insert("$comment".into(), Value::String(comment.clone()));
-    root.insert(
-        "$schema".into(),
-        json!("https://json-schema.org/draft/2020-12/schema"),
-    );
-    root.insert("$id".into(), Value::String(recipe.id.clone()));
-    root.insert("title".into(), Value::String(recipe.title.clone()));
-    root.insert(
-        "description".into(),
-        Value::String(recipe.description.clone()),
-    );
-    root.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
-    let mut manifest = Map::new();
-    manifest.insert("$comment".into(), Value::String(comment));
-    // The recipe's `methods` member (any placeholder) says where the
-    // derived methods go; without one they come last.
-    let mut methods = Some(methods);
-    for (k, v) in &recipe.manifest {
-        if k == "methods" {
-            if let Some(m) = methods.take() {
-                manifest.insert(k.clone(), Value::Object(m));
-            }
-        } else {
-            manifest.insert(k.clone(), v.clone());
-        }
-    }
-    if let Some(m) = methods {
-        manifest.insert("methods".into(), Value::Object(m));
-    }
-    Ok((Value::Object(root), Value::Object(manifest)))
+    Ok(crate::derived::documents(
+        &DocumentRecipe {
+            id: &recipe.id,
+            title: &recipe.title,
+            description: &recipe.description,
+            manifest: &recipe.manifest,
+        },
+        comment,
+        defs.into_iter().collect(),
+        methods,
+    ))
 }
 
 /// The schema of the named type `name`, queueing what it refers to.

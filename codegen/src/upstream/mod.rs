@@ -28,6 +28,7 @@ mod methods;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::derived::DocumentRecipe;
 use crate::error::Result;
 
 /// The recipe's `from` for this derivation.
@@ -104,33 +105,15 @@ pub fn derive(recipe: &Recipe, upstream: &Value) -> Result<(Value, Value)> {
         recipe.schema,
         crate::metamodel::DERIVE_FILE
     );
-    let mut root = Map::new();
-    root.insert("$comment".into(), Value::String(comment.clone()));
-    root.insert(
-        "$schema".into(),
-        Value::String("https://json-schema.org/draft/2020-12/schema".into()),
-    );
-    root.insert("$id".into(), Value::String(recipe.id.clone()));
-    root.insert("title".into(), Value::String(recipe.title.clone()));
-    root.insert(
-        "description".into(),
-        Value::String(recipe.description.clone()),
-    );
-    root.insert("$defs".into(), Value::Object(defs));
-    let mut manifest = Map::new();
-    manifest.insert("$comment".into(), Value::String(comment));
-    let mut pending = Some(derived);
-    for (k, v) in &recipe.manifest {
-        if k == "methods" {
-            if let Some(m) = pending.take() {
-                manifest.insert(k.clone(), Value::Object(m));
-            }
-        } else {
-            manifest.insert(k.clone(), v.clone());
-        }
-    }
-    if let Some(m) = pending {
-        manifest.insert("methods".into(), Value::Object(m));
-    }
-    Ok((Value::Object(root), Value::Object(manifest)))
+    Ok(crate::derived::documents(
+        &DocumentRecipe {
+            id: &recipe.id,
+            title: &recipe.title,
+            description: &recipe.description,
+            manifest: &recipe.manifest,
+        },
+        comment,
+        defs,
+        derived,
+    ))
 }
