@@ -6,7 +6,11 @@
 //! titles and descriptions that stand in for upstream prose, and the two
 //! documents a derivation writes.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
+
+use crate::error::{Error, ErrorKind, Result};
 
 /// The order of a derived method's members in `protocol.json`; members not
 /// listed follow in the order they were set.
@@ -110,6 +114,22 @@ pub(crate) fn annotate(schema: &mut Value, title: &str, description: &str) {
     }
 }
 
+/// Refuses two `$defs` keys alike in PascalCase: every generator names a
+/// type by its key in that form (and an inline type by its owner and
+/// member), so they would be one name twice in the bindings.
+pub(crate) fn distinct_type_names<'a>(names: impl IntoIterator<Item = &'a String>) -> Result<()> {
+    let mut pascal: BTreeMap<String, &str> = BTreeMap::new();
+    for name in names {
+        if let Some(other) = pascal.insert(crate::naming::pascal(name), name) {
+            return Err(Error::new(
+                ErrorKind::Manifest,
+                format!("the types `{other}` and `{name}` would have one name in the bindings"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What a recipe says of the schema document it derives: its `$id`, root
 /// title and description, and the manifest members the upstream model does
 /// not give.
@@ -160,4 +180,22 @@ pub(crate) fn documents(
         manifest.insert("methods".into(), Value::Object(m));
     }
     (Value::Object(root), Value::Object(manifest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_type_names;
+
+    #[test]
+    fn keys_alike_in_pascal_case_are_refused_by_name() {
+        let distinct = ["TextEdit".to_owned(), "text_document".to_owned()];
+        assert!(distinct_type_names(&distinct).is_ok());
+        let alike = ["TextEdit".to_owned(), "text_edit".to_owned()];
+        let err = distinct_type_names(&alike).expect_err("one name twice");
+        assert!(
+            err.to_string()
+                .contains("the types `TextEdit` and `text_edit` would have one name"),
+            "{err}"
+        );
+    }
 }

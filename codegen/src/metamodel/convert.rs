@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde_json::{json, Map, Value};
 
 use super::Recipe;
-use crate::derived::{annotate, finish_method, is_inline, words, DocumentRecipe};
+use crate::derived::{
+    annotate, distinct_type_names, finish_method, is_inline, words, DocumentRecipe,
+};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The largest LSP `integer` and `uinteger` (the spec bounds both by 2^31-1).
@@ -236,18 +238,7 @@ pub(super) fn derive(recipe: &Recipe, model: &Value) -> Result<(Value, Value)> {
         let schema = named_type(recipe, &m, &name, &mut queue)?;
         defs.insert(def_name(&name), schema);
     }
-    // Every generator names a type by its `$defs` key in PascalCase (and
-    // an inline type by its owner and member): two keys alike in that form
-    // would be one name twice.
-    let mut pascal: BTreeMap<String, &str> = BTreeMap::new();
-    for name in defs.keys() {
-        if let Some(other) = pascal.insert(crate::naming::pascal(name), name) {
-            return Err(Error::new(
-                ErrorKind::Manifest,
-                format!("the types `{other}` and `{name}` would have one name in the bindings"),
-            ));
-        }
-    }
+    distinct_type_names(defs.keys())?;
     let comment = format!(
         "{} Derived from the LSP meta model ({}) by meta/{}.",
         crate::header("").trim(),

@@ -12,12 +12,10 @@
 //! module does not know is an error, never silently dropped, so that a new
 //! upstream construct is seen.
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Map, Value};
 
 use super::Recipe;
-use crate::derived::{annotate, is_inline, words};
+use crate::derived::{annotate, distinct_type_names, is_inline, words};
 use crate::error::{Error, ErrorKind, Result};
 
 /// Keywords kept as they are: they constrain, or are harmless annotations
@@ -90,17 +88,7 @@ pub(super) fn definitions(recipe: &Recipe, upstream: &Value) -> Result<Map<Strin
         );
         out.insert(name.clone(), converted);
     }
-    // Every generator names a type by its key in PascalCase: two keys alike
-    // in that form would be one name twice.
-    let mut pascal: BTreeMap<String, &str> = BTreeMap::new();
-    for name in out.keys() {
-        if let Some(other) = pascal.insert(crate::naming::pascal(name), name) {
-            return Err(Error::new(
-                ErrorKind::Manifest,
-                format!("the types `{other}` and `{name}` would have one name in the bindings"),
-            ));
-        }
-    }
+    distinct_type_names(out.keys())?;
     Ok(out)
 }
 
