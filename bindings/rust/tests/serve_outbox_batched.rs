@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::io::{self, Cursor, Read, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -13,7 +14,10 @@ use std::time::Duration;
 use common::gaze_traffic::{
     analyzer, complexity, gaze, lines, no_watchdog, server, transcript, Recorder, INIT,
 };
+use serde_json::Value;
+use wirekit::envelope::{self, Message, Response};
 use wirekit::serve::{outbox, Batching, ServeOutcome};
+use wirekit::validate::Protocol;
 
 #[test]
 fn batched_outbox_answers_are_the_bytes_serve_writes() {
@@ -24,6 +28,7 @@ fn batched_outbox_answers_are_the_bytes_serve_writes() {
         .serve(&mut analyzer(Duration::ZERO), &input[..], &mut expected)
         .expect("served");
     assert_eq!(outcome, ServeOutcome::Ended, "the stream ends the session");
+    assert_errors_are_the_protocols(&gaze, &expected);
     for batching in [
         Batching::default(),
         Batching {
@@ -54,6 +59,54 @@ fn batched_outbox_answers_are_the_bytes_serve_writes() {
         );
         assert_eq!(output.unflushed, 0, "every byte was flushed");
     }
+}
+
+/// Each error answer in `output` (answers to the transcript's bad input;
+/// the bare lines of a stream's items are passed over)
+/// validates against the protocol's error schemas, the method's own where
+/// the request named one.
+fn assert_errors_are_the_protocols(gaze: &Protocol, output: &[u8]) {
+    let methods: HashMap<String, String> = transcript()
+        .iter()
+        .filter_map(|body| serde_json::from_str::<Value>(body).ok())
+        .filter_map(|request| {
+            Some((
+                request.get("id")?.to_string(),
+                request.get("method")?.as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    let options = gaze.manifest().transport.envelope_options();
+    let mut errors = 0;
+    for line in output
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+    {
+        let text = String::from_utf8_lossy(line);
+        let value: Value = serde_json::from_slice(line).expect("an answer is JSON");
+        if value.get("jsonrpc").is_none() {
+            continue; // an item of analyze/stream
+        }
+        let message = envelope::decode(line, &options).expect("an answer is a message");
+        let Message::Response(Response {
+            id,
+            outcome: Err(error),
+        }) = &message
+        else {
+            continue;
+        };
+        errors += 1;
+        let method = id
+            .as_ref()
+            .and_then(|id| serde_json::to_value(id).ok())
+            .and_then(|id| methods.get(&id.to_string()));
+        let issues = gaze.validate_error_of(method.map(String::as_str), error);
+        assert!(issues.is_empty(), "{text}: {issues:?}");
+    }
+    // The request before `initialize`, 50 (params), 51 (method) and "not
+    // json"; the empty line, the request without an id and the stray
+    // response get no answer.
+    assert_eq!(errors, 4, "error answers");
 }
 
 #[test]
