@@ -9,7 +9,7 @@
 //! * [`Target::Python`]: `TypedDict`s, `Literal` aliases and constants
 //!   (`bindings/python/python/wirekit/protocols`);
 //! * [`Target::TypeScript`]: interfaces, literal unions, a method map and
-//!   error-code constants (`bindings/typescript/src`);
+//!   error-code constants (`bindings/typescript/src/generated`);
 //! * [`Target::Docs`]: one Markdown reference a protocol (`docs/protocols`);
 //! * [`Target::OpenRpc`]: one OpenRPC 1.3 document a protocol (`docs/openrpc`).
 //!

@@ -17,7 +17,7 @@ use crate::text::{jsdoc, json_compact, json_string};
 use crate::{header, GeneratedFile, Result};
 
 /// Where the TypeScript modules go.
-pub const DIR: &str = "bindings/typescript/src";
+pub const DIR: &str = "bindings/typescript/src/generated";
 
 struct TsItem {
     /// JSDoc block (with trailing newline) or empty.

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 
-import type { AnalyzeResult, InitializeResult } from "../src/gzkit_authoring_guide.js";
+import type { AnalyzeResult, InitializeResult } from "../src/generated/gzkit_authoring_guide.js";
 import {
   CapabilityError,
   Client,

@@ -275,7 +275,7 @@ fn entry_types(p: &Protocol, manifest: &Manifest) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// `src/descriptors/<module>.ts` and `validators/<module>.schema.json` for
+/// `src/generated/descriptors/<module>.ts` and `validators/<module>.schema.json` for
 /// protocol `p`; nothing for a schema set without a transport.
 pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     let Some(manifest) = manifest(p)? else {

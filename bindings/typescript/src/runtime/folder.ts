@@ -54,7 +54,7 @@ import {
 } from "./protocol.js";
 import { compileSchemas } from "./schema-compiler.js";
 import { holdsInexactNumber, type SchemaValidator } from "./validation.js";
-import { validators as manifestValidators } from "../validators/manifest.js";
+import { validators as manifestValidators } from "../generated/validators/manifest.js";
 
 /** The name of a version's manifest file. */
 export const MANIFEST_FILE = "protocol.json";

@@ -5,7 +5,7 @@
  * that `wirekit generate` writes.
  *
  * The descriptors of the wirekit protocols are generated from their
- * manifests by `wirekit generate` (`src/descriptors/`, exported by the
+ * manifests by `wirekit generate` (`src/generated/descriptors/`, exported by the
  * package as `gzkitAuthoringGuide`, `agentapiDriver`, ...);
  * `loadProtocol` (`folder.ts`) builds one at run time from a folder holding
  * a `protocol.json` manifest and its schema files.

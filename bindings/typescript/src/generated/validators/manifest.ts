@@ -2,7 +2,7 @@
 // @ts-nocheck: ajv's standalone code is JavaScript; `validators` below is typed.
 /** Standalone validators of a protocol manifest (`schemas/wirekit-protocol.schema.json`). */
 import { createRequire } from "node:module";
-import type { SchemaValidator } from "../runtime/validation.js";
+import type { SchemaValidator } from "../../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate20;
