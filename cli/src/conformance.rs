@@ -16,16 +16,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 use wirekit::conformance::{self, Options};
-use wirekit::protocol::Registry;
 use wirekit::validate::Protocol;
 
 /// Arguments of `wirekit conformance`.
 #[derive(Debug, clap::Args)]
 pub struct ConformanceArgs {
-    /// The protocol: its folder in `schemas/` (newest version) or `NAME@VERSION`.
+    /// The protocol: `NAME` (its newest version) or `NAME@VERSION`, from `--schemas`, the nearest `schemas/` folder, or the built-in ones.
     #[arg(long)]
     protocol: String,
-    /// Read protocols from this folder instead of the ones built in.
+    /// Look for the protocol in this folder (laid out `NAME/VERSION/protocol.json`) instead of the nearest `schemas/`; the built-in protocols come after it.
     #[arg(long, value_name = "DIR")]
     schemas: Option<PathBuf>,
     /// Print the report as one JSON object instead of text.
@@ -73,19 +72,12 @@ pub fn run(args: ConformanceArgs) -> ExitCode {
 }
 
 fn load(args: &ConformanceArgs) -> Result<Arc<Protocol>, String> {
-    match &args.schemas {
-        None => wirekit_protocols::protocol(&args.protocol).map_err(|e| e.to_string()),
-        Some(dir) => {
-            let registry = Registry::from_dir(dir).map_err(|e| e.to_string())?;
-            let source = registry
-                .get(&args.protocol)
-                .map_err(|e| e.to_string())?
-                .clone();
-            Ok(Arc::new(
-                Protocol::compile(source).map_err(|e| e.to_string())?,
-            ))
-        }
-    }
+    crate::catalog::find(
+        &args.protocol,
+        args.schemas.as_deref(),
+        "wirekit conformance",
+    )?
+    .compile(&args.protocol)
 }
 
 fn params(path: &PathBuf) -> Result<BTreeMap<String, Value>, String> {

@@ -14,15 +14,15 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use wirekit::diff::{self, Impact, Report};
-use wirekit::protocol::{ProtocolError, ProtocolSource, Registry, VersionScheme};
+use wirekit::protocol::{ProtocolSource, VersionScheme};
 
 /// Arguments of `wirekit diff`.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
-    /// The protocol: its folder in `schemas/` (e.g. `gaze-analyzer`).
+    /// The protocol (e.g. `gaze-analyzer`), from `--schemas`, the nearest `schemas/` folder, or the built-in ones.
     #[arg(long)]
     protocol: String,
-    /// Read protocols from this folder instead of the ones built in.
+    /// Look for the protocol in this folder (laid out `NAME/VERSION/protocol.json`) instead of the nearest `schemas/`; the built-in protocols come after it.
     #[arg(long, value_name = "DIR")]
     schemas: Option<std::path::PathBuf>,
     /// Print one JSON object a change instead of text.
@@ -40,7 +40,7 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs) -> ExitCode {
     let report = match load(&args, &args.old).and_then(|old| {
         let new = load(&args, &args.new)?;
-        diff::compare(&old, &new)
+        diff::compare(&old, &new).map_err(|e| e.to_string())
     }) {
         Ok(report) => report,
         Err(error) => {
@@ -102,14 +102,12 @@ fn summary(report: &Report) -> String {
 }
 
 /// A version of the protocol, or a folder holding one.
-fn load(args: &DiffArgs, which: &str) -> Result<ProtocolSource, ProtocolError> {
+fn load(args: &DiffArgs, which: &str) -> Result<ProtocolSource, String> {
     let path = Path::new(which);
     if path.is_dir() || which.contains(std::path::MAIN_SEPARATOR) {
-        return ProtocolSource::from_dir(path, &path.display().to_string());
+        return ProtocolSource::from_dir(path, &path.display().to_string())
+            .map_err(|e| e.to_string());
     }
     let spec = format!("{}@{which}", args.protocol);
-    match &args.schemas {
-        None => wirekit_protocols::registry()?.get(&spec).cloned(),
-        Some(dir) => Registry::from_dir(dir)?.get(&spec).cloned(),
-    }
+    crate::catalog::find(&args.protocol, args.schemas.as_deref(), "wirekit diff")?.source(&spec)
 }

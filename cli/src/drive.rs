@@ -18,8 +18,19 @@
 //! (`{"severity": "warning", "kind": "discouraged_id", "message"}`), which
 //! does not fail the run.
 //!
-//! Exit status 0 when every call succeeded and the server sent nothing
-//! refused, 1 when a call failed or something was refused, 2 for bad usage.
+//! Exit status, which means the protocol:
+//! - 0, clean: every answer is one the protocol allows (a result that fits
+//!   its schema, or an error the method declares: its `errors`, or where it
+//!   declares none a code of the protocol's `errors` table other than
+//!   JSON-RPC's -32700, -32600, -32601 and -32603; such a line carries
+//!   `"declared": true`), the server sent nothing refused, and it exited
+//!   as the protocol's exit sequence says;
+//! - 1, not clean: a call refused before sending (the requests file does
+//!   not fit the protocol), an error the protocol does not allow, an
+//!   invalid result or notification, a timeout, a server that died or had
+//!   to be killed; the tail of the server's stderr is then printed;
+//! - 2: bad usage (an unknown protocol, a malformed requests file, a
+//!   server that cannot be started).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -31,18 +42,18 @@ use std::time::Duration;
 use crate::live::LiveLine;
 use serde_json::{json, Value};
 use wirekit::dataplane::DataFrame;
-use wirekit::host::{DataPlaneOffer, Host, HostError, HostErrorKind, Recording};
+use wirekit::host::{DataPlaneOffer, Ending, Host, HostError, HostErrorKind, Recording};
 use wirekit::monitor::{ProblemKind, Severity};
-use wirekit::protocol::{MethodKind, Registry};
+use wirekit::protocol::MethodKind;
 use wirekit::validate::Protocol;
 
 /// Arguments of `wirekit drive`.
 #[derive(Debug, clap::Args)]
 pub struct DriveArgs {
-    /// The protocol: its folder in `schemas/` (newest version) or `NAME@VERSION`.
+    /// The protocol: `NAME` (its newest version) or `NAME@VERSION`, from `--schemas`, the nearest `schemas/` folder, or the built-in ones.
     #[arg(long)]
     protocol: String,
-    /// Read protocols from this folder instead of the ones built in.
+    /// Look for the protocol in this folder (laid out `NAME/VERSION/protocol.json`) instead of the nearest `schemas/`; the built-in protocols come after it.
     #[arg(long, value_name = "DIR")]
     schemas: Option<PathBuf>,
     /// The calls, one `{"method": ..., "params": ...}` a line (standard input when absent or `-`).
@@ -88,17 +99,8 @@ pub fn run(args: DriveArgs) -> ExitCode {
 }
 
 fn drive(args: &DriveArgs) -> Result<bool, String> {
-    let protocol = match &args.schemas {
-        None => wirekit_protocols::protocol(&args.protocol).map_err(|e| e.to_string())?,
-        Some(dir) => {
-            let registry = Registry::from_dir(dir).map_err(|e| e.to_string())?;
-            let source = registry
-                .get(&args.protocol)
-                .map_err(|e| e.to_string())?
-                .clone();
-            Arc::new(Protocol::compile(source).map_err(|e| e.to_string())?)
-        }
-    };
+    let protocol = crate::catalog::find(&args.protocol, args.schemas.as_deref(), "wirekit drive")?
+        .compile(&args.protocol)?;
     let answers = match &args.answers {
         None => crate::answers::from_examples(&protocol),
         Some(path) => crate::answers::read(path, &protocol)?,
@@ -182,6 +184,12 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         all_ok &= print_received(&mut out, &mut host, &streams)?;
         let (line, fatal) = match outcome {
             Ok(result) => (json!({"method": method, "result": result}), false),
+            Err(error) if allowed_error(&protocol, &method, &error) => {
+                // An answer the protocol allows: the run stays clean.
+                let mut line = json!({"method": method, "error": describe(&error)});
+                line["declared"] = json!(true);
+                (line, false)
+            }
             Err(error) => {
                 all_ok = false;
                 // A timed-out request the protocol cancels leaves the session going.
@@ -220,11 +228,80 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         .map_err(|e| e.to_string())?;
     }
     all_ok &= print_received(&mut out, &mut host, &streams)?;
-    let status = host
-        .close(Duration::from_secs(5))
+    let (ending, stderr) = host
+        .end_with_stderr(Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
-    eprintln!("wirekit drive: the server exited with {status}");
+    let status = ending.status();
+    let how = match ending {
+        Ending::Exited(_) => "exited by itself".to_owned(),
+        Ending::Terminated(_) => {
+            "ended on SIGTERM, as the protocol's exit sequence allows".to_owned()
+        }
+        Ending::Killed(_) => {
+            all_ok = false;
+            "did not exit when its input closed and was killed".to_owned()
+        }
+    };
+    let code = status
+        .code()
+        .map_or_else(|| status.to_string(), |code| format!("status {code}"));
+    eprintln!(
+        "wirekit drive: {}; the server {how} ({code})",
+        if all_ok {
+            "clean: every answer is one the protocol allows"
+        } else {
+            "not clean: see the lines with `error` or `problem` above"
+        }
+    );
+    if !all_ok {
+        print_stderr_tail(&stderr);
+    }
     Ok(all_ok)
+}
+
+/// The last lines the server wrote to stderr, for a run that was not clean.
+fn print_stderr_tail(stderr: &str) {
+    const LINES: usize = 20;
+    let lines: Vec<&str> = stderr.lines().collect();
+    if lines.is_empty() {
+        eprintln!("wirekit drive: the server wrote nothing to stderr");
+        return;
+    }
+    let from = lines.len().saturating_sub(LINES);
+    eprintln!(
+        "wirekit drive: the server's stderr ({}):",
+        if from == 0 {
+            "all of it".to_owned()
+        } else {
+            format!("its last {LINES} lines")
+        }
+    );
+    for line in &lines[from..] {
+        eprintln!("  | {line}");
+    }
+}
+
+/// Whether `error` is an error answer the protocol allows for `method`:
+/// one of the method's declared `errors`, or where it declares none, a
+/// code of the protocol's `errors` table. JSON-RPC's internal error
+/// (-32603), parse error and invalid request never are, nor is "method not
+/// found" to a method the protocol defines unless the method declares it.
+fn allowed_error(protocol: &Protocol, method: &str, error: &HostError) -> bool {
+    if error.kind() != HostErrorKind::Remote {
+        return false;
+    }
+    let (Some(object), Some(spec)) = (error.error_object(), protocol.method(method)) else {
+        return false;
+    };
+    let errors = &protocol.manifest().errors;
+    if spec.errors.is_empty() {
+        const NEVER: [i64; 4] = [-32700, -32600, -32601, -32603];
+        !NEVER.contains(&object.code) && errors.iter().any(|e| e.code == object.code)
+    } else {
+        errors
+            .iter()
+            .any(|e| e.code == object.code && spec.errors.contains(&e.name))
+    }
 }
 
 /// `300 s`, `1.5 s`.

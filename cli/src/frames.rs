@@ -17,10 +17,17 @@ use wirekit::framing::{FrameReader, Framing, ReadError, TeeReader};
 /// Arguments of `wirekit frames`.
 #[derive(Debug, clap::Args)]
 pub struct FramesArgs {
-    /// How the stream is framed: `ndjson` or `content-length`.
-    #[arg(long)]
-    framing: Framing,
-    /// The largest frame body in bytes (default: 1 MiB for NDJSON, 16 MiB for Content-Length).
+    /// How the stream is framed: `ndjson` or `content-length` (default: the framing of `--protocol`).
+    #[arg(long, required_unless_present = "protocol")]
+    framing: Option<Framing>,
+    /// The protocol whose transport frames the stream (`NAME` or
+    /// `NAME@VERSION`, found as `validate` finds it): its framing and frame bound.
+    #[arg(long, value_name = "PROTOCOL")]
+    protocol: Option<String>,
+    /// Look for the protocol in this folder instead of the nearest `schemas/`.
+    #[arg(long, value_name = "DIR")]
+    schemas: Option<PathBuf>,
+    /// The largest frame body in bytes (default: the protocol's bound; else 1 MiB for NDJSON, 16 MiB for Content-Length).
     #[arg(long, value_name = "N")]
     max_frame_bytes: Option<usize>,
     /// The captured stream (standard input when absent or `-`).
@@ -36,7 +43,26 @@ pub fn run(args: FramesArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut limits = args.framing.default_limits();
+    let transport = match &args.protocol {
+        None => None,
+        Some(spec) => match crate::catalog::find(spec, args.schemas.as_deref(), "wirekit frames")
+            .and_then(|found| found.compile(spec))
+        {
+            Ok(protocol) => Some(protocol.manifest().transport.clone()),
+            Err(message) => {
+                eprintln!("wirekit frames: {message}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let Some(framing) = args.framing.or(transport.as_ref().map(|t| t.framing)) else {
+        eprintln!("wirekit frames: pass --framing or --protocol");
+        return ExitCode::from(2);
+    };
+    let mut limits = match (&transport, args.framing) {
+        (Some(transport), None) => transport.frame_limits(),
+        _ => framing.default_limits(),
+    };
     if let Some(max) = args.max_frame_bytes {
         limits = limits.with_max_frame_bytes(max);
     }
@@ -45,8 +71,8 @@ pub fn run(args: FramesArgs) -> ExitCode {
     let kept = limits
         .max_frame_bytes
         .saturating_add(limits.max_header_bytes);
-    let reader = FrameReader::new(TeeReader::new(input, kept), args.framing, limits);
-    match print_frames(reader, args.framing, &mut out) {
+    let reader = FrameReader::new(TeeReader::new(input, kept), framing, limits);
+    match print_frames(reader, framing, &mut out) {
         Ok(false) => ExitCode::SUCCESS,
         Ok(true) => ExitCode::from(1),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod answers;
+mod catalog;
 mod conformance;
 mod diff;
 mod drive;
@@ -33,7 +34,9 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Split a captured byte stream into frames and print one JSON object a frame.
-    #[command(override_usage = "wirekit frames [OPTIONS] --framing <FRAMING> [FILE]")]
+    #[command(
+        override_usage = "wirekit frames [OPTIONS] <--framing <FRAMING>|--protocol <PROTOCOL>> [FILE]"
+    )]
     Frames(frames::FramesArgs),
     /// Check a captured session (both directions, in order) against a protocol.
     #[command(override_usage = "wirekit validate [OPTIONS] --protocol <PROTOCOL> [FILE]")]

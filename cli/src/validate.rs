@@ -17,7 +17,6 @@ use std::sync::Arc;
 use wirekit::capture::Sides;
 use wirekit::framing::{FrameReader, ReadError};
 use wirekit::monitor::{Party, SessionChecker, Severity};
-use wirekit::protocol::{ProtocolError, Registry};
 use wirekit::validate::Protocol;
 
 /// Arguments of `wirekit validate`.
@@ -27,7 +26,7 @@ pub struct ValidateArgs {
     /// declares (or negotiates) when the protocol has it, else the newest.
     #[arg(long)]
     protocol: String,
-    /// Read protocols from this folder instead of the ones built in.
+    /// Look for the protocol in this folder (laid out `NAME/VERSION/protocol.json`) instead of the nearest `schemas/`; the built-in protocols come after it.
     #[arg(long, value_name = "DIR")]
     schemas: Option<PathBuf>,
     /// Print one JSON object a problem instead of a line of text.
@@ -176,20 +175,12 @@ pub fn run(args: ValidateArgs) -> ExitCode {
 /// The protocol to check `capture` against: `NAME@VERSION` as given, or
 /// for a name alone the version the session declares (or negotiates) when
 /// the protocol has it, else the newest.
-fn load(args: &ValidateArgs, capture: &[u8]) -> Result<Arc<Protocol>, ProtocolError> {
-    let followed = |registry: &Registry| {
-        if args.protocol.contains('@') {
-            args.protocol.clone()
-        } else {
-            crate::session_version::follow(registry, &args.protocol, capture)
-        }
+fn load(args: &ValidateArgs, capture: &[u8]) -> Result<Arc<Protocol>, String> {
+    let found = crate::catalog::find(&args.protocol, args.schemas.as_deref(), "wirekit validate")?;
+    let spec = if args.protocol.contains('@') {
+        args.protocol.clone()
+    } else {
+        crate::session_version::follow(&found.registry, &args.protocol, capture)
     };
-    match &args.schemas {
-        None => wirekit_protocols::protocol(&followed(wirekit_protocols::registry()?)),
-        Some(dir) => {
-            let registry = Registry::from_dir(dir)?;
-            let spec = followed(&registry);
-            Ok(Arc::new(Protocol::compile(registry.get(&spec)?.clone())?))
-        }
-    }
+    found.compile(&spec)
 }

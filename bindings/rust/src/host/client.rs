@@ -511,6 +511,20 @@ impl Host {
         self.end(grace).map(Ending::status)
     }
 
+    /// [`Host::end`], with the tail of what the server wrote to stderr
+    /// (the last words included: taken once the process has ended).
+    pub fn end_with_stderr(self, grace: Duration) -> Result<(Ending, String), HostError> {
+        let kept = Arc::clone(&self.stderr);
+        let ending = self.end(grace)?;
+        // Give the stderr reader a moment to collect what came last.
+        thread::sleep(Duration::from_millis(20));
+        let tail = kept
+            .lock()
+            .map(|bytes| bytes.iter().copied().collect::<Vec<u8>>())
+            .unwrap_or_default();
+        Ok((ending, String::from_utf8_lossy(&tail).into_owned()))
+    }
+
     /// [`Host::close`], saying how the server ended.
     pub fn end(mut self, grace: Duration) -> Result<Ending, HostError> {
         drop(self.writer.take());
