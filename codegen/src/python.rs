@@ -1,11 +1,13 @@
 //! The Python target: one module of `TypedDict`s, `Literal` aliases and
 //! constants a protocol, checked with `mypy --strict` (Python 3.11+).
 //!
-//! The modules run on Python 3.9+ with no third-party import at run time:
-//! annotations are postponed (`from __future__ import annotations`),
-//! `NotRequired` and `TypeAlias` come from `typing_extensions` for the type
-//! checker only, and expressions evaluated at run time (alias values,
-//! functional `TypedDict` members) use `Union[...]` and quoted names.
+//! The modules run on Python 3.9+: annotations are postponed (`from
+//! __future__ import annotations`), `TypeAlias` comes from
+//! `typing_extensions` for the type checker only, `NotRequired` from
+//! `typing` on 3.11+ (from `typing_extensions` before, a dependency of the
+//! package there) so that `typing.get_type_hints` resolves every member, and
+//! expressions evaluated at run time (alias values, functional `TypedDict`
+//! members) use `Union[...]` and quoted names.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -60,6 +62,9 @@ struct ModuleTemplate {
     docstring: String,
     imports: String,
     checker_imports: String,
+    /// Whether `NotRequired` is imported at run time (so that
+    /// `typing.get_type_hints` resolves every member).
+    not_required: bool,
     protocol: String,
     version: String,
     items: Vec<PyItem>,
@@ -343,13 +348,17 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         doc.push_str("\n\n");
         doc.push_str(d);
     }
-    // `NotRequired` and `TypeAlias` are newer than Python 3.9: the type
-    // checker reads them from `typing_extensions`, run time never needs them.
+    // `NotRequired` and `TypeAlias` are newer than Python 3.9. `TypeAlias`
+    // is for the type checker alone (from `typing_extensions`); `NotRequired`
+    // is imported at run time too, from `typing` on 3.11+ and from
+    // `typing_extensions` before, so `typing.get_type_hints` resolves
+    // every member of every `TypedDict`.
+    let not_required = r.imports.contains("NotRequired");
     let checker_only: Vec<&str> = r
         .imports
         .iter()
         .copied()
-        .filter(|i| matches!(*i, "NotRequired" | "TypeAlias"))
+        .filter(|i| *i == "TypeAlias")
         .collect();
     let mut runtime: Vec<&str> = r
         .imports
@@ -367,6 +376,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
         docstring: python_docstring(&doc, ""),
         imports,
         checker_imports,
+        not_required,
         protocol: json_string(&p.name),
         version: json_string(&p.version),
         items,

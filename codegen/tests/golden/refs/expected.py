@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, TypedDict
+import sys
+from typing import Final, TypedDict
 
-if TYPE_CHECKING:
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
     from typing_extensions import NotRequired
 
 PROTOCOL: Final = "refs"

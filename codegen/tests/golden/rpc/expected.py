@@ -6,10 +6,16 @@ Covers requests, an optional method behind a capability, optional params, a stre
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Final, TypedDict
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
+
 if TYPE_CHECKING:
-    from typing_extensions import NotRequired, TypeAlias
+    from typing_extensions import TypeAlias
 
 PROTOCOL: Final = "rpc"
 """The protocol name."""

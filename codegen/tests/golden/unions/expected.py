@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Final, Literal, TypedDict, Union
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
+
 if TYPE_CHECKING:
-    from typing_extensions import NotRequired, TypeAlias
+    from typing_extensions import TypeAlias
 
 PROTOCOL: Final = "unions"
 """The protocol name."""

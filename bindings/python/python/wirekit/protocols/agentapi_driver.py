@@ -6,10 +6,16 @@ AgentAPI Doctor's stable out-of-process driver control protocol (Driver RPC v1, 
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
+
 if TYPE_CHECKING:
-    from typing_extensions import NotRequired, TypeAlias
+    from typing_extensions import TypeAlias
 
 PROTOCOL: Final = "agentapi-driver"
 """The protocol name."""

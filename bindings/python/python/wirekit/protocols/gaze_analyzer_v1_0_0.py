@@ -6,10 +6,16 @@ The Gaze Analyzer Protocol lets external language analyzers provide side effect 
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, Union
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
+
 if TYPE_CHECKING:
-    from typing_extensions import NotRequired, TypeAlias
+    from typing_extensions import TypeAlias
 
 PROTOCOL: Final = "gaze-analyzer"
 """The protocol name."""

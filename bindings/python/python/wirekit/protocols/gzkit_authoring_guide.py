@@ -6,10 +6,16 @@ The gzkit authoring guide service exposes complexity hints to editor plugins. Th
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, Union
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
+
 if TYPE_CHECKING:
-    from typing_extensions import NotRequired, TypeAlias
+    from typing_extensions import TypeAlias
 
 PROTOCOL: Final = "gzkit-authoring-guide"
 """The protocol name."""

@@ -6,10 +6,16 @@ The Language Server Protocol between an editor-like client and a language server
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, Union
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
+
 if TYPE_CHECKING:
-    from typing_extensions import NotRequired, TypeAlias
+    from typing_extensions import TypeAlias
 
 PROTOCOL: Final = "lsp"
 """The protocol name."""

@@ -6,10 +6,16 @@ The Model Context Protocol between a host application's client and a server that
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, Union
 
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
+
 if TYPE_CHECKING:
-    from typing_extensions import NotRequired, TypeAlias
+    from typing_extensions import TypeAlias
 
 PROTOCOL: Final = "mcp"
 """The protocol name."""
