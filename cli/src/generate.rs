@@ -23,9 +23,28 @@ pub struct GenerateArgs {
     #[arg(long)]
     check: bool,
 
-    /// The repository root (default: the nearest ancestor holding `schemas/`).
+    /// wirekit's own repository root, for its shipped bindings (default:
+    /// the nearest ancestor holding `schemas/` and `Cargo.toml`, where no
+    /// `wirekit.toml` is nearer).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+
+    /// A project of one's own: write every selected target into
+    /// `DIR/<target>/` (python, typescript, rust, docs, openrpc), for use with
+    /// the published packages. Without it, `wirekit.toml` (the nearest
+    /// one) says where each target goes.
+    #[arg(long, value_name = "DIR", conflicts_with = "root")]
+    out: Option<PathBuf>,
+
+    /// With `--out` or `wirekit.toml`: the protocols' folder (default: the
+    /// config's `schemas`, else the nearest `schemas/`).
+    #[arg(long, value_name = "DIR", conflicts_with = "root")]
+    schemas: Option<PathBuf>,
+
+    /// With `--out` or `wirekit.toml`: the Python package name (default:
+    /// the config's `package`, else `wirekit_bindings`).
+    #[arg(long, value_name = "NAME", conflicts_with = "root")]
+    package: Option<String>,
 }
 
 /// A target on the command line.
@@ -53,16 +72,26 @@ impl From<TargetArg> for Target {
 /// Runs `wirekit generate`: 0 when done (or up to date), 1 when `--check`
 /// found stale files, 2 on an error.
 pub fn run(args: GenerateArgs) -> ExitCode {
-    let root = match args.root.clone().or_else(|| {
-        std::env::current_dir()
-            .ok()
-            .and_then(|d| wirekit_codegen::find_root(&d))
-    }) {
-        Some(r) => r,
-        None => {
-            eprintln!("wirekit generate: no `schemas/` directory here or above; pass --root");
-            return ExitCode::from(2);
-        }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    // A project of one's own: `--out`, or a `wirekit.toml` nearer than a clone's root.
+    let clone = args
+        .root
+        .clone()
+        .or_else(|| wirekit_codegen::find_root(&cwd));
+    let config = crate::project::find_config(&cwd)
+        .filter(|file| clone.as_ref().is_none_or(|root| file.starts_with(root)));
+    if args.root.is_none() && (args.out.is_some() || config.is_some() || clone.is_none()) {
+        return match project_plan(&args, &cwd, config.as_deref()) {
+            Ok(plan) => crate::project::run(&plan, args.check),
+            Err(message) => {
+                eprintln!("wirekit generate: {message}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    let Some(root) = clone else {
+        eprintln!("wirekit generate: no `schemas/` directory here or above; pass --root");
+        return ExitCode::from(2);
     };
     let options = Options {
         root: root.clone(),
@@ -149,4 +178,96 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// What `generate` writes in a project of one's own, from the arguments and
+/// the project file.
+fn project_plan(
+    args: &GenerateArgs,
+    cwd: &std::path::Path,
+    config_file: Option<&std::path::Path>,
+) -> Result<crate::project::Plan, String> {
+    let (config, base) = match (&args.out, config_file) {
+        (None, Some(file)) => (
+            crate::project::read_config(file)?,
+            file.parent()
+                .map_or_else(|| cwd.to_path_buf(), std::path::Path::to_path_buf),
+        ),
+        (None, None) => {
+            return Err(format!(
+                "not in a clone of wirekit and no {} here or above: pass --out DIR \
+                 (e.g. `wirekit generate --out generated`), or write {} with an [out] table \
+                 (`wirekit init NAME` writes one)",
+                crate::project::CONFIG_FILE,
+                crate::project::CONFIG_FILE
+            ))
+        }
+        (Some(_), _) => (crate::project::Config::default(), cwd.to_path_buf()),
+    };
+    let selected: Vec<Target> = args.target.iter().copied().map(Target::from).collect();
+    let targets = match &args.out {
+        Some(out) => {
+            let chosen = if selected.is_empty() {
+                Target::ALL.to_vec()
+            } else {
+                selected.clone()
+            };
+            chosen
+                .into_iter()
+                .map(|t| (t, cwd.join(out).join(t.name())))
+                .collect()
+        }
+        None => {
+            let mut targets = crate::project::config_targets(&config, &base)?;
+            if !selected.is_empty() {
+                targets.retain(|(t, _)| selected.contains(t));
+            }
+            if targets.is_empty() {
+                return Err(format!(
+                    "{}: no target to generate (its [out] table names none{})",
+                    crate::project::CONFIG_FILE,
+                    if selected.is_empty() {
+                        ""
+                    } else {
+                        " of those --target selects"
+                    }
+                ));
+            }
+            targets
+        }
+    };
+    let schemas = match (&args.schemas, &config.schemas) {
+        (Some(dir), _) => cwd.join(dir),
+        (None, Some(dir)) => base.join(dir),
+        (None, None) => crate::catalog::nearest_schemas(&base)
+            .ok_or("no `schemas/` folder here or in a parent folder; pass --schemas DIR")?,
+    };
+    let protocols = match &args.protocol {
+        Some(name) => vec![name.clone()],
+        None => config.protocols.clone(),
+    };
+    let package = args
+        .package
+        .clone()
+        .or(config.package.clone())
+        .unwrap_or_else(|| wirekit_codegen::standalone::DEFAULT_PACKAGE.to_owned());
+    if !is_python_identifier(&package) {
+        return Err(format!(
+            "the Python package name `{package}` is not an identifier (letters, digits and _, not starting with a digit)"
+        ));
+    }
+    Ok(crate::project::Plan {
+        schemas,
+        protocols,
+        package,
+        targets,
+    })
+}
+
+fn is_python_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

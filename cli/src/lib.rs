@@ -20,6 +20,7 @@ mod generate;
 mod input;
 mod live;
 mod lsp;
+mod project;
 mod session_version;
 mod validate;
 
@@ -55,7 +56,8 @@ enum Command {
     /// Compare two versions of a protocol and classify every change by whom it breaks.
     #[command(override_usage = "wirekit diff [OPTIONS] --protocol <PROTOCOL> <OLD> <NEW>")]
     Diff(diff::DiffArgs),
-    /// Regenerate the Rust, Python and TypeScript bindings and the docs from `schemas/`.
+    /// Generate the Rust, Python and TypeScript bindings and the docs of protocols from their schemas
+    /// (`--out DIR` or `wirekit.toml` in a project of one's own).
     Generate(generate::GenerateArgs),
 }
 

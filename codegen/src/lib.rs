@@ -33,6 +33,7 @@ pub mod protocol;
 pub mod python;
 pub mod rust;
 pub mod rust_types;
+pub mod standalone;
 pub mod text;
 pub mod typescript;
 pub mod upstream;
@@ -220,11 +221,18 @@ pub fn generate_for(
     Ok(out)
 }
 
-/// Find the repository root: the nearest ancestor of `start` holding `schemas/`.
+/// Find wirekit's repository root: the nearest ancestor of `start` holding
+/// `Cargo.toml`, `codegen/` and `schemas/` with the manifest meta-schema
+/// (`schemas/wirekit-protocol.schema.json`), so that a project of one's own
+/// with a `Cargo.toml` and a `schemas/` folder is never taken for it.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
     start
         .ancestors()
-        .find(|d| d.join("schemas").is_dir() && d.join("Cargo.toml").is_file())
+        .find(|d| {
+            d.join("schemas/wirekit-protocol.schema.json").is_file()
+                && d.join("Cargo.toml").is_file()
+                && d.join("codegen").is_dir()
+        })
         .map(Path::to_path_buf)
 }
 
