@@ -12,11 +12,13 @@ use clap::{Parser, Subcommand};
 
 mod answers;
 mod catalog;
+mod check;
 mod conformance;
 mod diff;
 mod drive;
 mod frames;
 mod generate;
+mod init;
 mod input;
 mod live;
 mod lsp;
@@ -56,6 +58,10 @@ enum Command {
     /// Compare two versions of a protocol and classify every change by whom it breaks.
     #[command(override_usage = "wirekit diff [OPTIONS] --protocol <PROTOCOL> <OLD> <NEW>")]
     Diff(diff::DiffArgs),
+    /// Write a protocol of one's own (schemas, a Python server, calls, a README), ready for `conformance`.
+    Init(init::InitArgs),
+    /// Lint protocols of one's own: the manifest, the schemas, every example against its schema.
+    Check(check::CheckArgs),
     /// Generate the Rust, Python and TypeScript bindings and the docs of protocols from their schemas
     /// (`--out DIR` or `wirekit.toml` in a project of one's own).
     Generate(generate::GenerateArgs),
@@ -98,6 +104,8 @@ where
         Command::Lsp(args) => lsp::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Generate(args) => generate::run(args),
+        Command::Init(args) => init::run(args),
+        Command::Check(args) => check::run(args),
     }
 }
 

@@ -85,13 +85,20 @@ pub fn config_targets(config: &Config, base: &Path) -> Result<Vec<(Target, PathB
         .iter()
         .map(|(name, dir)| {
             Target::from_name(name)
-                .map(|t| (t, base.join(dir)))
+                .map(|t| (t, tidy(&base.join(dir))))
                 .ok_or_else(|| {
                     format!(
                         "{CONFIG_FILE}: [out] has `{name}`, not a target (rust, python, typescript, docs, openrpc)"
                     )
                 })
         })
+        .collect()
+}
+
+/// `path` without its `.` parts (`/p/./x` is `/p/x`).
+pub fn tidy(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect()
 }
 
