@@ -394,8 +394,8 @@ fn rust_tail(p: &Protocol) -> Result<String> {
          \x20       ::std::sync::Arc<::wirekit::validate::Protocol>,\n\
          \x20       ::wirekit::protocol::ProtocolError,\n\
          \x20   >;\n\
-         \x20   static PROTOCOL: ::std::sync::OnceLock<Compiled> = ::std::sync::OnceLock::new();\n\
-         \x20   PROTOCOL\n\
+         \x20   static COMPILED: ::std::sync::OnceLock<Compiled> = ::std::sync::OnceLock::new();\n\
+         \x20   COMPILED\n\
          \x20       .get_or_init(|| {\n\
          \x20           let registry = ::wirekit::protocol::Registry::from_files(FILES.iter().copied())?;\n\
          \x20           let source = registry.get(&format!(\"{PROTOCOL}@{VERSION}\"))?.clone();\n\
@@ -416,7 +416,8 @@ fn rust_mod(protocols: &[Protocol]) -> String {
         crate::header("//")
     );
     for m in modules {
-        text.push_str(&format!("pub mod {m};\n"));
+        // What a program does not use of a protocol is no warning of its.
+        text.push_str(&format!("#[allow(dead_code)]\npub mod {m};\n"));
     }
     text
 }
