@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV := .venv
 WIREKIT := target/debug/wirekit
 
-.PHONY: demo test test-rust test-readme test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench miri asan-python fuzz-build fuzz-long
+.PHONY: demo test test-tutorial test-rust test-readme test-schemas test-python test-typescript test-codegen test-install-rust test-install-npm test-install-python generate check-generated goldens bench miri asan-python fuzz-build fuzz-long
 
 ## The main job: regenerate every binding and the docs from schemas/, then show them working.
 demo:
@@ -21,7 +21,7 @@ demo:
 
 ## Every test: Rust (fmt, clippy, tests, generated-file drift), schemas, Python, TypeScript,
 ## and the generated goldens type-checked in their languages.
-test: test-rust test-readme test-schemas test-python test-install-python test-typescript test-codegen test-install-rust test-install-npm
+test: test-rust test-readme test-schemas test-python test-install-python test-typescript test-codegen test-install-rust test-install-npm test-tutorial
 	@echo "make test: every suite passed"
 
 # cargo test -q: one "test result" line per test binary, failures in full. The LSP client's tests
@@ -59,6 +59,13 @@ test-install-python:
 # (after test-typescript: it reuses node_modules).
 test-install-npm:
 	bash tests/install/npm-pack.sh
+
+# docs/tutorial.md, every command of it, in a fresh folder outside the tree with only the wheel
+# test-python built, the npm package packed and the wheel's `wirekit` command.
+# And `wirekit generate --out` for Python, TypeScript and Rust, each result used in a scratch project.
+test-tutorial:
+	PYTHON=$(PYTHON) bash tests/tutorial/run.sh
+	PYTHON=$(PYTHON) bash tests/install/generate-out.sh
 
 # schemas/check.py needs jsonschema and referencing: installed into the project's venv.
 test-schemas: $(VENV)/.schema-tools
