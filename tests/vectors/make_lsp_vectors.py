@@ -84,11 +84,24 @@ def resolve(proto: Any, ref: dict[str, str]) -> tuple[Any, Any]:
 
 
 def main() -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description="Writes the test vectors of the methods of derived protocols that have none yet "
+        "(files written by hand are never touched). Needs jsonschema and referencing.",
+    )
+    parser.add_argument(
+        "protocols", nargs="*", metavar="PROTOCOL@VERSION", help=f"the protocols (default: {DEFAULT_KEY})"
+    )
+    args = parser.parse_args()
     check = load_check()
     report = check.Report(False)
     protocols = {p.key: p for p in check.load_protocols(report, check.check_meta(report))}
+    unknown = [key for key in args.protocols if key not in protocols]
+    if unknown:
+        parser.error(f"no protocol {', '.join(unknown)}; known: {', '.join(sorted(protocols))}")
     written = 0
-    for key in sys.argv[1:] or [DEFAULT_KEY]:
+    for key in args.protocols or [DEFAULT_KEY]:
         written += write_vectors(check, protocols[key], REPO / "tests" / "vectors" / "protocols" / key)
     print(f"make_lsp_vectors: {written} files written")
     return 0
