@@ -3,7 +3,10 @@
 (a `cd` or an activated venv carries over), in WORK; after each block that a
 `text` block follows, compares that block's standard output with it.
 
-    run.py TUTORIAL WORK
+    run.py TUTORIAL WORK [SECTION]
+
+With SECTION (a heading, `## A protocol of your own`), only the blocks
+under that heading, up to the next heading of its level.
 
 The environment says where the packages are (WIREKIT_WHEEL, WIREKIT_NPM).
 Each block is printed before it runs; a failing block ends the run with its
@@ -23,7 +26,18 @@ def blocks(text: str) -> list[tuple[str, str]]:
 
 def main() -> int:
     tutorial, work = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-    found = blocks(tutorial.read_text())
+    text = tutorial.read_text()
+    if len(sys.argv) > 3:
+        heading = sys.argv[3]
+        level = heading.split(" ", 1)[0] + " "
+        start = text.find("\n" + heading + "\n")
+        if start < 0:
+            print(f"FAIL: {tutorial} has no heading {heading!r}", file=sys.stderr)
+            return 1
+        rest = text[start + len(heading) + 2 :]
+        end = rest.find("\n" + level)
+        text = rest if end < 0 else rest[:end]
+    found = blocks(text)
     shell = [(i, body) for i, (lang, body) in enumerate(found) if lang == "sh"]
     if not shell:
         print(f"FAIL: {tutorial} has no sh block", file=sys.stderr)

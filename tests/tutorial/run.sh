@@ -4,6 +4,8 @@
 # bindings/python/run-tests.sh), the packed npm package (npm pack here) and
 # the wheel's `wirekit` command; no cargo or rustc on PATH. Every `sh` block
 # runs in order and every `text` block is compared (tests/tutorial/run.py).
+# Then README.md's "A protocol of your own" block, in another fresh folder,
+# with the wirekit the tutorial installed.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python="${PYTHON:-python3}"
@@ -34,3 +36,8 @@ mkdir -p "$home"
 echo "== docs/tutorial.md in $home ($("$interpreter" --version), node $(node --version), PATH without cargo)"
 PATH="$work/bin:$clean_path" npm_config_prefer_offline=true npm_config_loglevel=error \
     "$interpreter" "$repo/tests/tutorial/run.py" "$repo/docs/tutorial.md" "$home"
+readme="$work/readme"
+mkdir -p "$readme"
+echo "== README.md's 'A protocol of your own' in $readme"
+PATH="$home/.venv/bin:$work/bin:$clean_path" \
+    "$interpreter" "$repo/tests/tutorial/run.py" "$repo/README.md" "$readme" "## A protocol of your own"
