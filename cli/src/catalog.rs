@@ -73,14 +73,18 @@ pub fn find(spec: &str, explicit: Option<&Path>, command: &str) -> Result<Found,
     let folder = user_folder(explicit);
     if let Some(dir) = &folder {
         if let Some(registry) = read_protocol(dir, name)? {
-            let builtin = builtin(name);
-            if let Some(builtin) = &builtin {
-                if !same_sources(&registry, builtin) {
-                    eprintln!(
-                        "{command}: note: `{name}` is read from {} (it overrides the built-in protocol of that name)",
-                        dir.join(name).display()
-                    );
+            if let Some(builtin) = builtin(name) {
+                if same_sources(&registry, &builtin) {
+                    // wirekit's own clone: the built-in protocol, compiled once.
+                    return Ok(Found {
+                        registry: builtin,
+                        folder: None,
+                    });
                 }
+                eprintln!(
+                    "{command}: note: `{name}` is read from {} (it overrides the built-in protocol of that name)",
+                    dir.join(name).display()
+                );
             }
             return Ok(Found {
                 registry,

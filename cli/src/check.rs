@@ -4,6 +4,8 @@
 //! loads it: the manifest's model (unknown members refused), every listed
 //! schema file present and valid JSON, every `$ref` resolved, the
 //! lifecycle's states, capabilities, negotiation and rules consistent.
+//! The manifest is held to the meta-schema too (`wirekit-protocol.schema.json`,
+//! built in): a misspelt member is named, not ignored.
 //! Then every example of every method is checked against its schemas: its
 //! `params`, its `result`, and for an `error` example that the code is one
 //! the method declares and the object fits the protocol's error object.
@@ -115,6 +117,10 @@ fn check_version(dir: &Path, origin: &str) -> Vec<String> {
         Ok(source) => source,
         Err(error) => return vec![error.to_string()],
     };
+    let shape = manifest_shape(&source.manifest_json, origin);
+    if !shape.is_empty() {
+        return shape;
+    }
     let expected = format!("{}/{}", source.manifest.protocol, source.manifest.version);
     if expected != origin {
         return vec![format!(
@@ -176,6 +182,40 @@ fn check_version(dir: &Path, origin: &str) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The manifest against the meta-schema (`wirekit-protocol.schema.json`):
+/// what the core's model leaves open (an unknown member, a misspelt one,
+/// the patterns and lengths of names).
+fn manifest_shape(manifest: &Value, origin: &str) -> Vec<String> {
+    let meta: Value = match serde_json::from_str(wirekit_protocols::manifest_schema()) {
+        Ok(meta) => meta,
+        Err(error) => return vec![format!("the built-in meta-schema is not JSON: {error}")],
+    };
+    let validator = match jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&meta)
+    {
+        Ok(validator) => validator,
+        Err(error) => {
+            return vec![format!(
+                "the built-in meta-schema does not compile: {error}"
+            )]
+        }
+    };
+    validator
+        .iter_errors(manifest)
+        .map(|error| {
+            format!(
+                "{origin}/{MANIFEST_FILE} {}: {error}",
+                if error.instance_path().as_str().is_empty() {
+                    "(root)".to_owned()
+                } else {
+                    error.instance_path().as_str().to_owned()
+                }
+            )
+        })
+        .collect()
 }
 
 fn push_issues(problems: &mut Vec<String>, at: &str, part: &str, issues: Vec<ValidationIssue>) {

@@ -180,6 +180,16 @@ fn check_names_each_example_that_fails_its_schema() {
     );
     assert_eq!(lines.lines().count(), 2, "{lines}");
 
+    // A misspelt member is named, not ignored (the meta-schema).
+    std::fs::write(&manifest, text.replace("\"host\": {", "\"hots\": {")).expect("write");
+    let misspelt = wirekit_in(&project.0, &["check"], b"");
+    assert_eq!(misspelt.status.code(), Some(1));
+    assert!(
+        stdout(&misspelt).contains("demo/1/protocol.json (root): Additional properties are not allowed ('hots' was unexpected)"),
+        "{}",
+        stdout(&misspelt)
+    );
+
     std::fs::write(&manifest, "{\"protocol\": \"demo\"").expect("write");
     let not_json = wirekit_in(&project.0, &["check"], b"");
     assert_eq!(not_json.status.code(), Some(1));

@@ -180,6 +180,9 @@ pub fn generate(options: &Options) -> Result<Vec<GeneratedFile>> {
         &options.targets(),
         options.protocol.is_none(),
     )?);
+    if options.protocol.is_none() && options.targets().contains(&Target::Rust) {
+        out.push(rust::manifest_schema(&options.root).map_err(|e| e.for_target(Target::Rust))?);
+    }
     Ok(out)
 }
 

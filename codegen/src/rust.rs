@@ -374,6 +374,34 @@ pub fn embedded_schemas(protocols: &[Protocol]) -> Result<GeneratedFile> {
     })
 }
 
+/// `generated/manifest_schema.rs`: the manifest's meta-schema as JSON text,
+/// for commands that lint a protocol folder with no file of wirekit's at hand.
+pub fn manifest_schema(root: &std::path::Path) -> Result<GeneratedFile> {
+    let path = root.join("schemas").join(META_SCHEMA_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Error::new(ErrorKind::Io, format!("cannot read: {e}")).in_file(path.display().to_string())
+    })?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::new(ErrorKind::Manifest, format!("not JSON: {e}"))
+            .in_file(path.display().to_string())
+    })?;
+    let json = pretty_json(&value)?;
+    let hashes = raw_string_hashes(&json);
+    let text = format!(
+        "{}\n//! The manifest's meta-schema, `schemas/{META_SCHEMA_FILE}`, as JSON text.\n\n\
+         /// `schemas/{META_SCHEMA_FILE}`.\n\
+         pub(crate) static MANIFEST_SCHEMA: &str = r{hashes}\"{json}\n\"{hashes};\n",
+        header("//")
+    );
+    Ok(GeneratedFile {
+        path: PathBuf::from(format!("{DIR}/manifest_schema.rs")),
+        contents: text,
+    })
+}
+
+/// The manifest's meta-schema, in `schemas/`.
+pub const META_SCHEMA_FILE: &str = "wirekit-protocol.schema.json";
+
 fn pretty_json(value: &serde_json::Value) -> Result<String> {
     serde_json::to_string_pretty(value).map_err(|e| {
         Error::new(

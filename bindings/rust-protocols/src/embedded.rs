@@ -10,6 +10,13 @@ use wirekit::validate::Protocol;
 
 use crate::generated::schemas::FILES;
 
+/// The manifest's meta-schema (`schemas/wirekit-protocol.schema.json`) as
+/// JSON text: what a `protocol.json` must look like, for tools that lint a
+/// protocol folder of one's own.
+pub fn manifest_schema() -> &'static str {
+    crate::generated::manifest_schema::MANIFEST_SCHEMA
+}
+
 /// Every shipped protocol version (the repository's `schemas/`), loaded once.
 pub fn registry() -> Result<&'static Registry, ProtocolError> {
     static REGISTRY: OnceLock<Result<Registry, ProtocolError>> = OnceLock::new();

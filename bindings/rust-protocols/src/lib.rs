@@ -11,5 +11,5 @@
 mod embedded;
 mod generated;
 
-pub use embedded::{protocol, registry};
+pub use embedded::{manifest_schema, protocol, registry};
 pub use generated::*;

@@ -27,3 +27,7 @@ pub mod mcp_v2025_11_25;
 /// The manifests and schema files of every protocol, embedded.
 #[rustfmt::skip]
 pub(crate) mod schemas;
+
+/// The manifest's meta-schema (`schemas/wirekit-protocol.schema.json`), embedded.
+#[rustfmt::skip]
+pub(crate) mod manifest_schema;
