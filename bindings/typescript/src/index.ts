@@ -1,7 +1,7 @@
 /**
  * `@wirekit/protocols`: the shipped protocols' generated bindings (`./generated`, written by
  * `wirekit generate` and `node scripts/generate-validators.mjs`) and the hand-written runtime
- * (`./runtime`: framing, envelope, schema checks, protocols from a folder, the typed client).
+ * (`./runtime`: framing, envelope, schema checks, protocols from a folder or from files, the typed client and server).
  *
  * @module
  */

@@ -1,6 +1,8 @@
 /**
- * Protocols from a folder at run time: `protocol.json` and the schema files
- * it lists, checked like the core checks them (the manifest against
+ * Protocols from a folder at run time ({@link loadProtocol}), or from the
+ * folder's files given in memory ({@link protocolFromFiles}, which
+ * `loadProtocol` calls once it has read them): `protocol.json` and the
+ * schema files it lists, checked like the core checks them (the manifest against
  * `schemas/wirekit-protocol.schema.json`, each schema file against its
  * dialect's meta-schema, the manifest's cross-references, every `$ref`
  * resolved), then compiled into the descriptor's validators. Anything
@@ -73,11 +75,10 @@ function readText(dir: string, file: string): string {
   }
 }
 
-/** A file's value and its text. */
-function readJson(dir: string, file: string): [unknown, string] {
-  const text = readText(dir, file);
+/** A file's value, from its text. */
+function parseFile(file: string, text: string): unknown {
   try {
-    return [parseJson(text, { detectDuplicates: true }).value, text];
+    return parseJson(text, { detectDuplicates: true }).value;
   } catch (error) {
     if (error instanceof JsonSyntaxError) throw new ManifestError(file, "", `not valid JSON: ${error.message}`);
     throw error;
@@ -208,17 +209,87 @@ function firstIssue(errors: readonly { instancePath: string; keyword: string; pa
 
 /**
  * Loads the protocol version in `dir` (`protocol.json` and its schema
- * files; every other `*.json` of the folder when the manifest lists none).
- * Throws a {@link ManifestError} (file, pointer, reason) when the folder does
- * not hold a protocol the runtime can use. Supply the generated method maps
- * as type arguments when there are some; they are not checked.
+ * files; every other `*.json` of the folder when the manifest lists none):
+ * reads the files and hands them to {@link protocolFromFiles}, so a folder
+ * and its files given in memory are judged alike. Throws a
+ * {@link ManifestError} (file, pointer, reason) when the folder does not
+ * hold a protocol the runtime can use. Supply the generated method maps as
+ * type arguments when there are some; they are not checked.
  */
 export function loadProtocol<
   R extends RequestMap<R> = Record<string, { params: unknown; result: unknown }>,
   N extends NotificationMap<N> = Record<string, { params: unknown }>,
   SN extends NotificationMap<SN> = Record<string, { params: unknown }>,
 >(dir: string): ProtocolDescriptor<R, N, SN> {
-  const [manifest] = readJson(dir, MANIFEST_FILE);
+  const manifestText = readText(dir, MANIFEST_FILE);
+  const files: Record<string, string> = {};
+  define(files, MANIFEST_FILE, manifestText);
+  // The schema files the manifest lists (read now, judged in protocolFromFiles's order: a file that
+  // cannot be read is refused where its turn comes); a manifest that does not parse lists none.
+  let listed: unknown;
+  try {
+    const manifest = parseJson(manifestText, { detectDuplicates: true }).value;
+    listed = isObj(manifest) ? manifest["schemas"] : undefined;
+  } catch {
+    listed = undefined;
+  }
+  const names = Array.isArray(listed)
+    ? listed.filter((name): name is string => typeof name === "string")
+    : readdirSync(dir).filter((name) => name.endsWith(".json") && name !== MANIFEST_FILE);
+  const unreadable = new Map<string, ManifestError>();
+  for (const name of names) {
+    if (name === MANIFEST_FILE || Object.prototype.hasOwnProperty.call(files, name) || !existsSync(join(dir, name))) continue;
+    try {
+      define(files, name, readText(dir, name));
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error;
+      unreadable.set(name, error);
+    }
+  }
+  return fromFiles<R, N, SN>(files, unreadable);
+}
+
+/** `record[key] = value`, a key named `__proto__` kept as a member. */
+function define(record: Record<string, string>, key: string, value: string): void {
+  Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * A protocol from its files in memory: the counterpart of
+ * {@link loadProtocol} for files a program carries with it (what
+ * `wirekit generate --out DIR --target typescript` embeds). Keys are the
+ * files' paths relative to the protocol folder (`protocol.json`,
+ * `kv.schema.json`, `meta/x.json`), values their JSON text, judged exactly
+ * as the same files on disk: the manifest against the meta-schema, each
+ * schema against its dialect, the cross-references, every `$ref` resolved
+ * among the given files, a listed file that is not given refused. When the
+ * manifest lists no `schemas`, every other `*.json` key outside a subfolder
+ * is a schema file (as a folder's own `*.json` files). Throws the same
+ * {@link ManifestError}s as {@link loadProtocol}.
+ *
+ * ```ts
+ * import { protocolFromFiles, serveStdio } from "@wirekit/protocols";
+ *
+ * const kv = protocolFromFiles({ "protocol.json": manifestText, "kv.schema.json": schemaText });
+ * ```
+ */
+export function protocolFromFiles<
+  R extends RequestMap<R> = Record<string, { params: unknown; result: unknown }>,
+  N extends NotificationMap<N> = Record<string, { params: unknown }>,
+  SN extends NotificationMap<SN> = Record<string, { params: unknown }>,
+>(files: Readonly<Record<string, string>>): ProtocolDescriptor<R, N, SN> {
+  return fromFiles<R, N, SN>(files, new Map());
+}
+
+/** {@link protocolFromFiles}, with the files a folder listed but could not read (refused in their turn). */
+function fromFiles<
+  R extends RequestMap<R>,
+  N extends NotificationMap<N>,
+  SN extends NotificationMap<SN>,
+>(files: Readonly<Record<string, string>>, unreadable: ReadonlyMap<string, ManifestError>): ProtocolDescriptor<R, N, SN> {
+  const has = (name: string): boolean => Object.prototype.hasOwnProperty.call(files, name) && typeof files[name] === "string";
+  if (!has(MANIFEST_FILE)) throw new ManifestError(MANIFEST_FILE, "", "cannot read: the protocol's files hold no `protocol.json`");
+  const manifest = parseFile(MANIFEST_FILE, files[MANIFEST_FILE]!);
   const checkManifest = manifestValidators["Manifest"];
   if (checkManifest === undefined) throw new Error("the manifest validator is missing (regenerate the validators)");
   if (!checkManifest(manifest)) {
@@ -233,14 +304,17 @@ export function loadProtocol<
   const assertFormats = settings["formats"] === "assert";
   const listed = Array.isArray(m["schemas"]) ? (m["schemas"] as string[]) : undefined;
   const names =
-    listed ?? readdirSync(dir).filter((name) => name.endsWith(".json") && name !== MANIFEST_FILE).sort();
+    listed ?? Object.keys(files).filter((name) => name.endsWith(".json") && name !== MANIFEST_FILE && !name.includes("/")).sort();
   const uriOf = (name: string): string => new URL(name, base).href;
-  const files = new Map<string, SchemaFileOfProtocol>();
+  const schemaFiles = new Map<string, SchemaFileOfProtocol>();
   names.forEach((name, index) => {
-    if (!existsSync(join(dir, name))) {
+    const failed = unreadable.get(name);
+    if (failed !== undefined) throw failed;
+    if (!has(name)) {
       throw new ManifestError(MANIFEST_FILE, `/schemas/${index}`, `schema file \`${name}\` is listed but not present`);
     }
-    const [schema, text] = readJson(dir, name);
+    const text = files[name]!;
+    const schema = parseFile(name, text);
     if (!isObj(schema) && typeof schema !== "boolean") throw new ManifestError(name, "", "a schema file must hold a JSON object or a boolean");
     const own = isObj(schema) && typeof schema["$schema"] === "string" ? schema["$schema"] : undefined;
     const fileDialect = own ?? dialect;
@@ -252,19 +326,19 @@ export function loadProtocol<
         throw new ManifestError(name, pointer, `not a ${standard.name} schema: ${detail}`);
       }
     }
-    files.set(name, { name, uri: uriOf(name), schema, text, dialect: fileDialect });
+    schemaFiles.set(name, { name, uri: uriOf(name), schema, text, dialect: fileDialect });
   });
   // Schemas whose alternatives overlap recursively (overlap.ts): validating a value against one takes time
   // exponential in its depth, so a message using one is refused.
   const fileByUri = new Map<string, string>();
-  for (const file of files.values()) {
+  for (const file of schemaFiles.values()) {
     fileByUri.set(file.uri, file.name);
     const id = isObj(file.schema) ? file.schema["$id"] : undefined;
     if (typeof id === "string") fileByUri.set(resolveUri(id, file.uri)?.replace(/#$/, "") ?? id, file.name);
   }
-  const overlaps = Overlaps.of(new Map([...files].map(([name, file]) => [name, file.schema])), (ref, from) => {
+  const overlaps = Overlaps.of(new Map([...schemaFiles].map(([name, file]) => [name, file.schema])), (ref, from) => {
     if (ref === "") return from;
-    const target = resolveUri(ref, files.get(from)?.uri ?? base);
+    const target = resolveUri(ref, schemaFiles.get(from)?.uri ?? base);
     return target === undefined ? undefined : fileByUri.get(target);
   });
   const manifestUri = new URL(MANIFEST_FILE, base).href;
@@ -303,25 +377,25 @@ export function loadProtocol<
   entry(m["error_data"], "/error_data/$ref");
   entry(m["error_object"], "/error_object/$ref");
   const reply = compileSchemas({
-    files: [...files.values()].map(({ uri, text }) => ({ uri, text })),
+    files: [...schemaFiles.values()].map(({ uri, text }) => ({ uri, text })),
     dialect,
     assertFormats,
     entries: entries.map((e) => e.uri),
   });
   if (reply.error !== undefined || reply.entries === undefined) {
-    const file = [...files.values()].find((f) => f.uri === reply.error?.file);
+    const file = [...schemaFiles.values()].find((f) => f.uri === reply.error?.file);
     throw new ManifestError(file?.name ?? MANIFEST_FILE, "", reply.error?.message ?? "the schemas were not compiled");
   }
-  const siblingsIgnored = [...files.values()].some((file) => REF_SIBLINGS_IGNORED.has(file.dialect) && refHasSiblings(file.schema));
+  const siblingsIgnored = [...schemaFiles.values()].some((file) => REF_SIBLINGS_IGNORED.has(file.dialect) && refHasSiblings(file.schema));
   // A schema writing a number its double does not hold (an integer beyond 2^53): ajv would compare the double.
-  const inexactSchema = [...files.values()].some((file) => holdsInexactNumber(file.schema));
+  const inexactSchema = [...schemaFiles.values()].some((file) => holdsInexactNumber(file.schema));
   const ajvs = new Map<string, Ajv | undefined>();
   const ajvOf = (fileDialect: string): Ajv | undefined => {
     if (ajvs.has(fileDialect)) return ajvs.get(fileDialect);
     const standard = STANDARD_DIALECTS.get(fileDialect);
     let ajv: Ajv | undefined = standard === undefined ? undefined : ajvFor(standard.ajv, false);
     try {
-      for (const file of files.values()) if (file.dialect === fileDialect && ajv !== undefined) ajv.addSchema(withAbsoluteId(file.schema, file.uri) as never, file.uri);
+      for (const file of schemaFiles.values()) if (file.dialect === fileDialect && ajv !== undefined) ajv.addSchema(withAbsoluteId(file.schema, file.uri) as never, file.uri);
     } catch {
       // ajv refuses what the standard's validator accepted (two files with one `$id`, ...): the standard's validator checks alone.
       ajv = undefined;
@@ -342,7 +416,7 @@ export function loadProtocol<
     if ("error" in compiled) {
       // The standard's validator could not compile it (a draft-07 pointer into an embedded resource, ...): ajv
       // alone, where nothing in the folder is what ajv gets wrong; else the folder is refused.
-      const dialects = new Set([...files.values()].map((file) => file.dialect));
+      const dialects = new Set([...schemaFiles.values()].map((file) => file.dialect));
       const [only] = dialects;
       const trusted =
         !assertFormats &&
@@ -351,7 +425,7 @@ export function loadProtocol<
         STANDARD_DIALECTS.has(only) &&
         !siblingsIgnored &&
         !inexactSchema &&
-        ![...files.values()].some((file) => AJV_WRONG.test(file.text) || file.text.includes('"__proto__"'));
+        ![...schemaFiles.values()].some((file) => AJV_WRONG.test(file.text) || file.text.includes('"__proto__"'));
       const alone = trusted ? ajvCompile(only, uri) : undefined;
       if (alone === undefined) throw new ManifestError(MANIFEST_FILE, pointer, `\`${ref}\`: ${compiled.error}`);
       validators[type] = alone;

@@ -1,6 +1,7 @@
 /**
  * The wirekit TypeScript runtime: framing, envelopes, JSON with exact
- * numbers, protocol descriptors and a typed client.
+ * numbers, protocol descriptors (from a folder or from files), a typed
+ * client and a typed server.
  *
  * @module
  */
@@ -15,3 +16,4 @@ export * from "./rules.js";
 export * from "./folder.js";
 export * from "./transport.js";
 export * from "./client.js";
+export * from "./server.js";

@@ -15,6 +15,7 @@
 
 import type { Dialect } from "./envelope.js";
 import type { Framing } from "./framing.js";
+import type { JsonValue } from "./json.js";
 import type { RuleSpec } from "./rules.js";
 import type { SchemaValidator } from "./validation.js";
 
@@ -148,8 +149,77 @@ export interface ProtocolDescriptor<
   readonly rules?: readonly RuleSpec[];
   /** The validator of each schema type the methods and `errorData` name. */
   readonly validators?: Readonly<Record<string, SchemaValidator>>;
+  /** What a server needs beyond a client (`server_errors`, violations, version negotiation); see {@link ServingInfo}. */
+  readonly serving?: ServingInfo;
   /** Phantom member carrying the method map types; never present at run time. */
   readonly __types?: { requests: R; notifications: N; serverNotifications: SN };
+}
+
+/** The errors a server produces itself, as the manifest's `server_errors` names them. */
+export type ServerErrorCase =
+  | "parse_error"
+  | "invalid_request"
+  | "framing"
+  | "method_not_found"
+  | "capability_not_declared"
+  | "invalid_params"
+  | "internal_error"
+  | "answer_too_long"
+  | "rule";
+
+/** The code and `data` template of one self-produced error (`server_errors.<case>`), with overrides by kind. */
+export interface ErrorShape {
+  /** The code; absent: the case's standard code. */
+  readonly code?: number;
+  /** The `data` template (`"{errors}"`-style placeholders); `null` or absent: no `data` member. */
+  readonly data?: JsonValue;
+  /** Framing fault or envelope error kind to the shape used for that kind instead (`by_kind`). */
+  readonly byKind?: Readonly<Record<string, ErrorShape>>;
+}
+
+/** The answer to a method the lifecycle refuses (`lifecycle.violation`, or a method's own). */
+export interface ViolationSpec {
+  /** The error code. */
+  readonly code: number;
+  /** The message, with `{method}`, `{state}`, `{allowed}` filled in. */
+  readonly message: string;
+  /** The error's `data`; `null` or absent: none. */
+  readonly data?: JsonValue;
+}
+
+/** The manifest's `version_negotiation`: the negotiating method refuses a client whose major version differs. */
+export interface VersionNegotiation {
+  /** The negotiating method (`initialize`). */
+  readonly method: string;
+  /** RFC 6901 pointer into its params to the client's version (`/clientVersion`). */
+  readonly clientPointer: string;
+  /** The server's version (`1.0`). */
+  readonly serverVersion: string;
+  /** The name of the protocol error answered (`VERSION_MISMATCH`). */
+  readonly error: string;
+  /** The message, with `{client}`, `{server}`, `{client_major}`, `{server_major}` filled in. */
+  readonly message: string;
+}
+
+/**
+ * What a server needs beyond what a client does, from the manifest: how it
+ * shapes the errors it produces itself, the lifecycle's violation answers,
+ * the version negotiation, and whether a frame whose id cannot be read is
+ * answered. Descriptors from a folder or from files
+ * ({@link loadProtocol}, {@link protocolFromFiles}) carry it; where it is
+ * absent, a server answers with wirekit's defaults.
+ */
+export interface ServingInfo {
+  /** `server_errors`: one shape a case the manifest declares. */
+  readonly serverErrors?: Readonly<Partial<Record<ServerErrorCase, ErrorShape>>>;
+  /** `lifecycle.violation`: the answer to a method sent in a state that does not allow it. */
+  readonly violation?: ViolationSpec;
+  /** The methods' own `lifecycle.violation`, by method. */
+  readonly methodViolations?: Readonly<Record<string, ViolationSpec>>;
+  /** `version_negotiation`. */
+  readonly versionNegotiation?: VersionNegotiation;
+  /** `transport.unreadable_id`: `null` answers a frame whose id cannot be read with `"id": null` (JSON-RPC 2.0); `silent` leaves it unanswered. */
+  readonly unreadableId?: "null" | "silent";
 }
 
 /** A protocol folder that the runtime refuses: which file, where in it (RFC 6901), and why. */
@@ -369,6 +439,63 @@ export function protocolFromManifest<
   const errorObject = schemaTypeOf(m["error_object"]);
   if (errorObject !== undefined) out.errorObject = errorObject;
   if (Array.isArray(m["rules"]) && m["rules"].length > 0) out.rules = m["rules"] as RuleSpec[];
+  const serving = servingOf(m);
+  if (serving !== undefined) out.serving = serving;
   if (validators !== undefined) out.validators = validators;
   return out;
+}
+
+function shapeOf(raw: unknown): ErrorShape {
+  type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+  const o = obj(raw);
+  const shape: Mutable<ErrorShape> = {};
+  if (typeof o["code"] === "number") shape.code = o["code"];
+  if (Object.prototype.hasOwnProperty.call(o, "data")) shape.data = o["data"] as JsonValue;
+  if (o["by_kind"] !== undefined) {
+    const byKind: Record<string, ErrorShape> = {};
+    for (const [kind, inner] of Object.entries(obj(o["by_kind"]))) byKind[kind] = shapeOf(inner);
+    shape.byKind = byKind;
+  }
+  return shape;
+}
+
+function violationOf(raw: unknown): ViolationSpec | undefined {
+  if (raw === undefined) return undefined;
+  const o = obj(raw);
+  const spec: { code: number; message: string; data?: JsonValue } = { code: Number(o["code"]), message: String(o["message"] ?? "") };
+  if (o["data"] !== undefined && o["data"] !== null) spec.data = o["data"] as JsonValue;
+  return spec;
+}
+
+/** The manifest's serving details ({@link ServingInfo}); `undefined` when it has none. */
+function servingOf(m: Obj): ServingInfo | undefined {
+  type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+  const out: Mutable<ServingInfo> = {};
+  if (m["server_errors"] !== undefined) {
+    const errors: Partial<Record<ServerErrorCase, ErrorShape>> = {};
+    for (const [name, raw] of Object.entries(obj(m["server_errors"]))) errors[name as ServerErrorCase] = shapeOf(raw);
+    out.serverErrors = errors;
+  }
+  const lifecycle = m["lifecycle"] === undefined ? undefined : obj(m["lifecycle"]);
+  const violation = violationOf(lifecycle?.["violation"]);
+  if (violation !== undefined) out.violation = violation;
+  const own: Record<string, ViolationSpec> = {};
+  for (const [name, spec] of Object.entries(obj(m["methods"]))) {
+    const v = violationOf(obj(obj(spec)["lifecycle"])["violation"]);
+    if (v !== undefined) own[name] = v;
+  }
+  if (Object.keys(own).length > 0) out.methodViolations = own;
+  if (m["version_negotiation"] !== undefined) {
+    const n = obj(m["version_negotiation"]);
+    out.versionNegotiation = {
+      method: String(n["method"]),
+      clientPointer: String(n["client_pointer"] ?? ""),
+      serverVersion: String(n["server_version"] ?? ""),
+      error: String(n["error"]),
+      message: String(n["message"] ?? ""),
+    };
+  }
+  const unreadable = obj(m["transport"])["unreadable_id"];
+  if (unreadable === "silent" || unreadable === "null") out.unreadableId = unreadable;
+  return Object.keys(out).length === 0 ? undefined : out;
 }

@@ -139,6 +139,19 @@ function holdsBigint(value: unknown): boolean {
  * the message; `written` is the text of a top-level number as it came.
  */
 export function validate(validator: SchemaValidator, value: unknown, part: MessagePart, written?: string): SchemaIssue[] {
+  return detailedIssues(validator, value, part, written).map(({ pointer, keyword, message }) => ({ pointer, keyword, message }));
+}
+
+/** A {@link SchemaIssue} with what a server's error `data` lists beside it. */
+export interface DetailedIssue extends SchemaIssue {
+  /** The sentence without the location (`must be string`, `required member is missing`). */
+  readonly detail: string;
+  /** Where in the schema the failing keyword is, as an RFC 6901 pointer (`/properties/file_path/type`). */
+  readonly schemaPath: string;
+}
+
+/** {@link validate}, each issue with its sentence alone and its schema path. */
+export function detailedIssues(validator: SchemaValidator, value: unknown, part: MessagePart, written?: string): DetailedIssue[] {
   let subject = value;
   let text = written;
   if (typeof value === "bigint") {
@@ -154,7 +167,8 @@ export function validate(validator: SchemaValidator, value: unknown, part: Messa
     if (!(error instanceof RangeError)) throw error;
     // The schema recurses deeper than the stack allows for this value: refused, never accepted.
     const base = PART_POINTER[part];
-    return [{ pointer: base, keyword: "$ref", message: `${base === "" ? "the value" : base}: the schema recurses too deeply to check this value (${error.message})` }];
+    const detail = `the schema recurses too deeply to check this value (${error.message})`;
+    return [{ pointer: base, keyword: "$ref", message: `${base === "" ? "the value" : base}: ${detail}`, detail, schemaPath: "" }];
   }
   if (valid) return [];
   const base = PART_POINTER[part];
@@ -167,10 +181,19 @@ export function validate(validator: SchemaValidator, value: unknown, part: Messa
     const extra = error.params["additionalProperty"] ?? error.params["unevaluatedProperty"];
     if (typeof extra === "string") pointer = `${pointer}/${extra.replace(/~/g, "~0").replace(/\//g, "~1")}`;
     const where = pointer === "" ? "the value" : pointer;
-    let message = `${where} ${error.message ?? `fails \`${error.keyword}\``}`;
-    if (error.keyword === "required") message = `${where}: required member is missing`;
-    if (typeof extra === "string") message = `${where}: member is not allowed here`;
-    return { pointer, keyword: error.keyword, message };
+    let detail = error.message ?? `fails \`${error.keyword}\``;
+    let message = `${where} ${detail}`;
+    if (error.keyword === "required") {
+      detail = "required member is missing";
+      message = `${where}: ${detail}`;
+    }
+    if (typeof extra === "string") {
+      detail = "member is not allowed here";
+      message = `${where}: ${detail}`;
+    }
+    const hash = error.schemaPath.indexOf("#");
+    const schemaPath = hash < 0 ? error.schemaPath : error.schemaPath.slice(hash + 1);
+    return { pointer, keyword: error.keyword, message, detail, schemaPath };
   });
 }
 
