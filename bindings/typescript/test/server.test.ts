@@ -1,9 +1,10 @@
 /**
  * The TypeScript server (`src/runtime/server.ts`): byte-level answers over
  * an in-memory transport (a protocol of one's own from `protocolFromFiles`,
- * the generated Gaze descriptor, gzkit's Content-Length framing), and the
- * real judge: `wirekit conformance` against small servers under
- * `test/servers/` (gzkit authoring guide 1.0, Gaze analyzer 1.0.0).
+ * the generated Gaze descriptors, gzkit's Content-Length framing, the
+ * driver's strict canonical envelopes), and the real judge: `wirekit
+ * conformance` against small servers under `test/servers/` (gzkit authoring
+ * guide 1.0, Gaze analyzer 1.0.0, AgentAPI driver 1).
  */
 
 import assert from "node:assert/strict";
@@ -15,6 +16,7 @@ import { fileURLToPath } from "node:url";
 
 import {
   gazeAnalyzerV1_0_0,
+  gazeAnalyzerV1_1_0,
   NotificationError,
   protocolFromFiles,
   ResponseError,
@@ -22,6 +24,7 @@ import {
   serveBytes,
   type ServerHandlers,
   type ServerIo,
+  type gaze_analyzer_v1_1_0 as gaze11,
 } from "../src/index.js";
 import { kvFiles, type KvNotifications, type KvRequests, type KvServerNotifications } from "./kv.js";
 import { repoRoot } from "./support.js";
@@ -232,6 +235,32 @@ describe("the server over bytes in memory (a protocol of one's own, NDJSON)", ()
   });
 });
 
+describe("a streamed result (Gaze 1.1.0's analyze/stream)", () => {
+  it("each item checked and sent as a line; an invalid one ends the stream with its failure line and the session", async () => {
+    const item = { name: "f", package: "p", file: "a.py", line: 1, side_effects: [] };
+    const out = await serveBytes(
+      gazeAnalyzerV1_1_0,
+      {
+        initialize: (_p, context) => ({ capabilities: context.capabilities<gaze11.Capabilities>(), protocol_version: "1.1.0", analyzer_name: "t", language: "ts" }),
+        "analyze/stream": function* () {
+          yield item;
+          yield { ...item, line: "two" } as unknown as typeof item;
+        },
+      },
+      lines(rpc('"id":1,"method":"initialize","params":{"root_path":"/"}'), rpc('"id":2,"method":"analyze/stream","params":{"root_path":"/"}'), rpc('"id":3,"method":"shutdown"')),
+      { log: () => undefined },
+    );
+    const [init, first, failure, ...rest] = text(out).trimEnd().split("\n");
+    assert.match(init ?? "", /"capabilities":\{"streaming":true,"discover":false,/);
+    assert.equal(first, JSON.stringify(item));
+    assert.equal(
+      failure,
+      `[${rpc('"id":2,"error":{"code":-32603,"message":"`analyze/stream` failed after 1 item, an incomplete result: item 1 was refused: the server produced an invalid item for `analyze/stream`: /line: must be integer [type]","data":{"part":"item","errors":[{"pointer":"/line","keyword":"type","schema_path":"/properties/line/type","message":"must be integer"}]}}')}]`,
+    );
+    assert.deepEqual(rest, [], "the session ended with the stream");
+  });
+});
+
 describe("the server over Content-Length (gzkit authoring guide 1.0 from its files)", () => {
   const folder = join(repoRoot(), "schemas", "gzkit-authoring-guide", "1.0");
   const files: Record<string, string> = {};
@@ -268,6 +297,39 @@ describe("the server over Content-Length (gzkit authoring guide 1.0 from its fil
   });
 });
 
+describe("a strict, canonical, silent protocol (the AgentAPI driver's, from its files)", () => {
+  const folder = join(repoRoot(), "schemas", "agentapi-driver", "1");
+  const files: Record<string, string> = {};
+  for (const name of ["protocol.json", "driver.schema.json"]) files[name] = readFileSync(join(folder, name), "utf8");
+  const driver = protocolFromFiles(files);
+
+  it("recovers the id of a refused frame as the reference does, or leaves the frame unanswered", async () => {
+    const logs: string[] = [];
+    const over = `{"jsonrpc":"2.0", "id" : 13,"method":"driver.hello","params":{"pad":"${"x".repeat(1024 * 1024)}"}}`;
+    const out = await serveBytes(
+      driver,
+      {},
+      lines('{"jsonrpc":"2.0","id":11,"method":"m"} {}', '{"jsonrpc":"2.0","method""', '{"id":1e3,"jsonrpc":"2.0"', over, '{"jsonrpc":"2.0","id":1,"id":2,"method":"driver.hello"}'),
+      { log: (line) => logs.push(line) },
+    );
+    const answers = text(out)
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: unknown; error: { code: number; data: { class: string } } });
+    assert.deepEqual(
+      answers.map((a) => [a.id, a.error.code, a.error.data.class]),
+      [
+        [11, -32700, "invalid_request"],
+        [13, -32600, "budget_exceeded"],
+        [2, -32600, "invalid_request"],
+      ],
+    );
+    // Canonical output: members sorted at every depth.
+    assert.match(text(out), /^\{"error":\{"code":-32700,"data":\{"class":"invalid_request","details":\{"kind":"TrailingData","pointer":""\}\},"message":/);
+    assert.equal(logs.filter((l) => l.startsWith("left a frame unanswered")).length, 2, logs.join("\n"));
+  });
+});
+
 describe("wirekit conformance judges the TypeScript servers", () => {
   const wirekit = join(repoRoot(), "target", "debug", "wirekit");
   const servers = join(dirname(fileURLToPath(import.meta.url)), "servers");
@@ -283,6 +345,7 @@ describe("wirekit conformance judges the TypeScript servers", () => {
   for (const [protocol, server] of [
     ["gzkit-authoring-guide@1.0", "gzkit_server.js"],
     ["gaze-analyzer@1.0.0", "gaze_server.js"],
+    ["agentapi-driver@1", "driver_server.js"],
   ] as const) {
     it(`${protocol}: ${server} conforms (exit 0)`, () => {
       const { status, output } = judge(protocol, server);

@@ -111,6 +111,12 @@ export class FramingError extends Error {
   readonly detail: string;
   /** Whether an encoder refused a body (rather than a decoder reporting a fault). */
   readonly isEncode: boolean;
+  /**
+   * NDJSON decoder faults: the first bytes of the refused line (at most the
+   * frame bound; empty otherwise), from which a server recovers the id to
+   * answer with where the protocol says so (the core's `FramingError::head`).
+   */
+  head: Uint8Array = new Uint8Array(0);
 
   /** Prefer the decoders and encoders of this module, which build these. */
   constructor(kind: FaultKind, framing: Framing, offset: number, detail: string, isEncode = false) {
@@ -533,8 +539,18 @@ export class NdjsonDecoder implements FrameDecoder {
     this.limits = limits;
   }
 
-  private fault(kind: FaultKind, detail: string): void {
-    this.out.fault(new FramingError(kind, "ndjson", this.lineStart, detail));
+  private fault(kind: FaultKind, detail: string, head?: Uint8Array): void {
+    const error = new FramingError(kind, "ndjson", this.lineStart, detail);
+    if (head !== undefined) error.head = head;
+    this.out.fault(error);
+  }
+
+  /** The first bytes of a line over the bound: what is held and `piece`, at most the bound. */
+  private headOfLongLine(piece: Uint8Array): Uint8Array {
+    const max = this.limits.maxFrameBytes;
+    const held = concat(this.line, this.lineLen);
+    const room = Math.max(0, max - held.length);
+    return concat([held, piece.subarray(0, room)], held.length + Math.min(room, piece.length)).slice(0, max);
   }
 
   private clearLine(): void {
@@ -543,10 +559,11 @@ export class NdjsonDecoder implements FrameDecoder {
     this.lastByte = -1;
   }
 
-  private refuseLine(detail: string): void {
+  private refuseLine(detail: string, piece: Uint8Array): void {
+    const head = this.headOfLongLine(piece);
     this.clearLine();
     this.skipping = true;
-    this.fault("FrameTooLong", detail);
+    this.fault("FrameTooLong", detail, head);
   }
 
   private extendLine(piece: Uint8Array): void {
@@ -554,7 +571,7 @@ export class NdjsonDecoder implements FrameDecoder {
     const total = this.lineLen + piece.length;
     const endsInCr = piece[piece.length - 1] === CR;
     if (total > max + 1 || (total > max && !endsInCr)) {
-      this.refuseLine(`line exceeds the frame bound of ${max} bytes; skipping to the next LF`);
+      this.refuseLine(`line exceeds the frame bound of ${max} bytes; skipping to the next LF`, piece);
       return;
     }
     this.line.push(piece.slice());
@@ -570,7 +587,7 @@ export class NdjsonDecoder implements FrameDecoder {
     const endsInCr = last === CR && (withLf || !strict);
     const length = total - (endsInCr ? 1 : 0);
     if (length > this.limits.maxFrameBytes) {
-      this.refuseLine(`line of ${length} bytes exceeds the frame bound of ${this.limits.maxFrameBytes} bytes`);
+      this.refuseLine(`line of ${length} bytes exceeds the frame bound of ${this.limits.maxFrameBytes} bytes`, piece);
       this.skipping = false;
       return;
     }
@@ -580,7 +597,7 @@ export class NdjsonDecoder implements FrameDecoder {
     const bytes = concat(chunks, total).subarray(0, length);
     const bareCr = strict ? bytes.indexOf(CR) : -1;
     if (bareCr >= 0) {
-      this.fault("BareCarriageReturn", `bare CR at line byte ${bareCr}; a line holds one JSON value and ends with LF or CRLF`);
+      this.fault("BareCarriageReturn", `bare CR at line byte ${bareCr}; a line holds one JSON value and ends with LF or CRLF`, bytes.slice());
       return;
     }
     if (bytes.length === 0) {
@@ -597,6 +614,7 @@ export class NdjsonDecoder implements FrameDecoder {
       this.fault(
         "BodyNotUtf8",
         `line of ${bytes.length} bytes is not valid UTF-8 (first invalid byte at line byte ${validUpTo(bytes)})`,
+        bytes.slice(),
       );
       return;
     }

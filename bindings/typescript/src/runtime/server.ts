@@ -584,24 +584,113 @@ class Answers {
   }
 }
 
-/** The id of a refused frame recovered as the driver protocol's reference recovers it: the complete body's top-level `id`, canonical. */
-function recoverId(body: string): Id | undefined {
-  let value: unknown;
-  try {
-    value = parseJson(body).value;
-  } catch {
-    return undefined;
+/** The index after the JSON whitespace at `at`. */
+function skipWhitespace(text: string, at: number): number {
+  while (at < text.length && " \t\n\r".includes(text[at]!)) at += 1;
+  return at;
+}
+
+/** The end of the JSON string starting at `at` (its opening quote), or -1 when it does not end in `text`. */
+function stringEnd(text: string, at: number): number {
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\") i += 1;
+    else if (c === '"') return i + 1;
   }
-  if (!isObj(value)) return undefined;
-  const id = value["id"];
-  if (typeof id === "string") return id;
-  if (typeof id !== "number" && typeof id !== "bigint") return undefined;
-  const double = Number(numberText(value, "id") ?? String(id));
+  return -1;
+}
+
+/** The end of the JSON value starting at `at` (scanned, not judged), or -1 when it does not end in `text`. */
+function valueEnd(text: string, at: number): number {
+  const c = text[at];
+  if (c === undefined) return -1;
+  if (c === '"') return stringEnd(text, at);
+  if (c === "{" || c === "[") {
+    let depth = 0;
+    for (let i = at; i < text.length; i++) {
+      const d = text[i];
+      if (d === '"') {
+        const end = stringEnd(text, i);
+        if (end < 0) return -1;
+        i = end - 1;
+      } else if (d === "{" || d === "[") depth += 1;
+      else if (d === "}" || d === "]") {
+        depth -= 1;
+        if (depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  let i = at;
+  while (i < text.length && !" \t\n\r,]}".includes(text[i]!)) i += 1;
+  return i === at ? -1 : i;
+}
+
+/** An id as the driver protocol's reference reads it: a string, or a number whose canonical form is an integer. */
+function canonicalId(value: unknown, written: string | undefined): Id | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value !== "number" && typeof value !== "bigint") return undefined;
+  const double = Number(written ?? String(value));
   if (!Number.isFinite(double)) return undefined;
   const canonical = String(double);
   if (/[.eE]/.test(canonical)) return undefined;
   const n = BigInt(canonical);
   return Number.isSafeInteger(Number(n)) ? Number(n) : n;
+}
+
+/** A JSON value read from `text` (the runtime's parser), or `undefined`. */
+function jsonValue(text: string): { value: unknown; written: string | undefined } | undefined {
+  try {
+    const parsed = parseJson(text);
+    return { value: parsed.value, written: parsed.numberText };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The id of a refused frame, recovered as the driver protocol's reference
+ * recovers it (the core's `envelope::recover_id`): for a complete frame, the
+ * `id` of its first JSON value when that is an object; for the first bytes
+ * of a frame over the bound (`complete` false), the last `id` member
+ * written before the bytes run out, its value complete.
+ */
+function recoverId(line: Uint8Array, complete: boolean): Id | undefined {
+  const text = new TextDecoder().decode(line);
+  const first = skipWhitespace(text, 0);
+  if (complete) {
+    const end = valueEnd(text, first);
+    const read = end < 0 ? undefined : jsonValue(text.slice(first, end));
+    if (read === undefined || !isObj(read.value)) return undefined;
+    return canonicalId(read.value["id"], numberText(read.value, "id"));
+  }
+  if (text[first] !== "{") return undefined;
+  let at = first + 1;
+  let found: Id | undefined;
+  for (;;) {
+    at = skipWhitespace(text, at);
+    if (text[at] !== '"') return found;
+    const keyEnd = stringEnd(text, at);
+    const key = keyEnd < 0 ? undefined : jsonValue(text.slice(at, keyEnd))?.value;
+    if (typeof key !== "string") return found;
+    at = skipWhitespace(text, keyEnd);
+    if (text[at] !== ":") return found;
+    at = skipWhitespace(text, at + 1);
+    const end = valueEnd(text, at);
+    if (end < 0) return found;
+    if (key === "id") {
+      // A value that reaches the end of the bytes may go on beyond them.
+      if (end >= text.length) return found;
+      const read = jsonValue(text.slice(at, end));
+      if (read === undefined) return found;
+      found = canonicalId(read.value, read.written);
+    } else if (jsonValue(text.slice(at, end)) === undefined) {
+      return found;
+    }
+    at = skipWhitespace(text, end);
+    if (text[at] !== ",") return found;
+    at += 1;
+  }
 }
 
 type Flow = "continue" | "stop";
@@ -877,9 +966,9 @@ export class Server<
   }
 
   /** The id to answer a refused frame with: `null` (or the id read), a recovered id (silent protocols), or no answer (`undefined`). */
-  private refusedFrameId(body: string | undefined, read: Id | null): { id: Id | null } | undefined {
+  private refusedFrameId(line: Uint8Array, complete: boolean, read: Id | null): { id: Id | null } | undefined {
     if (this.protocol.serving?.unreadableId !== "silent") return { id: read };
-    const recovered = body === undefined ? undefined : recoverId(body);
+    const recovered = recoverId(line, complete);
     return recovered === undefined ? undefined : { id: recovered };
   }
 
@@ -895,7 +984,7 @@ export class Server<
       if (item.kind === "EmptyFrame") return "continue";
       const error = this.ownError(undefined, this.answers.framing(item));
       const fatal = this.endsSession(error.code);
-      const to = this.refusedFrameId(undefined, null);
+      const to = this.refusedFrameId(item.head, item.kind !== "FrameTooLong", null);
       if (to === undefined) this.unanswered(error);
       else this.sendMessage({ kind: "error_response", id: to.id, error });
       return fatal || item.endsStream ? "stop" : "continue";
@@ -906,7 +995,7 @@ export class Server<
     } catch (caught) {
       if (!(caught instanceof EnvelopeError)) throw caught;
       const answer = this.ownError(undefined, this.answers.envelope(caught));
-      const to = this.refusedFrameId(item.body, caught.id);
+      const to = this.refusedFrameId(new TextEncoder().encode(item.body), true, caught.id);
       if (to === undefined) this.unanswered(answer);
       else this.sendMessage({ kind: "error_response", id: to.id, error: answer });
       if (this.endsSession(answer.code)) {
