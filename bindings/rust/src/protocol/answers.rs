@@ -135,6 +135,7 @@ impl ErrorCase {
 /// The code and `data` template of one self-produced error, with overrides
 /// by kind (framing fault or envelope error kind) where the case has kinds.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct ErrorShape {
     /// The code; `None` for the case's standard code.
     #[serde(default, skip_serializing_if = "Option::is_none")]

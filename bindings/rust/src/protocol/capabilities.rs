@@ -11,6 +11,7 @@ use serde_json::Value;
 /// Where the server's capabilities are declared (and the client's, where
 /// the protocol has them).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct CapabilitiesSpec {
     /// The method whose result declares them (usually `initialize`).
     pub method: String,

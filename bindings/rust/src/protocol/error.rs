@@ -24,6 +24,9 @@ pub enum ProtocolErrorKind {
     BadSchema,
     /// The manifest refers to a state, capability, error or rule it does not define.
     Inconsistent,
+    /// A schema file the manifest lists lies outside the protocol's folder
+    /// (an absolute path, a `..`, a symbolic link out of it).
+    OutsideFolder,
 }
 
 impl ProtocolErrorKind {
@@ -31,6 +34,7 @@ impl ProtocolErrorKind {
     pub fn code(self) -> &'static str {
         match self {
             ProtocolErrorKind::Io => "io",
+            ProtocolErrorKind::OutsideFolder => "outside-folder",
             ProtocolErrorKind::NotJson => "not-json",
             ProtocolErrorKind::BadManifest => "bad-manifest",
             ProtocolErrorKind::NotFound => "not-found",

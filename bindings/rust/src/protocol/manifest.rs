@@ -16,7 +16,14 @@ use crate::framing::{FrameLimits, Framing};
 
 /// One protocol version's manifest.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// The meta-schema the file names for editors (`$schema`); not read.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub meta_schema: Option<String>,
+    /// A comment (`$comment`); not read.
+    #[serde(rename = "$comment", default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
     /// The protocol's name, equal to its folder in `schemas/`.
     pub protocol: String,
     /// The version, equal to its folder below the protocol's.
@@ -105,6 +112,7 @@ fn is_server(of: &CapabilityOf) -> bool {
 
 /// How the protocol's real host drives a server.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct HostSpec {
     /// The requests the real host sends, in its order (an optional method
     /// only when its capability was declared); the method that ends the
@@ -201,6 +209,7 @@ pub enum ErrorCodes {
 
 /// What the two peers of a protocol are called.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct Roles {
     /// The peer that spawns the other and sends the first request.
     pub client: String,
@@ -219,6 +228,7 @@ impl Default for Roles {
 
 /// How bytes and envelopes travel.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct Transport {
     /// `ndjson` or `content-length`.
     #[serde(with = "display_fromstr")]
@@ -364,6 +374,7 @@ impl Direction {
 
 /// A `{"$ref": "file.json#/$defs/Name"}` to a schema of this protocol.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct SchemaRef {
     /// The reference as written.
     #[serde(rename = "$ref")]
@@ -472,6 +483,7 @@ pub enum FormatMode {
 
 /// One method or notification.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct MethodSpec {
     /// Request or notification.
     pub kind: MethodKind,
@@ -599,6 +611,7 @@ impl Manifest {
 
 /// A method's place in the lifecycle.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct MethodLifecycle {
     /// The states the method may arrive in; `["*"]` or empty means any.
     #[serde(default)]
@@ -626,6 +639,7 @@ pub struct MethodLifecycle {
 
 /// The answer to a message sent in the wrong state.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct ViolationSpec {
     /// The JSON-RPC error code.
     pub code: i64,
@@ -638,6 +652,7 @@ pub struct ViolationSpec {
 
 /// One protocol-defined error code.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct ErrorSpec {
     /// The JSON-RPC code.
     pub code: i64,
@@ -653,6 +668,7 @@ pub struct ErrorSpec {
 
 /// The session state machine.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct LifecycleSpec {
     /// The state a session starts in.
     pub initial: String,
@@ -690,6 +706,7 @@ pub enum CancelledAnswer {
 
 /// How client and server agree on a version.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct VersionNegotiation {
     /// The method that carries the client's version.
     pub method: String,

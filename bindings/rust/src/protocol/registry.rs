@@ -41,15 +41,19 @@ impl ProtocolSource {
     ) -> Result<Self, ProtocolError> {
         let manifest_file = format!("{origin}/{MANIFEST_FILE}");
         let manifest: Manifest =
-            serde_json::from_value(manifest_json.clone()).map_err(|error| {
+            serde_path_to_error::deserialize(manifest_json.clone()).map_err(|error| {
+                // The place serde stopped at (an unknown member's own), as a JSON pointer.
+                let pointer = json_pointer(error.path());
+                let message = error.inner().to_string();
                 ProtocolError::new(
                     ProtocolErrorKind::BadManifest,
                     &manifest_file,
-                    "",
-                    error.to_string(),
+                    pointer,
+                    message,
                 )
             })?;
         for (index, name) in manifest.schemas.iter().enumerate() {
+            inside_folder(name, &manifest_file, index)?;
             if !files.contains_key(name) {
                 return Err(ProtocolError::new(
                     ProtocolErrorKind::MissingSchemaFile,
@@ -99,8 +103,27 @@ impl ProtocolSource {
                 .collect(),
         };
         let mut files = SchemaFiles::new();
-        for name in names {
+        let manifest_file = format!("{origin}/{MANIFEST_FILE}");
+        let folder = dir.canonicalize().map_err(|error| {
+            ProtocolError::new(ProtocolErrorKind::Io, &manifest_file, "", error.to_string())
+        })?;
+        for (index, name) in names.into_iter().enumerate() {
+            inside_folder(&name, &manifest_file, index)?;
             let path = dir.join(&name);
+            // A symbolic link may still lead out of the folder: where the file really is counts.
+            if let Ok(real) = path.canonicalize() {
+                if !real.starts_with(&folder) {
+                    return Err(ProtocolError::new(
+                        ProtocolErrorKind::OutsideFolder,
+                        &manifest_file,
+                        format!("/schemas/{index}"),
+                        format!(
+                            "schema file `{name}` leads out of the protocol's folder (to {}); a protocol reads only files inside its own folder",
+                            real.display()
+                        ),
+                    ));
+                }
+            }
             if path.is_file() {
                 let value = read_json(&path, &format!("{origin}/{name}"))?;
                 files.insert(name, value);
@@ -178,6 +201,45 @@ pub fn entry_refs(manifest: &Manifest) -> Vec<(&str, String)> {
     .into_iter()
     .filter_map(|(reference, at)| Some((reference.as_ref()?.reference.as_str(), at.to_owned())));
     methods.chain(errors).collect()
+}
+
+/// `serde_path_to_error`'s path as a JSON pointer (`/methods/ping`).
+fn json_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
+            Segment::Map { key } => {
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
+/// Refuses a schema file name that leaves the protocol's folder: an
+/// absolute path, a `..` part, a Windows drive or a backslash. A protocol
+/// folder from someone else must not make wirekit read any other file.
+fn inside_folder(name: &str, manifest_file: &str, index: usize) -> Result<(), ProtocolError> {
+    let refused = name.is_empty()
+        || name.starts_with('/')
+        || name.contains('\\')
+        || name.contains(':')
+        || name.split('/').any(|part| part == ".." || part.is_empty());
+    if refused {
+        return Err(ProtocolError::new(
+            ProtocolErrorKind::OutsideFolder,
+            manifest_file,
+            format!("/schemas/{index}"),
+            format!(
+                "schema file `{name}` is not a path inside the protocol's folder (relative, `/`-separated, no `..`)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A set of protocols, each with one or more versions.
