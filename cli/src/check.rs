@@ -113,14 +113,20 @@ fn subfolders(dir: &Path) -> Result<Vec<String>, String> {
 
 /// The problems of one version's folder.
 fn check_version(dir: &Path, origin: &str) -> Vec<String> {
+    // The meta-schema first: it names every misplaced member at once.
+    let written = std::fs::read_to_string(dir.join(MANIFEST_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+    if let Some(written) = written {
+        let shape = manifest_shape(&written, origin);
+        if !shape.is_empty() {
+            return shape;
+        }
+    }
     let source = match ProtocolSource::from_dir(dir, origin) {
         Ok(source) => source,
         Err(error) => return vec![error.to_string()],
     };
-    let shape = manifest_shape(&source.manifest_json, origin);
-    if !shape.is_empty() {
-        return shape;
-    }
     let expected = format!("{}/{}", source.manifest.protocol, source.manifest.version);
     if expected != origin {
         return vec![format!(

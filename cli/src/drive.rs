@@ -232,21 +232,25 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         .end_with_stderr(Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
     let status = ending.status();
+    let code = match (status.code(), exit_signal(&status)) {
+        (Some(code), _) => format!("status {code}"),
+        (None, Some(signal)) => format!("signal {signal}"),
+        (None, None) => status.to_string(),
+    };
     let how = match ending {
-        Ending::Exited(_) => "exited by itself".to_owned(),
+        Ending::Exited(_) if status.code().is_some() => format!("by itself ({code})"),
+        Ending::Exited(_) => format!("({code})"),
         Ending::Terminated(_) => {
-            "ended on SIGTERM, as the protocol's exit sequence allows".to_owned()
+            format!("on SIGTERM, as the protocol's exit sequence allows ({code})")
         }
         Ending::Killed(_) => {
             all_ok = false;
-            "did not exit when its input closed and was killed".to_owned()
+            format!("only when killed: it did not exit when its input closed ({code})")
         }
     };
-    let code = status
-        .code()
-        .map_or_else(|| status.to_string(), |code| format!("status {code}"));
+    eprintln!("wirekit drive: the server exited {how}");
     eprintln!(
-        "wirekit drive: {}; the server {how} ({code})",
+        "wirekit drive: {}",
         if all_ok {
             "clean: every answer is one the protocol allows"
         } else {
@@ -257,6 +261,20 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         print_stderr_tail(&stderr);
     }
     Ok(all_ok)
+}
+
+/// The signal that ended the process, where there was one.
+fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
 }
 
 /// The last lines the server wrote to stderr, for a run that was not clean.

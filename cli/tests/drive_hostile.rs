@@ -163,7 +163,9 @@ fn a_server_that_dies_mid_frame() {
     let run = drive("mid-frame", GAZE, INITIALIZE, hostile::DIES_MID_FRAME);
     assert_precise_failure(&run, "initialize", &["exited", "framing", "envelope"]);
     assert!(
-        run.process.stderr.contains("exited with"),
+        run.process
+            .stderr
+            .contains("the server exited by itself (status 1)"),
         "{}",
         run.process.stderr
     );
