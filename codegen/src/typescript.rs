@@ -62,8 +62,9 @@ struct ModuleTemplate {
 struct IndexTemplate {
     header: String,
     modules: Vec<String>,
-    /// Exported name and module of each protocol's descriptor.
-    descriptors: Vec<(String, String)>,
+    /// Exported name and module of each protocol's descriptor, and the
+    /// exported name of its server's handler type.
+    descriptors: Vec<(String, String, String)>,
 }
 
 /// A TypeScript type expression for `ty`.
@@ -278,6 +279,17 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
     Ok(files)
 }
 
+/// The exported name of a shipped protocol's handler type: its descriptor's
+/// name, capitalised (`gzkitAuthoringGuide` → `GzkitAuthoringGuideHandlers`).
+fn handlers_name(export: &str) -> String {
+    let mut chars = export.chars();
+    let first: String = chars
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default();
+    format!("{first}{}Handlers", chars.as_str())
+}
+
 /// `index.ts` re-exporting every protocol module as a namespace.
 pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
     let mut modules: Vec<String> = protocols.iter().map(|p| p.module.clone()).collect();
@@ -285,7 +297,11 @@ pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
     let mut descriptors = Vec::new();
     for p in protocols {
         if descriptor::manifest(p)?.is_some() {
-            descriptors.push((descriptor::export_name(p), p.module.clone()));
+            descriptors.push((
+                descriptor::export_name(p),
+                p.module.clone(),
+                handlers_name(&descriptor::export_name(p)),
+            ));
         }
     }
     descriptors.sort();

@@ -56,8 +56,8 @@ describe("generated descriptors and folders loaded at run time", () => {
       const dir = join(repoRoot(), "schemas", path);
       const loaded = loadProtocol(dir);
       const { validators: genValidators, ...genRest } = generated;
-      // The generated descriptors do not carry the manifest's serving details (what a server needs beyond a client) yet.
-      const { validators: loadedValidators, serving: _serving, ...loadedRest } = loaded;
+      // The serving details (what a server needs beyond a client) included: the generated descriptors carry them too.
+      const { validators: loadedValidators, ...loadedRest } = loaded;
       assert.deepEqual(loadedRest, genRest);
       assert.deepEqual(Object.keys(loadedValidators ?? {}).sort(), Object.keys(genValidators ?? {}).sort());
       const manifest = JSON.parse(readFileSync(join(dir, "protocol.json"), "utf8")) as Obj;

@@ -208,9 +208,15 @@ describe("the server over bytes in memory (a protocol of one's own, NDJSON)", ()
     assert.equal(out[1], `${rpc('"id":1,"result":{}')}\n`);
   });
 
-  it("without the manifest's serving details (the generated Gaze descriptor), wirekit's defaults", async () => {
+  it("the generated Gaze descriptor carries the manifest's serving details: its violation answer", async () => {
+    const out = await serveBytes(gazeAnalyzerV1_0_0, {}, lines(rpc('"id":1,"method":"complexity","params":{"root_path":"/"}')), { log: () => undefined });
+    assert.equal(text(out), lines(rpc('"id":1,"error":{"code":-32600,"message":"complexity is not allowed before initialize"}')));
+  });
+
+  it("without the manifest's serving details (a descriptor without them), wirekit's defaults", async () => {
+    const { serving: _serving, ...withoutServing } = gazeAnalyzerV1_0_0;
     const out = await serveBytes(
-      gazeAnalyzerV1_0_0,
+      withoutServing,
       { initialize: (_p, context) => ({ capabilities: context.capabilities<{ discover: boolean; test_mapping: boolean; classify_signals: boolean }>(), protocol_version: "1.0.0", analyzer_name: "t", language: "ts" }), discover: () => ({ source_files: [], test_files: [], framework: "t" }) },
       lines(
         rpc('"id":1,"method":"complexity","params":{"root_path":"/"}'),

@@ -138,6 +138,98 @@ fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
     object(&m)
 }
 
+/// What a server needs beyond a client (the runtime's `ServingInfo`), from
+/// the manifest as written, as `protocolFromManifest` reads it: the shapes
+/// of the errors a server produces itself, the lifecycle's violation
+/// answers, the version negotiation, `unreadable_id`. `None` when the
+/// manifest has none of them.
+fn serving(m: &Value) -> Option<String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    if let Some(errors) = m.get("server_errors").and_then(Value::as_object) {
+        let cases: Vec<(String, String)> = errors
+            .iter()
+            .map(|(case, raw)| (ts_key(case), shape(raw)))
+            .collect();
+        out.push(("serverErrors".into(), object(&cases)));
+    }
+    if let Some(v) = m.pointer("/lifecycle/violation").and_then(violation) {
+        out.push(("violation".into(), v));
+    }
+    let own: Vec<(String, String)> = m
+        .get("methods")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, spec)| {
+            spec.pointer("/lifecycle/violation")
+                .and_then(violation)
+                .map(|v| (ts_key(name), v))
+        })
+        .collect();
+    if !own.is_empty() {
+        out.push(("methodViolations".into(), object(&own)));
+    }
+    if let Some(n) = m.get("version_negotiation") {
+        let text = |key: &str| json_string(n.get(key).and_then(Value::as_str).unwrap_or(""));
+        out.push((
+            "versionNegotiation".into(),
+            object(&[
+                ("method".into(), text("method")),
+                ("clientPointer".into(), text("client_pointer")),
+                ("serverVersion".into(), text("server_version")),
+                ("error".into(), text("error")),
+                ("message".into(), text("message")),
+            ]),
+        ));
+    }
+    if let Some(unreadable @ ("silent" | "null")) = m
+        .pointer("/transport/unreadable_id")
+        .and_then(Value::as_str)
+    {
+        out.push(("unreadableId".into(), json_string(unreadable)));
+    }
+    (!out.is_empty()).then(|| object(&out))
+}
+
+/// One `server_errors` case: its code, its `data` template, its `by_kind`.
+fn shape(raw: &Value) -> String {
+    let mut members: Vec<(String, String)> = Vec::new();
+    if let Some(code) = raw.get("code").filter(|c| c.is_number()) {
+        members.push(("code".into(), code.to_string()));
+    }
+    if let Some(data) = raw.get("data") {
+        members.push(("data".into(), crate::text::json_compact(data)));
+    }
+    if let Some(kinds) = raw.get("by_kind").and_then(Value::as_object) {
+        let inner: Vec<(String, String)> = kinds
+            .iter()
+            .map(|(kind, shape_of)| (ts_key(kind), shape(shape_of)))
+            .collect();
+        members.push(("byKind".into(), object(&inner)));
+    }
+    if members.is_empty() {
+        "{}".into()
+    } else {
+        object(&members)
+    }
+}
+
+/// A lifecycle violation answer: code, message, and `data` unless null.
+fn violation(raw: &Value) -> Option<String> {
+    let code = raw.get("code")?;
+    let mut members = vec![
+        ("code".into(), code.to_string()),
+        (
+            "message".into(),
+            json_string(raw.get("message").and_then(Value::as_str).unwrap_or("")),
+        ),
+    ];
+    if let Some(data) = raw.get("data").filter(|d| !d.is_null()) {
+        members.push(("data".into(), crate::text::json_compact(data)));
+    }
+    Some(object(&members))
+}
+
 /// The descriptor's object literal (members at two spaces).
 fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
     let t = &manifest.transport;
@@ -236,6 +328,9 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
             .entry(&r.reference)
             .map_err(|e| e.in_file(&p.manifest_path).at("/error_object/$ref"))?;
         lines.push(format!("errorObject: {},", json_string(&name)));
+    }
+    if let Some(serving) = serving(&p.manifest_json) {
+        lines.push(format!("serving: {serving},"));
     }
     lines.push("validators,".into());
     Ok(lines

@@ -2,6 +2,7 @@
 /** The `agentapi-driver` protocol, version 1, as the TypeScript runtime uses it: transport, methods with their schema types, lifecycle, capabilities and errors, from `schemas/agentapi-driver/1/protocol.json`, with its standalone validators. */
 import type * as types from "../agentapi_driver.js";
 import type { ProtocolDescriptor } from "../../runtime/protocol.js";
+import type { ServerHandlers } from "../../runtime/server.js";
 import { validators } from "../validators/agentapi_driver.js";
 
 /** The descriptor, typed by the generated method maps. */
@@ -44,5 +45,13 @@ export const descriptor: ProtocolDescriptor<
     {"rule":"not_reused","method":"driver.invoke","part":"params","at":"/invocation_id","consumed":{"method":"driver.completed","at":"/invocation_id"},"message":"invocation_id cannot be reused after terminal completion"},
   ],
   errorObject: "RPCError",
+  serving: { serverErrors: { parse_error: { code: -32700, data: {"class":"invalid_request","details":{"kind":"{kind}","pointer":"{pointer}"}} }, invalid_request: { code: -32600, data: {"class":"invalid_request","details":{"kind":"{kind}","pointer":"{pointer}"}}, byKind: { MissingJsonRpc: { code: -32600, data: {"class":"unsupported_rpc_version","details":{"kind":"{kind}","pointer":"{pointer}"}} }, WrongJsonRpcVersion: { code: -32600, data: {"class":"unsupported_rpc_version","details":{"kind":"{kind}","pointer":"{pointer}"}} } } }, framing: { code: -32600, data: {"class":"invalid_request","details":{"kind":"{kind}"}}, byKind: { FrameTooLong: { code: -32600, data: {"class":"budget_exceeded","details":{"kind":"{kind}"}} }, BodyNotUtf8: { code: -32700, data: {"class":"invalid_request","details":{"kind":"{kind}"}} } } }, method_not_found: { code: -32601, data: {"class":"invalid_request","details":{"method":"{method}"}} }, capability_not_declared: { code: -32601, data: {"class":"capability_mismatch","details":{"method":"{method}","capability":"{capability}"}} }, invalid_params: { code: -32602, data: {"class":"invalid_request","details":{"errors":"{errors}"}} }, internal_error: { code: -32603, data: {"class":"driver_internal","details":{"part":"{part}","errors":"{errors}"}} }, answer_too_long: { code: -32603, data: {"class":"budget_exceeded","details":{"bytes":"{bytes}","limit":"{limit}"}} }, rule: { code: -32602, data: {"class":"invalid_request","details":{"rule":"{rule}","pointer":"{pointer}"}} } }, violation: { code: -32000, message: "{method} requires {allowed}, current state is {state}", data: {"class":"invalid_state"} }, methodViolations: { "driver.capabilities": { code: -32000, message: "{method} is invalid in {state}", data: {"class":"invalid_state"} } }, unreadableId: "silent" },
   validators,
 };
+
+/** The handlers of a server of the protocol (`serveStdio(descriptor, handlers)`), typed by the method maps. */
+export type Handlers = ServerHandlers<
+  types.AgentapiDriverRequests,
+  types.AgentapiDriverNotifications,
+  types.AgentapiDriverServerNotifications
+>;

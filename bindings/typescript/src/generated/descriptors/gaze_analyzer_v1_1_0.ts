@@ -2,6 +2,7 @@
 /** The `gaze-analyzer` protocol, version 1.1.0, as the TypeScript runtime uses it: transport, methods with their schema types, lifecycle, capabilities and errors, from `schemas/gaze-analyzer/1.1.0/protocol.json`, with its standalone validators. */
 import type * as types from "../gaze_analyzer_v1_1_0.js";
 import type { ProtocolDescriptor } from "../../runtime/protocol.js";
+import type { ServerHandlers } from "../../runtime/server.js";
 import { validators } from "../validators/gaze_analyzer_v1_1_0.js";
 
 /** The descriptor, typed by the generated method maps. */
@@ -41,5 +42,13 @@ export const descriptor: ProtocolDescriptor<
     { code: -32602, name: "INVALID_PARAMS" },
     { code: -32603, name: "INTERNAL_ERROR" },
   ],
+  serving: { violation: { code: -32600, message: "{method} is not allowed before initialize" }, methodViolations: { initialize: { code: -32600, message: "initialize may be called only once per session" } } },
   validators,
 };
+
+/** The handlers of a server of the protocol (`serveStdio(descriptor, handlers)`), typed by the method maps. */
+export type Handlers = ServerHandlers<
+  types.GazeAnalyzerRequests,
+  types.GazeAnalyzerNotifications,
+  types.GazeAnalyzerServerNotifications
+>;

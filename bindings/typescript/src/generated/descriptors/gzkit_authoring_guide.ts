@@ -2,6 +2,7 @@
 /** The `gzkit-authoring-guide` protocol, version 1.0, as the TypeScript runtime uses it: transport, methods with their schema types, lifecycle, capabilities and errors, from `schemas/gzkit-authoring-guide/1.0/protocol.json`, with its standalone validators. */
 import type * as types from "../gzkit_authoring_guide.js";
 import type { ProtocolDescriptor } from "../../runtime/protocol.js";
+import type { ServerHandlers } from "../../runtime/server.js";
 import { validators } from "../validators/gzkit_authoring_guide.js";
 
 /** The descriptor, typed by the generated method maps. */
@@ -38,5 +39,13 @@ export const descriptor: ProtocolDescriptor<
     {"rule":"not_before","method":"analyze","part":"result","at":"/hints/*","first":"start_line","second":"end_line","message":"end_line must not be before start_line"},
   ],
   errorObject: "ErrorObject",
+  serving: { serverErrors: { parse_error: { data: null }, invalid_request: { data: null }, framing: { code: -32700, data: null }, method_not_found: { data: null }, capability_not_declared: { data: null }, invalid_params: { data: null }, internal_error: { data: null }, answer_too_long: { data: null }, rule: { data: null } }, violation: { code: -32601, message: "{method} is not allowed before initialize" }, methodViolations: { initialize: { code: -32600, message: "initialize has already been called on this session" } }, versionNegotiation: { method: "initialize", clientPointer: "/clientVersion", serverVersion: "1.0", error: "VERSION_MISMATCH", message: "VERSION_MISMATCH: client major version {client_major} is incompatible with server major version {server_major}" } },
   validators,
 };
+
+/** The handlers of a server of the protocol (`serveStdio(descriptor, handlers)`), typed by the method maps. */
+export type Handlers = ServerHandlers<
+  types.GzkitAuthoringGuideRequests,
+  types.GzkitAuthoringGuideNotifications,
+  types.GzkitAuthoringGuideServerNotifications
+>;

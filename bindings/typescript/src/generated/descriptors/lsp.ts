@@ -2,6 +2,7 @@
 /** The `lsp` protocol, version 3.17, as the TypeScript runtime uses it: transport, methods with their schema types, lifecycle, capabilities and errors, from `schemas/lsp/3.17/protocol.json`, with its standalone validators. */
 import type * as types from "../lsp.js";
 import type { ProtocolDescriptor } from "../../runtime/protocol.js";
+import type { ServerHandlers } from "../../runtime/server.js";
 import { validators } from "../validators/lsp.js";
 
 /** The descriptor, typed by the generated method maps. */
@@ -123,5 +124,13 @@ export const descriptor: ProtocolDescriptor<
     { code: -32801, name: "CONTENT_MODIFIED" },
     { code: -32800, name: "REQUEST_CANCELLED" },
   ],
+  serving: { violation: { code: -32002, message: "{method} is not allowed in state {state} (allowed: {allowed})" } },
   validators,
 };
+
+/** The handlers of a server of the protocol (`serveStdio(descriptor, handlers)`), typed by the method maps. */
+export type Handlers = ServerHandlers<
+  types.LspRequests,
+  types.LspNotifications,
+  types.LspServerNotifications
+>;

@@ -2,6 +2,7 @@
 /** The `mcp` protocol, version 2025-11-25, as the TypeScript runtime uses it: transport, methods with their schema types, lifecycle, capabilities and errors, from `schemas/mcp/2025-11-25/protocol.json`, with its standalone validators. */
 import type * as types from "../mcp_v2025_11_25.js";
 import type { ProtocolDescriptor } from "../../runtime/protocol.js";
+import type { ServerHandlers } from "../../runtime/server.js";
 import { validators } from "../validators/mcp_v2025_11_25.js";
 
 /** The descriptor, typed by the generated method maps. */
@@ -61,5 +62,13 @@ export const descriptor: ProtocolDescriptor<
     { code: -32603, name: "INTERNAL_ERROR" },
     { code: -32002, name: "RESOURCE_NOT_FOUND" },
   ],
+  serving: { violation: { code: -32600, message: "{method} is not allowed in state {state} (allowed: {allowed})" } },
   validators,
 };
+
+/** The handlers of a server of the protocol (`serveStdio(descriptor, handlers)`), typed by the method maps. */
+export type Handlers = ServerHandlers<
+  types.McpRequests,
+  types.McpNotifications,
+  types.McpServerNotifications
+>;
