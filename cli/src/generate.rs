@@ -113,15 +113,17 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         }
     }
     // Schemas derived from an upstream source are written first, so that the
-    // protocols load (and are generated from) the fresh ones.
-    if !args.check && options.is_complete() {
-        let derived = match wirekit_codegen::derive::derive_all(&root) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("wirekit generate: {e}");
-                return ExitCode::from(2);
-            }
-        };
+    // protocols load (and are generated from) the fresh ones: every recipe,
+    // or the named protocol's, whatever the targets.
+    if !args.check {
+        let derived =
+            match wirekit_codegen::derive::derive_protocol(&root, options.protocol.as_deref()) {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("wirekit generate: {e}");
+                    return ExitCode::from(2);
+                }
+            };
         if let Err(e) = wirekit_codegen::write(&root, &derived, false) {
             eprintln!("wirekit generate: {e}");
             return ExitCode::from(2);
@@ -257,6 +259,7 @@ fn project_plan(
         ));
     }
     Ok(crate::project::Plan {
+        base,
         schemas,
         protocols,
         package,

@@ -106,6 +106,7 @@ fn init(args: &InitArgs) -> Result<(), String> {
     let config = dir.join(crate::project::CONFIG_FILE);
     let parsed = crate::project::read_config(&config)?;
     let plan = crate::project::Plan {
+        base: dir.clone(),
         schemas: dir.join("schemas"),
         protocols: parsed.protocols.clone(),
         package: package.clone(),

@@ -53,6 +53,9 @@ pub struct Config {
 
 /// What one run writes.
 pub struct Plan {
+    /// The project's folder: where `wirekit.toml` is (the current folder
+    /// with `--out`); a recipe's upstream `schema` is relative to it.
+    pub base: PathBuf,
     /// The protocols' folder.
     pub schemas: PathBuf,
     /// Only these protocols (all when empty).
@@ -121,6 +124,24 @@ fn generate(plan: &Plan, check: bool) -> Result<ExitCode, String> {
         ));
     }
     let shown = plan.schemas.display().to_string();
+    // Folders derived from a published schema (`meta/derive.json`) first,
+    // so that the protocols load from the fresh files.
+    let derived = wirekit_codegen::derive::derive_in(&plan.base, &plan.schemas, None)
+        .map_err(|e| e.to_string())?;
+    let mut derived_stale = Vec::new();
+    for file in &derived {
+        let path = plan.base.join(&file.path);
+        if std::fs::read_to_string(&path).is_ok_and(|old| old == file.contents) {
+            continue;
+        }
+        if check {
+            derived_stale.push(path);
+        } else {
+            std::fs::write(&path, &file.contents)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+    }
     let mut protocols = wirekit_codegen::protocol::load_all(&plan.schemas, Path::new("."))
         .map_err(|e| e.to_string())?;
     if !plan.protocols.is_empty() {
@@ -144,9 +165,9 @@ fn generate(plan: &Plan, check: bool) -> Result<ExitCode, String> {
             "{shown} holds no protocol (a protocol is a folder NAME/VERSION/ holding protocol.json)"
         ));
     }
-    let mut total = 0usize;
+    let mut total = derived.len();
     let mut changed = Vec::new();
-    let mut stale = Vec::new();
+    let mut stale = derived_stale;
     for (target, dir) in &plan.targets {
         let files = standalone::generate(&protocols, *target, &plan.package)
             .map_err(|e| e.for_target(*target).to_string())?;

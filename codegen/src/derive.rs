@@ -69,8 +69,31 @@ pub fn missing_sources(root: &Path) -> Result<Vec<String>> {
 /// Every derived file under `root/schemas` (a schema file and a manifest a
 /// recipe); where the source is absent, the committed files as they are.
 pub fn derive_all(root: &Path) -> Result<Vec<GeneratedFile>> {
+    derive_protocol(root, None)
+}
+
+/// [`derive_all`] for the recipes of one protocol (`schemas/<protocol>/*/`),
+/// or of every one when `protocol` is `None`: `generate --protocol P` derives
+/// P's folders before it loads them.
+pub fn derive_protocol(root: &Path, protocol: Option<&str>) -> Result<Vec<GeneratedFile>> {
+    derive_in(root, &root.join("schemas"), protocol)
+}
+
+/// [`derive_protocol`] for the protocols folder `schemas` of a project of
+/// one's own whose recipes name their sources relative to `root` (the
+/// folder of its `wirekit.toml`); paths in the result are relative to `root`.
+pub fn derive_in(
+    root: &Path,
+    schemas: &Path,
+    protocol: Option<&str>,
+) -> Result<Vec<GeneratedFile>> {
     let mut out = Vec::new();
-    for recipe_path in recipes(&root.join("schemas"))? {
+    for recipe_path in recipes(schemas)? {
+        if let Some(name) = protocol {
+            if !recipe_path.starts_with(schemas.join(name)) {
+                continue;
+            }
+        }
         let version_dir = recipe_path
             .parent()
             .and_then(Path::parent)

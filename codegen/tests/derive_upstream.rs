@@ -67,8 +67,6 @@ fn a_present_upstream_file_is_derived_and_hand_edits_are_drift() {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "definitions": {
             "ClientRequest": {"anyOf": [{"$ref": "#/definitions/HelloRequest"}]},
-            "ServerRequest": {"anyOf": []},
-            "ClientNotification": {"anyOf": []},
             "ServerNotification": {"anyOf": [{"$ref": "#/definitions/ByeNotification"}]},
             "HelloRequest": {"type": "object", "required": ["method", "params"], "description": "Upstream prose.",
                 "properties": {"method": {"const": "hello", "type": "string"},
@@ -88,9 +86,9 @@ fn a_present_upstream_file_is_derived_and_hand_edits_are_drift() {
         "output": "u.schema.json", "id": "https://wirekit.dev/schemas/u/1/u.schema.json",
         "title": "U", "description": "U.", "manifest_output": "protocol.json",
         "manifest": {"protocol": "u", "version": "1", "methods": "derived"},
-        "unions": {"client_requests": "ClientRequest", "server_requests": "ServerRequest",
-                   "client_notifications": "ClientNotification", "server_notifications": "ServerNotification"},
-        "default_result": "EmptyResult"
+        // The unions the file has; it has no server requests nor client notifications.
+        "unions": {"client_requests": "ClientRequest", "server_notifications": "ServerNotification"},
+        "default_result": "EmptyResult", "docs": "generated"
     });
     let recipe_path = root.join("schemas/u/1/meta/derive.json");
     std::fs::create_dir_all(recipe_path.parent().unwrap()).unwrap();

@@ -3,9 +3,10 @@
 //!
 //! Every keyword that constrains is kept as written (draft-07's array form
 //! of `items` becomes `prefixItems`, an `allOf` of open objects one object:
-//! see [`super::all_of`]); `description`, `title`, `$comment` and
-//! `examples` are dropped, and every named schema (a type, an object member)
-//! gets a title and a one-line description written here. A member whose
+//! see [`super::all_of`]); `title`, `$comment` and `examples` are dropped,
+//! `description` too where the recipe says `"docs": "generated"`, and every
+//! named schema (a type, an object member) gets a title and, where it keeps
+//! no upstream description, a one-line description written here. A member whose
 //! schema is a type of its own in the bindings (an inline object, a union) is
 //! titled after its owner and its name (`CallToolRequest` + `params`:
 //! "Call tool request params"), as the generators name it. A keyword this
@@ -14,7 +15,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::Recipe;
+use super::{Docs, Recipe};
 use crate::derived::{annotate, distinct_type_names, is_inline, words};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -80,8 +81,8 @@ pub(super) fn definitions(recipe: &Recipe, upstream: &Value) -> Result<Map<Strin
     let mut out = Map::new();
     for (name, schema) in defs {
         let at = format!("{}{name}", prefix.trim_start_matches('#'));
-        let mut converted = convert(schema, name, prefix, &at, defs)?;
-        annotate(
+        let mut converted = convert(schema, name, prefix, &at, defs, recipe.docs)?;
+        annotate_keeping(
             &mut converted,
             name,
             &format!("The type `{name}` of {}.", recipe.source_name),
@@ -92,6 +93,18 @@ pub(super) fn definitions(recipe: &Recipe, upstream: &Value) -> Result<Map<Strin
     Ok(out)
 }
 
+/// [`annotate`] with `title`, and `description` unless the schema keeps the
+/// upstream file's own (`"docs": "upstream"`). Titles are always the
+/// generated ones: they name the types of the bindings.
+fn annotate_keeping(schema: &mut Value, title: &str, description: &str) {
+    let own = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.trim().is_empty())
+        .map(str::to_owned);
+    annotate(schema, title, own.as_deref().unwrap_or(description));
+}
+
 /// One schema, converted; `owner` names the inline types it holds, `at` is
 /// its pointer in the upstream file (for errors).
 fn convert(
@@ -100,6 +113,7 @@ fn convert(
     prefix: &str,
     at: &str,
     defs: &Map<String, Value>,
+    docs: Docs,
 ) -> Result<Value> {
     let o = match schema {
         Value::Bool(_) => return Ok(schema.clone()),
@@ -110,7 +124,7 @@ fn convert(
     };
     if o.contains_key("allOf") {
         let merged = super::all_of::merge(o, defs, prefix, at)?;
-        return convert(&Value::Object(merged), owner, prefix, at, defs);
+        return convert(&Value::Object(merged), owner, prefix, at, defs, docs);
     }
     let unsupported = |k: &str| {
         Error::new(
@@ -136,6 +150,10 @@ fn convert(
     for (k, v) in o {
         let here = format!("{at}/{k}");
         match k.as_str() {
+            // The upstream description, where the recipe keeps the upstream docs.
+            "description" if docs == Docs::Upstream && v.is_string() => {
+                out.insert(k.to_owned(), v.clone());
+            }
             k if DROPPED.contains(&k) => {}
             k if KEPT.contains(&k) => {
                 out.insert(k.to_owned(), v.clone());
@@ -172,6 +190,7 @@ fn convert(
                         prefix,
                         &format!("{here}/{name}"),
                         defs,
+                        docs,
                     )?;
                     if is_inline(&converted) && defs.contains_key(&inline_name) {
                         return Err(Error::new(
@@ -189,7 +208,7 @@ fn convert(
                     } else {
                         "optional"
                     };
-                    annotate(
+                    annotate_keeping(
                         &mut converted,
                         &title,
                         &format!("The {which} member `{name}` of `{owner}`."),
@@ -207,11 +226,13 @@ fn convert(
                         let list = items
                             .iter()
                             .enumerate()
-                            .map(|(i, s)| convert(s, owner, prefix, &format!("{here}/{i}"), defs))
+                            .map(|(i, s)| {
+                                convert(s, owner, prefix, &format!("{here}/{i}"), defs, docs)
+                            })
                             .collect::<Result<Vec<_>>>()?;
                         Value::Array(list)
                     }
-                    one => convert(one, owner, prefix, &here, defs)?,
+                    one => convert(one, owner, prefix, &here, defs, docs)?,
                 };
                 // draft-07: `items` as an array is 2020-12's `prefixItems`,
                 // and `additionalItems` then is 2020-12's `items`.
@@ -232,12 +253,12 @@ fn convert(
                 let list = items
                     .iter()
                     .enumerate()
-                    .map(|(i, s)| convert(s, owner, prefix, &format!("{here}/{i}"), defs))
+                    .map(|(i, s)| convert(s, owner, prefix, &format!("{here}/{i}"), defs, docs))
                     .collect::<Result<Vec<_>>>()?;
                 out.insert(k.to_owned(), Value::Array(list));
             }
             k if ONE_SCHEMA.contains(&k) => {
-                out.insert(k.to_owned(), convert(v, owner, prefix, &here, defs)?);
+                out.insert(k.to_owned(), convert(v, owner, prefix, &here, defs, docs)?);
             }
             other => return Err(unsupported(other)),
         }
@@ -254,11 +275,34 @@ mod tests {
             "from": "json-schema", "schema": "../u.json", "source_name": "the U schema",
             "output": "u.schema.json", "id": "https://wirekit.dev/schemas/u/1/u.schema.json",
             "title": "U", "description": "U", "manifest_output": "protocol.json",
-            "manifest": {}, "default_result": "EmptyResult",
+            "manifest": {}, "default_result": "EmptyResult", "docs": "generated",
             "unions": {"client_requests": "CR", "server_requests": "SR",
                        "client_notifications": "CN", "server_notifications": "SN"}
         }))
         .expect("a valid recipe")
+    }
+
+    #[test]
+    fn upstream_docs_keep_each_description_and_generate_the_missing_ones() {
+        let mut r = recipe();
+        r.docs = Docs::Upstream;
+        let upstream = json!({"definitions": {
+            "A": {"description": "An A, as its authors say.", "type": "object",
+                  "properties": {"b": {"type": "string", "description": "The b of it.", "title": "Bee"},
+                                 "c": {"type": "integer"}}}
+        }});
+        let defs = definitions(&r, &upstream).expect("converts");
+        assert_eq!(defs["A"]["description"], json!("An A, as its authors say."));
+        assert_eq!(
+            defs["A"]["properties"]["b"]["description"],
+            json!("The b of it.")
+        );
+        // Titles name the bindings' types: always the generated ones.
+        assert_eq!(defs["A"]["properties"]["b"]["title"], json!("B"));
+        assert_eq!(
+            defs["A"]["properties"]["c"]["description"],
+            json!("The optional member `c` of `A`.")
+        );
     }
 
     #[test]

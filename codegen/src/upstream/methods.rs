@@ -55,12 +55,20 @@ fn messages(recipe: &Recipe, upstream: &Value) -> Result<Vec<Message>> {
     let (defs, prefix) = upstream_defs(upstream)?;
     let u = &recipe.unions;
     let mut out: Vec<Message> = Vec::new();
-    for (union, request, client) in [
+    let unions = [
         (&u.client_requests, true, true),
         (&u.server_requests, true, false),
         (&u.client_notifications, false, true),
         (&u.server_notifications, false, false),
-    ] {
+    ];
+    if unions.iter().all(|(union, _, _)| union.is_none()) {
+        return Err(Error::new(
+            ErrorKind::Manifest,
+            "the recipe's `unions` names none of client_requests, server_requests, client_notifications, server_notifications",
+        ));
+    }
+    for (union, request, client) in unions {
+        let Some(union) = union else { continue };
         for type_name in union_members(defs, prefix, union)? {
             let method = defs
                 .get(type_name)
@@ -101,6 +109,7 @@ pub(super) fn derive(
     upstream: &Value,
     converted: &Map<String, Value>,
 ) -> Result<Map<String, Value>> {
+    let (_, prefix) = upstream_defs(upstream)?;
     let file = &recipe.output;
     let reference = |pointer: &str| json!({"$ref": format!("{file}#/$defs/{pointer}")});
     let mut methods = Map::new();
@@ -123,31 +132,29 @@ pub(super) fn derive(
             json!(if m.request { "request" } else { "notification" }),
         );
         out.insert("direction".into(), json!(direction));
-        let params = ty.pointer("/properties/params").ok_or_else(|| {
-            Error::new(
-                ErrorKind::Unsupported,
-                format!("`{}` has no `params` member", m.type_name),
-            )
-        })?;
-        // A params type of its own is named; one written inline is
-        // referred to where it is.
-        let named = params
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix("#/$defs/"));
-        out.insert(
-            "params".into(),
-            match named {
-                Some(name) => reference(name),
-                None => reference(&format!("{}/properties/params", m.type_name)),
-            },
-        );
-        let required = ty
-            .get("required")
-            .and_then(Value::as_array)
-            .is_some_and(|r| r.contains(&json!("params")));
-        if !required {
-            out.insert("params_optional".into(), json!(true));
+        // A message without a `params` member takes none: the manifest
+        // method has no params.
+        if let Some(params) = ty.pointer("/properties/params") {
+            // A params type of its own is named; one written inline is
+            // referred to where it is.
+            let named = params
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"));
+            out.insert(
+                "params".into(),
+                match named {
+                    Some(name) => reference(name),
+                    None => reference(&format!("{}/properties/params", m.type_name)),
+                },
+            );
+            let required = ty
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.contains(&json!("params")));
+            if !required {
+                out.insert("params_optional".into(), json!(true));
+            }
         }
         let mut description = format!(
             "A {} {}: `{}` of {}",
@@ -161,29 +168,28 @@ pub(super) fn derive(
             recipe.source_name
         );
         if m.request {
-            let given = overrides.get("result").and_then(Value::as_str);
-            let paired = m
-                .type_name
-                .strip_suffix("Request")
-                .map(|stem| format!("{stem}Result"))
-                .filter(|r| converted.contains_key(r));
-            let result = given
-                .map(str::to_owned)
-                .or(paired)
-                .unwrap_or_else(|| recipe.default_result.clone());
-            if !converted.contains_key(&result) {
-                return Err(Error::new(
-                    ErrorKind::Reference,
-                    format!(
-                        "the result `{result}` of `{}` is no upstream type",
-                        m.method
-                    ),
-                ));
-            }
-            description.push_str(&format!(", answered with `{result}`"));
-            out.insert("result".into(), reference(&result));
+            let result = result_of(recipe, &m, overrides.get("result"), converted, prefix)?;
+            description.push_str(&format!(", answered with `{}`", result.shown));
+            out.insert("result".into(), reference(&result.pointer));
         }
         description.push('.');
+        // With the upstream docs, the request's own description leads.
+        let own = (recipe.docs == super::Docs::Upstream)
+            .then(|| upstream_defs(upstream).ok())
+            .flatten()
+            .and_then(|(defs, _)| defs.get(&m.type_name))
+            .and_then(|t| t.get("description"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|d| !d.is_empty());
+        if let Some(own) = own {
+            let own = if own.ends_with(['.', '!', '?']) {
+                own.to_owned()
+            } else {
+                format!("{own}.")
+            };
+            description = format!("{own} {description}");
+        }
         out.insert("description".into(), json!(description));
         let defaults = recipe
             .method_defaults
@@ -198,6 +204,131 @@ pub(super) fn derive(
         ));
     }
     Ok(methods)
+}
+
+/// A request's result: where in the derived `$defs` it is, and how the
+/// method's description names it.
+struct ResultRef {
+    /// Below `#/$defs/` (`Task`, `GetTaskSuccessResponse/properties/result`).
+    pointer: String,
+    shown: String,
+}
+
+/// The result of request `m`, in the stated order: the recipe's `result`
+/// (a type name or a JSON pointer into the upstream file), the type named
+/// like the request, the `result` member of its response envelope, the
+/// recipe's `default_result`; an error naming the method where none applies.
+fn result_of(
+    recipe: &Recipe,
+    m: &Message,
+    given: Option<&Value>,
+    converted: &Map<String, Value>,
+    prefix: &str,
+) -> Result<ResultRef> {
+    let named = |name: &str| ResultRef {
+        pointer: name.to_owned(),
+        shown: name.to_owned(),
+    };
+    if let Some(given) = given {
+        let text = given.as_str().ok_or_else(|| {
+            Error::new(
+                ErrorKind::Manifest,
+                format!("the recipe's `result` of `{}` must be a string", m.method),
+            )
+        })?;
+        return match text.strip_prefix(prefix) {
+            // A pointer into an upstream type (`#/definitions/X/properties/result`).
+            Some(inside) => {
+                let (type_name, rest) = inside.split_once('/').unwrap_or((inside, ""));
+                let found = converted.get(type_name).and_then(|ty| {
+                    if rest.is_empty() {
+                        Some(ty)
+                    } else {
+                        ty.pointer(&format!("/{rest}"))
+                    }
+                });
+                if found.is_none() {
+                    return Err(Error::new(
+                        ErrorKind::Reference,
+                        format!(
+                            "the result `{text}` of `{}` points nowhere in the upstream file",
+                            m.method
+                        ),
+                    ));
+                }
+                Ok(ResultRef {
+                    pointer: inside.to_owned(),
+                    shown: inside.replace("/properties/", "."),
+                })
+            }
+            None if converted.contains_key(text) => Ok(named(text)),
+            None => Err(Error::new(
+                ErrorKind::Reference,
+                format!(
+                    "the result `{text}` of `{}` is no upstream type (a type name, or a pointer starting with `{prefix}`)",
+                    m.method
+                ),
+            )),
+        };
+    }
+    let stem = m.type_name.strip_suffix("Request").unwrap_or(&m.type_name);
+    let paired = format!("{stem}Result");
+    if converted.contains_key(&paired) {
+        return Ok(named(&paired));
+    }
+    for envelope in [format!("{stem}SuccessResponse"), format!("{stem}Response")] {
+        if let Some(found) = envelope_result(converted, &envelope) {
+            return Ok(found);
+        }
+    }
+    if let Some(default) = &recipe.default_result {
+        if !converted.contains_key(default) {
+            return Err(Error::new(
+                ErrorKind::Reference,
+                format!("the default_result `{default}` is no upstream type"),
+            ));
+        }
+        return Ok(named(default));
+    }
+    Err(Error::new(
+        ErrorKind::Manifest,
+        format!(
+            "no result for the request `{}` (`{}`): no type `{stem}Result`, no response envelope `{stem}SuccessResponse` or `{stem}Response` with a `result` member, and the recipe gives neither `methods.{}.result` nor `default_result`",
+            m.method, m.type_name, m.method
+        ),
+    ))
+}
+
+/// The `result` member of the response envelope `name`: the type itself
+/// when it has `result` beside `jsonrpc` or `id`, or the one member of its
+/// `anyOf`/`oneOf` that does (the success side of `Success | Error`).
+fn envelope_result(converted: &Map<String, Value>, name: &str) -> Option<ResultRef> {
+    let is_envelope = |ty: &Value| {
+        let props = ty.get("properties").and_then(Value::as_object)?;
+        (props.contains_key("result")
+            && (props.contains_key("jsonrpc") || props.contains_key("id")))
+        .then_some(())
+    };
+    let ty = converted.get(name)?;
+    if is_envelope(ty).is_some() {
+        return Some(ResultRef {
+            pointer: format!("{name}/properties/result"),
+            shown: format!("{name}.result"),
+        });
+    }
+    let members = ty.get("anyOf").or_else(|| ty.get("oneOf"))?.as_array()?;
+    let successes: Vec<&str> = members
+        .iter()
+        .filter_map(|member| member.get("$ref")?.as_str()?.strip_prefix("#/$defs/"))
+        .filter(|member| converted.get(*member).and_then(is_envelope).is_some())
+        .collect();
+    match successes.as_slice() {
+        [one] => Some(ResultRef {
+            pointer: format!("{one}/properties/result"),
+            shown: format!("{one}.result"),
+        }),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
