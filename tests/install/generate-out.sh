@@ -3,7 +3,8 @@
 # user's project uses it, outside the tree: a protocol made by `wirekit init`
 # is generated with the wheel's `wirekit` into gen/{python,typescript,rust};
 # the Python package is imported and serves a session (judged by
-# `wirekit conformance`) with only the installed wheel; the TypeScript file
+# `wirekit conformance`) with only the installed wheel, beside a protocol
+# derived from a published schema (tests/derive/agent); the TypeScript files
 # compiles with `tsc --strict` against the packed npm package and its
 # descriptor loads; the Rust module compiles (`cargo check`) and its
 # `protocol()` runs in a scratch crate that depends on wirekit, serde and
@@ -27,6 +28,9 @@ mkdir -p "$project"
 cd "$project"
 "$wirekit" init shop >/dev/null
 rm wirekit.toml
+# Beside it, a protocol nobody here wrote, derived from its published schema as it is.
+cp -r "$repo/tests/derive/agent/upstream" upstream
+cp -r "$repo/tests/derive/agent/schemas/agent" schemas/agent
 "$wirekit" generate --out gen --package shop_types --target python,typescript,rust | tail -1
 
 echo "== Python: gen/python/shop_types imported and served with the installed wheel"
@@ -71,7 +75,7 @@ tarball="$(cd "$pkg" && npm pack --silent --pack-destination "$work" | tail -1)"
 tsc_version="$(node -p "require('$pkg/node_modules/typescript/package.json').version")"
 types_version="$(node -p "require('$pkg/node_modules/@types/node/package.json').version")"
 mkdir -p ts/src
-cp gen/typescript/shop.ts ts/src/shop.ts
+cp gen/typescript/shop.ts gen/typescript/agent.ts ts/src/
 cat > ts/package.json <<'JSON'
 { "name": "out", "version": "0.0.0", "private": true, "type": "module" }
 JSON
@@ -86,11 +90,16 @@ cat > ts/tsconfig.json <<'JSON'
 JSON
 cat > ts/src/main.ts <<'TS'
 import { descriptor, type ShopHandlers, type PutResult } from "./shop.js";
+import { descriptor as agent, type AgentHandlers, type Task, type Message } from "./agent.js";
 
 const result: PutResult = { version: 1 };
 const handlers: ShopHandlers = {};
+// The derived protocol's union result: either alternative is a valid answer.
+const answers: (Task | Message)[] = [{ kind: "task", id: "t", status: "working" }, { kind: "message", role: "agent", text: "hi" }];
+const agentHandlers: AgentHandlers = { "agent/getCard": () => ({ name: "a", version: "1" }) };
 void handlers;
-console.log(JSON.stringify({ name: descriptor.name, version: descriptor.version, methods: Object.keys(descriptor.methods).length, result }));
+void agentHandlers;
+console.log(JSON.stringify({ name: descriptor.name, version: descriptor.version, methods: Object.keys(descriptor.methods).length, result, agent: Object.keys(agent.methods), answers: answers.length }));
 TS
 (cd ts && npm install --no-audit --no-fund --loglevel=error --prefer-offline "$work/$tarball" "typescript@$tsc_version" "@types/node@$types_version" >/dev/null \
     && npx tsc -p . --strict && node dist/main.js)
@@ -116,9 +125,11 @@ TOML
 cat > rs/src/main.rs <<'RS'
 mod generated;
 
-use generated::shop;
+use generated::{agent, shop};
 
 fn main() {
+    let derived = agent::protocol().expect("the derived protocol compiles");
+    assert_eq!(derived.id(), "agent@1");
     let protocol = shop::protocol().expect("the embedded protocol compiles");
     let result = shop::types::PutResult { version: shop::types::Version(std::num::NonZeroU64::new(1).expect("1")) };
     println!("{} {}", protocol.id(), serde_json::to_string(&result).expect("JSON"));
