@@ -175,10 +175,12 @@ pub fn generate(options: &Options) -> Result<Vec<GeneratedFile>> {
     } else {
         Vec::new()
     };
-    out.extend(generate_for(
+    let features = rust::crate_features(&options.root);
+    out.extend(generate_with_features(
         &protocols,
         &options.targets(),
         options.protocol.is_none(),
+        Some(&features),
     )?);
     if options.protocol.is_none() && options.targets().contains(&Target::Rust) {
         out.push(rust::manifest_schema(&options.root).map_err(|e| e.for_target(Target::Rust))?);
@@ -191,6 +193,19 @@ pub fn generate_for(
     protocols: &[Protocol],
     targets: &[Target],
     with_index: bool,
+) -> Result<Vec<GeneratedFile>> {
+    generate_with_features(protocols, targets, with_index, None)
+}
+
+/// [`generate_for`], gating a derived protocol's Rust module behind its
+/// Cargo feature only where `features` (the `wirekit-protocols` crate's)
+/// has one of its name: a new derived protocol's module compiles without a
+/// hand edit of the crate (`None`: every derived module is gated).
+fn generate_with_features(
+    protocols: &[Protocol],
+    targets: &[Target],
+    with_index: bool,
+    features: Option<&[String]>,
 ) -> Result<Vec<GeneratedFile>> {
     let mut out = Vec::new();
     for &target in targets {
@@ -209,7 +224,7 @@ pub fn generate_for(
             let index = match target {
                 Target::Rust => {
                     out.push(rust::embedded_schemas(protocols).map_err(|e| e.for_target(target))?);
-                    Some(rust::index(protocols))
+                    Some(rust::index(protocols, features))
                 }
                 Target::Python => Some(python::index(protocols)),
                 Target::TypeScript => Some(typescript::index(protocols)),

@@ -299,7 +299,7 @@ pub fn generate(p: &Protocol) -> Result<Vec<GeneratedFile>> {
 }
 
 /// `generated/mod.rs`: the protocol modules and what they share.
-pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
+pub fn index(protocols: &[Protocol], features: Option<&[String]>) -> Result<GeneratedFile> {
     // A protocol whose manifest is derived from a meta model (LSP: 93
     // methods, about 400 types) sits behind a Cargo feature named after it,
     // on by default, so a crate that wants the others builds faster. Its
@@ -312,7 +312,9 @@ pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
                 .get("$comment")
                 .and_then(serde_json::Value::as_str)
                 .is_some_and(|c| c.starts_with(crate::header("").trim()));
-            (p.module.clone(), derived.then(|| p.name.clone()))
+            // Gated only behind a feature the crate has (else always built).
+            let gated = derived && features.is_none_or(|f| f.contains(&p.name));
+            (p.module.clone(), gated.then(|| p.name.clone()))
         })
         .collect();
     modules.sort();
@@ -329,6 +331,33 @@ pub fn index(protocols: &[Protocol]) -> Result<GeneratedFile> {
         path: PathBuf::from(format!("{DIR}/mod.rs")),
         contents: format!("{}\n{text}", header("//")),
     })
+}
+
+/// The `[features]` of the `wirekit-protocols` crate (`bindings/rust-protocols/Cargo.toml`).
+pub fn crate_features(root: &std::path::Path) -> Vec<String> {
+    let manifest = root
+        .join(DIR)
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map(|dir| dir.join("Cargo.toml"));
+    let Some(text) = manifest.and_then(|m| std::fs::read_to_string(m).ok()) else {
+        return Vec::new();
+    };
+    let mut in_features = false;
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+        } else if in_features {
+            if let Some((name, _)) = line.split_once('=') {
+                let name = name.trim();
+                if !name.is_empty() && !name.starts_with('#') {
+                    out.push(name.to_owned());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `generated/schemas.rs`: every protocol's manifest and schema files as

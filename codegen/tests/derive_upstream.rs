@@ -85,7 +85,10 @@ fn a_present_upstream_file_is_derived_and_hand_edits_are_drift() {
         "from": "json-schema", "schema": "../shared/u.schema.json", "source_name": "the U schema",
         "output": "u.schema.json", "id": "https://wirekit.dev/schemas/u/1/u.schema.json",
         "title": "U", "description": "U.", "manifest_output": "protocol.json",
-        "manifest": {"protocol": "u", "version": "1", "methods": "derived"},
+        "manifest": {"protocol": "u", "version": "1", "title": "U", "description": "U.",
+                     "roles": {"client": "c", "server": "s"},
+                     "transport": {"framing": "ndjson", "envelope": "jsonrpc-2.0", "strict": false},
+                     "schemas": ["u.schema.json"], "methods": "derived"},
         // The unions the file has; it has no server requests nor client notifications.
         "unions": {"client_requests": "ClientRequest", "server_notifications": "ServerNotification"},
         "default_result": "EmptyResult", "docs": "generated"
@@ -118,6 +121,21 @@ fn a_present_upstream_file_is_derived_and_hand_edits_are_drift() {
         manifest["methods"]["bye"]["direction"],
         json!("server-to-client")
     );
+    // Its Rust module sits behind a feature only where the crate has one of its name.
+    let protocols = wirekit_codegen::protocol::load_all(&root.join("schemas"), &root).unwrap();
+    let gated = wirekit_codegen::rust::index(&protocols, None).unwrap();
+    assert!(
+        gated.contents.contains("#[cfg(feature = \"u\")]"),
+        "{}",
+        gated.contents
+    );
+    let featureless = wirekit_codegen::rust::index(&protocols, Some(&["lsp".to_owned()])).unwrap();
+    assert!(
+        !featureless.contents.contains("cfg(feature"),
+        "{}",
+        featureless.contents
+    );
+    assert!(featureless.contents.contains("pub mod u;"));
     // A hand edit of a derived file is drift.
     let path = root.join("schemas/u/1/protocol.json");
     let edited = std::fs::read_to_string(&path)
