@@ -171,6 +171,100 @@ fn diagnostic_codes_keep_their_type_and_init_options_reach_the_server() {
     );
 }
 
+#[test]
+fn settings_answer_by_section_language_ids_follow_the_file_and_a_new_name_may_start_with_a_dash() {
+    let root = project("editor");
+    std::fs::write(root.join("page.html"), "<p>hi</p>\n").expect("page.html");
+    std::fs::write(root.join("Dockerfile"), "FROM scratch\n").expect("Dockerfile");
+    std::fs::write(root.join("view.tpl"), "x\n").expect("view.tpl");
+    std::fs::write(root.join("settings.json"), r#"{"fake": {"lint": true}}"#).expect("settings");
+    let log = root.join("server.log");
+    let settings = root.join("settings.json");
+    let output = lsp(
+        &root,
+        &[
+            "--json",
+            "--settings",
+            settings.to_str().expect("utf-8"),
+            "--language-id",
+            "tpl=html",
+            "diagnostics",
+            "page.html",
+            "Dockerfile",
+            "view.tpl",
+        ],
+        &["--log", log.to_str().expect("utf-8")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let received: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("the server's log")
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let opened: Vec<(String, String)> = received
+        .iter()
+        .filter(|m| m["method"] == "textDocument/didOpen")
+        .map(|m| {
+            let doc = &m["params"]["textDocument"];
+            let uri = doc["uri"].as_str().unwrap_or("");
+            let name = uri.rsplit('/').next().unwrap_or("").to_owned();
+            (name, doc["languageId"].as_str().unwrap_or("").to_owned())
+        })
+        .collect();
+    for expected in [
+        ("page.html", "html"),
+        ("Dockerfile", "dockerfile"),
+        ("view.tpl", "html"),
+    ] {
+        assert!(
+            opened
+                .iter()
+                .any(|(n, id)| n == expected.0 && id == expected.1),
+            "{expected:?} in {opened:?}"
+        );
+    }
+    // The fake asks for the sections `fake` and `other`.
+    let configuration = received
+        .iter()
+        .find(|m| m["result"].as_array().is_some_and(|a| a.len() == 2))
+        .expect("the configuration answer");
+    assert_eq!(
+        configuration["result"],
+        serde_json::json!([{"lint": true}, {}])
+    );
+
+    // A new name that starts with `-`, given with --to.
+    std::fs::write(root.join("greet.py"), "def greet():\n    pass\n").expect("greet.py");
+    let renamed = lsp(&root, &["rename", "greet.py:1:5", "--to=--primary"], &[]);
+    assert_ne!(renamed.status.code(), Some(2), "{renamed:?}");
+    assert!(
+        !String::from_utf8_lossy(&renamed.stderr).contains("takes FILE:LINE:COL"),
+        "{renamed:?}"
+    );
+    let both = lsp(
+        &root,
+        &["rename", "greet.py:1:5", "other", "--to", "x"],
+        &[],
+    );
+    assert_eq!(both.status.code(), Some(2), "{both:?}");
+    let not_json = root.join("greet.py");
+    let bad = lsp(
+        &root,
+        &[
+            "--settings",
+            not_json.to_str().expect("utf-8"),
+            "symbols",
+            "greet.py",
+        ],
+        &[],
+    );
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("is not JSON"),
+        "{bad:?}"
+    );
+}
+
 /// Whether `bytes` is a sequence of whole `Content-Length` frames.
 fn whole_frames(mut bytes: &[u8]) -> bool {
     while !bytes.is_empty() {

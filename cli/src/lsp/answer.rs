@@ -204,6 +204,7 @@ fn outline(client: &Client, places: &mut Places, symbols: &DocumentSymbols, file
                 let container = symbol
                     .container_name
                     .as_deref()
+                    .filter(|c| !c.trim().is_empty())
                     .map(|c| format!(" in {c}"))
                     .unwrap_or_default();
                 let _ = writeln!(
@@ -336,6 +337,7 @@ fn diagnostics(
         text,
         json: json!({"settled": settled, "diagnostics": list, "server_failure": settlement.failure,
                      "publications_evicted": evicted}),
-        answered: settled,
+        // A failure the server reported while asked: the answer is not one to trust.
+        answered: settled && settlement.failure.is_none(),
     })
 }

@@ -6,7 +6,8 @@
 //! and the server is stopped (`shutdown`, `exit`, a grace, kill). Nothing
 //! is written but the recording: a rename prints its edit. Exit status: 0
 //! answered, 1 not answered (unsupported, unavailable, timed out,
-//! malformed, refused, diagnostics unsettled), 2 usage.
+//! malformed, refused, diagnostics unsettled, or a failure the server
+//! reported while it was asked), 2 usage.
 
 mod answer;
 mod places;
@@ -48,8 +49,21 @@ pub struct LspArgs {
     /// `{"tsserver":{"path":"node_modules/typescript/lib"}}`).
     #[arg(long, value_name = "JSON")]
     init_options: Option<String>,
+    /// The new name of `rename`, any text: `--to=--primary` for a name that starts with `-`.
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
+    to: Option<String>,
+    /// The language id of a kind of file, `EXT=ID` or `NAME=ID` (repeat for more):
+    /// `--language-id tpl=html`. By default it comes from the file as editors choose
+    /// it (the LSP specification's table: html, css, yaml, dockerfile, ...).
+    #[arg(long, value_name = "EXT=ID")]
+    language_id: Vec<String>,
+    /// The settings `workspace/configuration` is answered from: a JSON object of
+    /// sections (`{"css": {"validate": true}}`), each item answered by its section.
+    /// Without it every section is `{}`, the server's defaults.
+    #[arg(long, value_name = "FILE")]
+    settings: Option<PathBuf>,
     /// definition|references|hover|calls-incoming|calls-outgoing FILE:LINE:COL, symbols FILE,
-    /// rename FILE:LINE:COL NEWNAME, diagnostics FILE...
+    /// rename FILE:LINE:COL NEWNAME (or --to NAME), diagnostics FILE...
     #[arg(required = true, num_args = 1.., value_name = "QUERY ARGS")]
     query: Vec<String>,
     /// The language server and its arguments.
@@ -73,7 +87,7 @@ pub fn run(args: LspArgs) -> ExitCode {
             ))
         }
     };
-    let query = match query::parse(&args.query[0], &args.query[1..], &root) {
+    let query = match query::parse(&args.query[0], &args.query[1..], &root, args.to.as_deref()) {
         Ok(query) => query,
         Err(message) => return usage(&message),
     };
@@ -84,7 +98,36 @@ pub fn run(args: LspArgs) -> ExitCode {
             Err(error) => return usage(&format!("cannot read {}: {error}", file.display())),
         }
     }
+    let mut languages = Vec::new();
+    for text in &args.language_id {
+        match query::language_override(text) {
+            Ok(pair) => languages.push(pair),
+            Err(message) => return usage(&message),
+        }
+    }
     let mut options = Options::new(&root);
+    if let Some(path) = &args.settings {
+        let settings = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read --settings {}: {e}", path.display()))
+            .and_then(|text| {
+                serde_json::from_str::<Value>(&text)
+                    .map_err(|e| format!("--settings {} is not JSON: {e}", path.display()))
+            })
+            .and_then(|value| {
+                if value.is_object() {
+                    Ok(value)
+                } else {
+                    Err(format!(
+                        "--settings {} must hold a JSON object of sections",
+                        path.display()
+                    ))
+                }
+            });
+        match settings {
+            Ok(value) => options.settings = Some(value),
+            Err(message) => return usage(&message),
+        }
+    }
     if let Some(text) = &args.init_options {
         match serde_json::from_str::<Value>(text) {
             Ok(value) => options.initialization_options = Some(value),
@@ -130,7 +173,14 @@ pub fn run(args: LspArgs) -> ExitCode {
     };
     let timeout = Duration::from_millis(args.timeout_ms);
     let mut places = Places::new(&root);
-    let outcome = ask(&mut client, &query, &texts, timeout, &mut places);
+    let outcome = ask(
+        &mut client,
+        &query,
+        &texts,
+        timeout,
+        &mut places,
+        &languages,
+    );
     let server = json!({
         "capabilities": client.capabilities().raw().clone(),
         "server_requests": client.server_requests_seen(),
@@ -203,6 +253,7 @@ fn ask(
     texts: &[(PathBuf, String)],
     timeout: Duration,
     places: &mut Places,
+    languages: &[(String, String)],
 ) -> Outcome {
     let failed = |error: wirekit_lsp::RequestError| (error.code(), error.to_string());
     // Indexing first: a server still loading answers nothing rather than an error.
@@ -215,7 +266,7 @@ fn ask(
     };
     for (file, text) in texts {
         client
-            .sync(file, query::language_id(file), text)
+            .sync(file, &query::language_id(file, languages), text)
             .map_err(failed)?;
     }
     // A server may start loading the project only once a file is open

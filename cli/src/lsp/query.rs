@@ -54,7 +54,15 @@ impl Query {
 }
 
 /// Parses `QUERY ARGS...`; files are relative to `root`.
-pub(super) fn parse(query: &str, args: &[String], root: &Path) -> Result<Query, String> {
+pub(super) fn parse(
+    query: &str,
+    args: &[String],
+    root: &Path,
+    to: Option<&str>,
+) -> Result<Query, String> {
+    if to.is_some() && query != "rename" {
+        return Err("--to is the new name of `rename`".to_owned());
+    }
     let at = |kind| -> Result<Query, String> {
         let [place] = args else {
             return Err(format!("`{query}` takes one FILE:LINE:COL"));
@@ -72,12 +80,22 @@ pub(super) fn parse(query: &str, args: &[String], root: &Path) -> Result<Query, 
             [file] => Ok(Query::Symbols(root.join(file))),
             _ => Err("`symbols` takes one FILE".to_owned()),
         },
-        "rename" => match args {
-            [place, new_name] if !new_name.is_empty() => {
+        "rename" => match (args, to) {
+            ([place], Some(new_name)) => {
+                if new_name.is_empty() {
+                    return Err("`rename --to` needs a name".to_owned());
+                }
+                let (file, line_column) = place_of(place, root)?;
+                Ok(Query::Rename(file, line_column, new_name.to_owned()))
+            }
+            ([place, new_name], None) if !new_name.is_empty() => {
                 let (file, line_column) = place_of(place, root)?;
                 Ok(Query::Rename(file, line_column, new_name.clone()))
             }
-            _ => Err("`rename` takes FILE:LINE:COL NEWNAME".to_owned()),
+            _ => Err(
+                "`rename` takes FILE:LINE:COL NEWNAME, or FILE:LINE:COL --to NAME (a name that starts with `-`: --to=--primary)"
+                    .to_owned(),
+            ),
         },
         "diagnostics" if !args.is_empty() => Ok(Query::Diagnostics(args.iter().map(|f| root.join(f)).collect())),
         "diagnostics" => Err("`diagnostics` takes one FILE or more".to_owned()),
@@ -113,10 +131,42 @@ fn place_of(text: &str, root: &Path) -> Result<(PathBuf, LineColumn), String> {
     ))
 }
 
-/// The language id a server expects for `path`, by its extension.
-pub(super) fn language_id(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "py" | "pyi" => "python",
+/// The language id a server expects for `path`, as editors choose it: an
+/// override of `--language-id` (by file name, then by extension), a special
+/// file name (`Dockerfile`, `Makefile`), then the extension, by the LSP
+/// specification's table of language identifiers (plus `jsonc`, `toml`,
+/// `gleam`, `vue`, `svelte`, `kotlin` and a few more editors use).
+/// `plaintext` only for a kind of file the table does not know.
+pub(super) fn language_id(path: &Path, overrides: &[(String, String)]) -> String {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let chosen = |key: &str| {
+        overrides
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, id)| id.clone())
+    };
+    if let Some(id) =
+        chosen(name).or_else(|| (!extension.is_empty()).then(|| chosen(extension)).flatten())
+    {
+        return id;
+    }
+    let by_name = match name {
+        "Dockerfile" | "Containerfile" | "dockerfile" => Some("dockerfile"),
+        "Makefile" | "makefile" | "GNUmakefile" => Some("makefile"),
+        "CMakeLists.txt" => Some("cmake"),
+        "Gemfile" | "Rakefile" => Some("ruby"),
+        "COMMIT_EDITMSG" => Some("git-commit"),
+        "git-rebase-todo" => Some("git-rebase"),
+        ".bashrc" | ".bash_profile" | ".zshrc" | ".profile" => Some("shellscript"),
+        _ if name.ends_with(".Dockerfile") || name.starts_with("Dockerfile.") => Some("dockerfile"),
+        _ => None,
+    };
+    if let Some(id) = by_name {
+        return id.to_owned();
+    }
+    let id = match extension {
+        "py" | "pyi" | "pyw" => "python",
         "ts" | "mts" | "cts" => "typescript",
         "tsx" => "typescriptreact",
         "js" | "mjs" | "cjs" => "javascript",
@@ -124,9 +174,103 @@ pub(super) fn language_id(path: &Path) -> &'static str {
         "rs" => "rust",
         "go" => "go",
         "c" | "h" => "c",
-        "cc" | "cpp" | "cxx" | "hpp" | "hh" => "cpp",
+        "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" => "cpp",
+        "cs" => "csharp",
+        "m" => "objective-c",
+        "mm" => "objective-cpp",
+        "java" => "java",
+        "kt" | "kts" => "kotlin",
+        "scala" | "sc" => "scala",
+        "swift" => "swift",
+        "dart" => "dart",
         "gleam" => "gleam",
+        "zig" => "zig",
+        "hs" => "haskell",
+        "ml" | "mli" => "ocaml",
+        "fs" | "fsi" | "fsx" => "fsharp",
+        "ex" | "exs" => "elixir",
+        "erl" | "hrl" => "erlang",
+        "clj" | "cljs" | "cljc" | "edn" => "clojure",
+        "coffee" => "coffeescript",
+        "lua" => "lua",
+        "pl" | "pm" => "perl",
+        "p6" | "raku" => "perl6",
+        "php" => "php",
+        "rb" => "ruby",
+        "r" | "R" => "r",
+        "groovy" | "gradle" => "groovy",
+        "vb" => "vb",
+        "sql" => "sql",
+        "sh" | "bash" | "zsh" | "ksh" => "shellscript",
+        "ps1" | "psm1" | "psd1" => "powershell",
+        "bat" | "cmd" => "bat",
+        "html" | "htm" | "xhtml" => "html",
+        "css" => "css",
+        "scss" => "scss",
+        "sass" => "sass",
+        "less" => "less",
+        "vue" => "vue",
+        "svelte" => "svelte",
+        "hbs" | "handlebars" => "handlebars",
+        "pug" | "jade" => "jade",
+        "cshtml" | "razor" => "razor",
         "json" => "json",
+        "jsonc" | "code-workspace" => "jsonc",
+        "yaml" | "yml" => "yaml",
+        "toml" => "toml",
+        "ini" | "cfg" => "ini",
+        "xml" | "xsd" | "svg" | "plist" => "xml",
+        "xsl" | "xslt" => "xsl",
+        "md" | "markdown" => "markdown",
+        "tex" | "latex" => "latex",
+        "bib" => "bibtex",
+        "diff" | "patch" => "diff",
+        "dockerfile" => "dockerfile",
+        "mk" => "makefile",
+        "cmake" => "cmake",
+        "shader" => "shaderlab",
+        "tf" | "tfvars" => "terraform",
+        "proto" => "proto3",
+        "graphql" | "gql" => "graphql",
         _ => "plaintext",
+    };
+    id.to_owned()
+}
+
+/// `EXT=ID` or `NAME=ID` of `--language-id`.
+pub(super) fn language_override(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, id)) if !key.is_empty() && !id.is_empty() => {
+            Ok((key.trim_start_matches('.').to_owned(), id.to_owned()))
+        }
+        _ => Err(format!(
+            "--language-id `{text}` is not EXT=ID (html=html, Dockerfile=dockerfile, .tpl=html)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn language_ids_come_from_names_extensions_and_overrides() {
+        let id = |path: &str| language_id(Path::new(path), &[]);
+        assert_eq!(id("web/index.html"), "html");
+        assert_eq!(id("styles.css"), "css");
+        assert_eq!(id("ci.yml"), "yaml");
+        assert_eq!(id("Cargo.toml"), "toml");
+        assert_eq!(id("Dockerfile"), "dockerfile");
+        assert_eq!(id("build/Dockerfile.dev"), "dockerfile");
+        assert_eq!(id("Makefile"), "makefile");
+        assert_eq!(id("run.sh"), "shellscript");
+        assert_eq!(id("notes.unknownext"), "plaintext");
+        let overrides = vec![
+            language_override("tpl=html").expect("an override"),
+            language_override("Dockerfile=docker").expect("an override"),
+        ];
+        assert_eq!(language_id(Path::new("page.tpl"), &overrides), "html");
+        assert_eq!(language_id(Path::new("Dockerfile"), &overrides), "docker");
+        assert!(language_override("html").is_err());
     }
 }

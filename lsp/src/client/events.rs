@@ -103,7 +103,7 @@ impl Client {
             .root
             .file_name()
             .map_or_else(|| "root".to_owned(), |n| n.to_string_lossy().into_owned());
-        let answer = answer_server_request(request, &self.root_uri, &name);
+        let answer = answer_server_request(request, &self.root_uri, &name, &self.settings);
         if answer.outcome.is_err() {
             self.dropped.server_requests_refused += 1;
         }

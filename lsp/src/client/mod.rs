@@ -75,6 +75,10 @@ pub struct Options {
     /// type errors a moment later (typescript-language-server publishes an
     /// empty list, then the error).
     pub diagnostics_quiet: Duration,
+    /// The settings `workspace/configuration` is answered from, a JSON
+    /// object of sections (`{"css": {...}}`); `None`: an empty object, so a
+    /// section the server asks about is `{}` (its defaults).
+    pub settings: Option<Value>,
 }
 
 impl Options {
@@ -88,6 +92,7 @@ impl Options {
             recording_sides: None,
             initialization_options: None,
             diagnostics_quiet: Duration::from_millis(400),
+            settings: None,
         }
     }
 }
@@ -130,6 +135,7 @@ pub struct Client {
     diagnostics_quiet: Duration,
     dropped: Dropped,
     server_requests_seen: Vec<String>,
+    settings: Value,
 }
 
 impl Client {
@@ -172,6 +178,7 @@ impl Client {
             diagnostics_quiet: options.diagnostics_quiet,
             dropped: Dropped::default(),
             server_requests_seen: Vec::new(),
+            settings: options.settings.unwrap_or_else(|| serde_json::json!({})),
         };
         let params = initialize_params(&root, &root_uri, options.initialization_options);
         let answer = client
