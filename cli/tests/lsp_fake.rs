@@ -265,6 +265,27 @@ fn settings_answer_by_section_language_ids_follow_the_file_and_a_new_name_may_st
     );
 }
 
+#[test]
+fn a_failure_the_server_reports_ends_the_diagnostics_wait_early_and_exits_one() {
+    let root = project("failed");
+    let started = std::time::Instant::now();
+    let output = lsp(
+        &root,
+        &["--timeout-ms", "8000", "diagnostics", "a.py"],
+        &["--load-fails", "--never-publishes"],
+    );
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(
+        text.contains("the server reported a failure and then published nothing more"),
+        "{text}"
+    );
+    assert!(text.contains("project load failed"), "{text}");
+    // The 8 s deadline was not waited out.
+    assert!(took < std::time::Duration::from_secs(6), "{took:?}");
+}
+
 /// Whether `bytes` is a sequence of whole `Content-Length` frames.
 fn whole_frames(mut bytes: &[u8]) -> bool {
     while !bytes.is_empty() {

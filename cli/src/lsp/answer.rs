@@ -322,7 +322,10 @@ fn diagnostics(
              {evicted} oldest publications were dropped, so those files' diagnostics are unknown"
         );
     }
-    if !settled {
+    let failed_early = settlement.outcome == SettleOutcome::ServerFailed;
+    if failed_early {
+        text.push_str("unsettled: the server reported a failure and then published nothing more\n");
+    } else if !settled {
         text.push_str("unsettled: the server did not settle before the deadline; these diagnostics may be stale\n");
     } else if list.is_empty() && settlement.failure.is_none() {
         text.push_str("no diagnostics\n");
@@ -335,7 +338,7 @@ fn diagnostics(
     }
     Ok(Answer {
         text,
-        json: json!({"settled": settled, "diagnostics": list, "server_failure": settlement.failure,
+        json: json!({"settled": settled, "ended_on_failure": failed_early, "diagnostics": list, "server_failure": settlement.failure,
                      "publications_evicted": evicted}),
         // A failure the server reported while asked: the answer is not one to trust.
         answered: settled && settlement.failure.is_none(),

@@ -42,6 +42,11 @@ pub enum SettleOutcome {
     Settled,
     /// The deadline lapsed first: the publications may be stale.
     DeadlineExpired,
+    /// The server reported a failure (an error-level log: a project that
+    /// did not load, a setting it could not read) and published nothing
+    /// more for a quiet window after it: the wait ends early, with the
+    /// failure, instead of at the deadline.
+    ServerFailed,
 }
 
 /// What a settlement found.
@@ -189,7 +194,13 @@ impl Client {
                 return Ok(true);
             }
             self.check_alive()?;
-            if !self.pump(deadline) {
+            // After a failure the server reported, one quiet window, not the deadline.
+            let until = if self.failure.is_some() {
+                (Instant::now() + self.diagnostics_quiet).min(deadline)
+            } else {
+                deadline
+            };
+            if !self.pump(until) {
                 return Ok(false);
             }
         }
@@ -263,6 +274,19 @@ impl Client {
                     // Lapsing into the deadline inside the window still settles.
                     if !self.pump(until.min(deadline)) && Instant::now() >= deadline {
                         break SettleOutcome::Settled;
+                    }
+                }
+                (false, _) if self.failure.is_some() => {
+                    // A failure was reported: one quiet window more for the
+                    // server to publish all the same, then the wait ends.
+                    self.check_alive()?;
+                    let until = (Instant::now() + self.diagnostics_quiet).min(deadline);
+                    if !self.pump(until) {
+                        break if Instant::now() >= deadline {
+                            SettleOutcome::DeadlineExpired
+                        } else {
+                            SettleOutcome::ServerFailed
+                        };
                     }
                 }
                 (false, _) => {

@@ -23,7 +23,8 @@ advertised), --progress forever|brief, --unversioned (publications without
 version), --load-fails (an error-level logMessage, then null answers),
 --ignore-exit (never exits on `exit`), --no-symbols (no documentSymbolProvider),
 --empty-first (a publication with errors goes out as an empty list first, the
-errors 250 ms later).
+errors 250 ms later), --never-publishes (no diagnostics at all, as a server
+that failed to read its settings).
 """
 
 import argparse
@@ -145,6 +146,8 @@ ITEM = {"name": "f", "kind": 12, "uri": "file:///fake/a.py", "range": rng(0, 0, 
 
 
 def publish(uri, version, text):
+    if ARGS.never_publishes:
+        return
     diagnostics = []
     for number, line in enumerate(text.splitlines()):
         if "ERROR" in line:
@@ -273,6 +276,7 @@ def main():
     parser.add_argument("--load-fails", action="store_true")
     parser.add_argument("--ignore-exit", action="store_true")
     parser.add_argument("--empty-first", action="store_true")
+    parser.add_argument("--never-publishes", action="store_true")
     ARGS = parser.parse_args()
     stream = sys.stdin.buffer
     waiting = {}
