@@ -247,3 +247,125 @@ fn rust_analyzer_through_the_command() {
         &projects::RUST_MISMATCH,
     );
 }
+
+/// A fresh folder with `files`, for the web servers' tests.
+fn web_project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let root = std::env::temp_dir().join(format!("wirekit-cli-lsp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).expect("project");
+    for (file, text) in files {
+        std::fs::write(root.join(file), text).expect("file");
+    }
+    root
+}
+
+/// `wirekit lsp --root ROOT QUERY -- SERVER --stdio` as text: exit status and stdout.
+fn ask_web(root: &std::path::Path, server: &str, query: &[&str]) -> (Option<i32>, String) {
+    let server = installed().join("tests/lsp/node_modules/.bin").join(server);
+    let mut args = vec![
+        "lsp",
+        "--root",
+        root.to_str().expect("utf-8"),
+        "--timeout-ms",
+        "8000",
+    ];
+    args.extend_from_slice(query);
+    args.extend_from_slice(&["--", server.to_str().expect("utf-8"), "--stdio"]);
+    let output = wirekit(&args, b"");
+    (
+        output.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+const PAGE: &str = "<!DOCTYPE html>\n<html>\n<head>\n<style>\np { colr: red; }\n</style>\n</head>\n<body>\n<p>hi</p>\n<script>\nlet x = ;\n</script>\n</body>\n</html>\n";
+const STYLES: &str = ":root {\n  --primary: #333;\n}\np { color: var(--primary); colr: red; }\na { color: var(--primary); }\n";
+
+/// The HTML server validates only a document whose languageId is `html`, and
+/// its JavaScript mode reads `js/ts.implicitProjectConfig` from the settings
+/// answer: both faults of the page (embedded CSS and JavaScript) are found.
+#[test]
+fn the_html_server_reports_the_embedded_css_and_javascript_faults() {
+    let root = web_project("html", &[("page.html", PAGE)]);
+    let started = std::time::Instant::now();
+    let (status, text) = ask_web(
+        &root,
+        "vscode-html-language-server",
+        &["diagnostics", "page.html"],
+    );
+    assert_eq!(status, Some(0), "{text}");
+    assert_eq!(
+        text,
+        "page.html:5:5: warning: Unknown property: 'colr' [css]\npage.html:11:9: error: Expression expected. [javascript]\n"
+    );
+    // Settled long before the 8 s deadline (it takes about 2 s here).
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(7),
+        "{:?}",
+        started.elapsed()
+    );
+    let (status, text) = ask_web(
+        &root,
+        "vscode-html-language-server",
+        &["symbols", "page.html"],
+    );
+    assert_eq!(status, Some(0), "{text}");
+    assert!(text.contains("p 5:1") && text.contains("x 11:5"), "{text}");
+}
+
+/// The CSS server fails on a `null` settings answer; with `{}` it reports
+/// its warning, and a custom property is renamed to a name that starts with `--`.
+#[test]
+fn the_css_server_reports_and_renames_a_custom_property() {
+    let root = web_project("css", &[("styles.css", STYLES)]);
+    let (status, text) = ask_web(
+        &root,
+        "vscode-css-language-server",
+        &["diagnostics", "styles.css"],
+    );
+    assert_eq!(status, Some(0), "{text}");
+    assert_eq!(
+        text,
+        "styles.css:4:28: warning: Unknown property: 'colr' [css]\n"
+    );
+    let (status, text) = ask_web(
+        &root,
+        "vscode-css-language-server",
+        &["rename", "styles.css:2:3", "--to=--main-color"],
+    );
+    assert_eq!(status, Some(0), "{text}");
+    assert_eq!(
+        text,
+        "styles.css:2:3-2:12: \"--main-color\"\nstyles.css:4:16-4:25: \"--main-color\"\nstyles.css:5:16-5:25: \"--main-color\"\n(nothing was written)\n"
+    );
+    let (status, text) = ask_web(
+        &root,
+        "vscode-css-language-server",
+        &["symbols", "styles.css"],
+    );
+    assert_eq!(status, Some(0), "{text}");
+    assert_eq!(text, "class :root 1:1\nclass p 4:1\nclass a 5:1\n");
+}
+
+/// yaml-language-server: a languageId of `yaml` (not plaintext), its syntax error and its outline.
+#[test]
+fn the_yaml_server_reports_a_syntax_error_and_the_outline() {
+    let ci = "name: build\non: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps: [\n";
+    let root = web_project("yaml", &[("ci.yaml", ci)]);
+    let (status, text) = ask_web(&root, "yaml-language-server", &["diagnostics", "ci.yaml"]);
+    assert_eq!(status, Some(0), "{text}");
+    assert!(
+        text.starts_with("ci.yaml:7:1: error: Flow sequence in block collection"),
+        "{text}"
+    );
+    let (status, text) = ask_web(&root, "yaml-language-server", &["symbols", "ci.yaml"]);
+    assert_eq!(status, Some(0), "{text}");
+    assert_eq!(
+        text,
+        "string name 1:1\nstring on 2:1\nmodule jobs 3:1\n  module test 4:3\n    string runs-on 5:5\n    array steps 6:5\n"
+    );
+}

@@ -64,7 +64,8 @@ pub fn answer_server_request(
 /// the settings' member named by its `section` (a dotted section,
 /// `python.analysis`, is looked up member by member; a flat key of that
 /// name is taken first), the whole settings object for an item without a
-/// section, and an empty object for a section the settings do not have.
+/// section, and for a section the settings do not have an editor's
+/// default ([`editor_default`]: an empty object for almost every section).
 ///
 /// LSP 3.17 lets a client answer `null` for a setting it does not know, but
 /// real servers (vscode-langservers-extracted's CSS and HTML servers) read
@@ -81,10 +82,27 @@ pub fn configuration(item: &Value, settings: &Value) -> Value {
     for part in section.split('.') {
         match here.get(part) {
             Some(next) => here = next,
-            None => return json!({}),
+            None => return editor_default(section),
         }
     }
     here.clone()
+}
+
+/// What an editor answers for a section the user set nothing in: an empty
+/// object (the server's own defaults), except where servers read members of
+/// it without a check, which get the shape of VS Code's defaults: the HTML
+/// server of vscode-langservers-extracted reads
+/// `js/ts.implicitProjectConfig.strictNullChecks` and throws on `{}`.
+fn editor_default(section: &str) -> Value {
+    match section {
+        "js/ts" => json!({"implicitProjectConfig": {
+            "checkJs": false,
+            "experimentalDecorators": false,
+            "strictNullChecks": true,
+            "strictFunctionTypes": true
+        }}),
+        _ => json!({}),
+    }
 }
 
 #[cfg(test)]

@@ -21,10 +21,13 @@ if [ ! -x .venv/bin/pylsp ] || [ ! -x .venv/bin/pyflakes ] || [ ! -x .venv/bin/j
   .venv/bin/pip install --quiet --disable-pip-version-check "python-lsp-server[pyflakes]==1.*" "jedi-language-server==0.*"
 fi
 # typescript-language-server with TypeScript 5 (TypeScript 7 on npm has no tsserver.js).
+# vscode-langservers-extracted (the HTML and CSS servers) and yaml-language-server: the servers
+# that need a languageId other than plaintext and settings answers other than null.
 if [ ! -x node_modules/.bin/pyright-langserver ] || [ ! -x node_modules/.bin/typescript-language-server ] \
-  || [ ! -x node_modules/.bin/bash-language-server ]; then
+  || [ ! -x node_modules/.bin/bash-language-server ] || [ ! -x node_modules/.bin/vscode-html-language-server ] \
+  || [ ! -x node_modules/.bin/yaml-language-server ]; then
   npm install --silent --no-audit --no-fund --no-save --prefix "$here" "pyright@1" "typescript-language-server@5" "typescript@5" \
-    "bash-language-server@5"
+    "bash-language-server@5" "vscode-langservers-extracted@4" "yaml-language-server@1"
 fi
 # Debian's packages: clangd, gopls (it runs the go command), shellcheck.
 missing=()
