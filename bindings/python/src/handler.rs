@@ -9,13 +9,14 @@ use pyo3::types::PyDict;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use wirekit::envelope::{ErrorCode, ErrorObject};
+use wirekit::envelope::{ErrorCode, ErrorObject, Notification};
 use wirekit::serve::{Emit, Handler, ResultCheck};
 use wirekit::validate::{invalid_result_refused, invalid_result_warning, Part};
 
 use crate::convert::{from_python, to_python};
 use crate::fast::raw_json;
 use crate::maps::NameMap;
+use crate::notifier::Pending;
 use crate::validate::PyProtocol;
 
 /// A `BaseException` that is not an `Exception` (KeyboardInterrupt,
@@ -31,6 +32,9 @@ pub(crate) struct PythonHandler {
     pub(crate) streams: NameMap<Py<PyAny>>,
     pub(crate) notifications: NameMap<Py<PyAny>>,
     pub(crate) fatal: Fatal,
+    /// What the handlers queued with `Notifier.send` on the loop's thread,
+    /// taken by the core after each answer.
+    pub(crate) pending: Arc<Pending>,
 }
 
 pub(crate) fn stash(fatal: &Fatal, error: PyErr) {
@@ -93,6 +97,24 @@ impl PythonHandler {
 }
 
 impl PythonHandler {
+    /// Why a notification queued by `method`'s request handler would be
+    /// dropped for certain: a successful answer to `method` ends the session
+    /// before the core sends it. `None` when it may be sent.
+    fn refusal(&self, method: &str) -> Option<String> {
+        let ends = self
+            .protocol
+            .get()
+            .inner
+            .method(method)
+            .and_then(|spec| spec.lifecycle.as_ref())
+            .is_some_and(|lifecycle| lifecycle.ends_session);
+        ends.then(|| {
+            format!(
+                "the `{method}` answer ends the session, and a handler's notifications are sent after its answer"
+            )
+        })
+    }
+
     /// A warning, where the server's own warnings go.
     fn log(&self, py: Python<'_>, line: &str) {
         match &self.log {
@@ -220,7 +242,7 @@ impl Handler for PythonHandler {
                 return Err(wirekit::serve::method_not_found(method));
             };
             let called = params_to_python(py, params.as_ref())
-                .and_then(|argument| function.bind(py).call1((argument,)));
+                .and_then(|argument| self.call(method, function.bind(py), argument));
             match called {
                 Ok(result) => self.result_value(method, &result),
                 Err(error) => Err(self.answer_exception(py, method, error)),
@@ -242,7 +264,7 @@ impl Handler for PythonHandler {
                 return Err(wirekit::serve::method_not_found(method));
             };
             let called = params_to_python(py, params.as_ref())
-                .and_then(|argument| function.bind(py).call1((argument,)));
+                .and_then(|argument| self.call(method, function.bind(py), argument));
             self.encoded_answer(py, method, called)
         })
     }
@@ -266,13 +288,65 @@ impl Handler for PythonHandler {
                 .protocol
                 .get()
                 .params_in_place(py, method, params.get())?;
-            let called = function.bind(py).call1((argument,));
+            let called = self.call(method, function.bind(py), argument);
             Some(self.encoded_answer(py, method, called))
         })
     }
 
     fn handle_stream(
         &mut self,
+        method: &str,
+        params: Option<Value>,
+        emit: &mut Emit<'_>,
+    ) -> Result<(), ErrorObject> {
+        // The session ends with the stream, before the core would send
+        // what the handler queued: refused at once instead.
+        let refusal = format!(
+            "a streamed result (`{method}`) ends the session, and a handler's notifications are sent after its answer"
+        );
+        let pending = Arc::clone(&self.pending);
+        pending.during(Some(refusal), || self.stream_items(method, params, emit))
+    }
+
+    fn take_notifications(&mut self) -> Vec<Notification> {
+        self.pending.take()
+    }
+
+    fn notify(&mut self, method: &str, params: Option<Value>) {
+        Python::attach(|py| {
+            let Some(function) = self.notifications.get(method) else {
+                return;
+            };
+            let called = params_to_python(py, params.as_ref())
+                .and_then(|argument| function.bind(py).call1((argument,)));
+            if let Err(error) = called {
+                if error.is_instance_of::<PyException>(py) {
+                    eprintln!("wirekit: the `{method}` notification handler raised:");
+                    error.display(py);
+                } else {
+                    stash(&self.fatal, error);
+                }
+            }
+        });
+    }
+}
+
+impl PythonHandler {
+    /// A request handler called, with what it queues refused at once where
+    /// the core would drop it for certain (`refusal`).
+    fn call<'py>(
+        &self,
+        method: &str,
+        function: &Bound<'py, PyAny>,
+        argument: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.pending
+            .during(self.refusal(method), || function.call1((argument,)))
+    }
+
+    /// The stream handler called and its items emitted in order.
+    fn stream_items(
+        &self,
         method: &str,
         params: Option<Value>,
         emit: &mut Emit<'_>,
@@ -303,24 +377,6 @@ impl Handler for PythonHandler {
             }
             Ok(())
         })
-    }
-
-    fn notify(&mut self, method: &str, params: Option<Value>) {
-        Python::attach(|py| {
-            let Some(function) = self.notifications.get(method) else {
-                return;
-            };
-            let called = params_to_python(py, params.as_ref())
-                .and_then(|argument| function.bind(py).call1((argument,)));
-            if let Err(error) = called {
-                if error.is_instance_of::<PyException>(py) {
-                    eprintln!("wirekit: the `{method}` notification handler raised:");
-                    error.display(py);
-                } else {
-                    stash(&self.fatal, error);
-                }
-            }
-        });
     }
 }
 

@@ -22,7 +22,7 @@ use wirekit::validate::Protocol as RustProtocol;
 
 use crate::handler::{handler_map, Fatal, PythonHandler};
 use crate::maps::NameMap;
-use crate::notifier::PyNotifier;
+use crate::notifier::{Pending, PyNotifier};
 use crate::stdio::{private_stdout, restore_stdout, widen_pipe, Guarded, Interruptible};
 use crate::validate::PyProtocol;
 
@@ -33,8 +33,9 @@ use crate::validate::PyProtocol;
 /// `requests` maps request methods to `handler(params) -> result`;
 /// `streams` maps streamed-result methods to `handler(params) -> iterable`;
 /// `notifications` maps notifications to `handler(params) -> None`.
-/// With a `notifier`, other threads send the server's own notifications
-/// while it serves (`Notifier.send`).
+/// With a `notifier`, handlers send the server's own notifications while
+/// it serves (`Notifier.send`), and other threads too unless `outbox` is
+/// false (then the input is read on the loop's thread, as without one).
 /// `params` is `None` when absent.
 #[pyclass(module = "wirekit._native", name = "Server", frozen)]
 pub struct PyServer {
@@ -46,10 +47,15 @@ pub struct PyServer {
     result_check: ResultCheck,
     log: Option<Py<PyAny>>,
     notifier: Option<Py<PyNotifier>>,
+    /// Whether the notifier takes other threads' notifications (the
+    /// core's outbox: the input read on a thread of its own); without, it
+    /// takes the handlers' own only, and the input is read on the loop's
+    /// thread (where Ctrl-C reaches it).
+    outbox: bool,
 }
 
 impl PyServer {
-    fn handler(&self, py: Python<'_>, fatal: &Fatal) -> PythonHandler {
+    fn handler(&self, py: Python<'_>, fatal: &Fatal, pending: &Arc<Pending>) -> PythonHandler {
         let copy = |map: &NameMap<Py<PyAny>>| {
             map.iter()
                 .map(|(name, function)| (name.clone(), function.clone_ref(py)))
@@ -63,6 +69,31 @@ impl PyServer {
             streams: copy(&self.streams),
             notifications: copy(&self.notifications),
             fatal: Arc::clone(fatal),
+            pending: Arc::clone(pending),
+        }
+    }
+
+    /// Says what the handlers queued that the core never took (queued by
+    /// a notification handler, with no answer after it), where the
+    /// server's warnings go.
+    fn report_untaken(&self, py: Python<'_>, pending: &Pending) {
+        let untaken = pending.take();
+        let Some(first) = untaken.first() else {
+            return;
+        };
+        let line = format!(
+            "dropped {} notification(s) queued by a handler (the first `{}`): the loop sends a handler's notifications after an answer, and serving ended before another answer",
+            untaken.len(),
+            first.method
+        );
+        match &self.log {
+            None => eprintln!("wirekit: {line}"),
+            Some(log) => {
+                if let Err(error) = log.bind(py).call1((line.as_str(),)) {
+                    eprintln!("wirekit: {line}");
+                    error.display(py);
+                }
+            }
         }
     }
 
@@ -97,24 +128,47 @@ impl PyServer {
         fatal: Fatal,
         batching: Option<Batching>,
     ) -> PyResult<(ServeOutcome, W)> {
-        let mut handler = self.handler(py, &fatal);
+        let pending = Arc::new(Pending::default());
+        let mut handler = self.handler(py, &fatal, &pending);
         let mut server = self.server(py);
         let mut guarded = Guarded {
             inner: output,
             fatal: Arc::clone(&fatal),
             refuses: batching.is_none(),
         };
-        let served = match &self.notifier {
-            None => py.detach(|| match batching {
+        let plain = |server: &mut Server,
+                     handler: &mut PythonHandler,
+                     guarded: &mut Guarded<W>,
+                     input: R| {
+            py.detach(|| match batching {
                 // A pipe: answers to pipelined requests share writes.
-                Some(batching) => server.serve_batched(&mut handler, input, &mut guarded, batching),
-                None => server.serve(&mut handler, input, &mut guarded),
-            }),
+                Some(batching) => server.serve_batched(handler, input, guarded, batching),
+                None => server.serve(handler, input, guarded),
+            })
+        };
+        let served = match &self.notifier {
+            None => plain(&mut server, &mut handler, &mut guarded, input),
+            Some(notifier) if !self.outbox => {
+                notifier.get().attach(
+                    Arc::clone(&self.protocol),
+                    self.result_check,
+                    Arc::clone(&pending),
+                    None,
+                );
+                let served = plain(&mut server, &mut handler, &mut guarded, input);
+                notifier.get().detach(&pending);
+                served
+            }
             Some(notifier) => {
                 // Notifications from other threads (the core's outbox): the
                 // input is read on a thread of its own.
                 let (outbox, inbox) = outbox();
-                notifier.get().attach(outbox);
+                notifier.get().attach(
+                    Arc::clone(&self.protocol),
+                    self.result_check,
+                    Arc::clone(&pending),
+                    Some(outbox),
+                );
                 let served = py.detach(|| match batching {
                     // A pipe: answers and notifications share writes.
                     Some(batching) => server.serve_with_outbox_batched(
@@ -126,10 +180,11 @@ impl PyServer {
                     ),
                     None => server.serve_with_outbox(&mut handler, inbox, input, &mut guarded),
                 });
-                notifier.get().detach();
+                notifier.get().detach(&pending);
                 served
             }
         };
+        self.report_untaken(py, &pending);
         let stashed = fatal.lock().ok().and_then(|mut slot| slot.take());
         if let Some(error) = stashed {
             return Err(error);
@@ -150,7 +205,7 @@ fn outcome_name(outcome: &ServeOutcome) -> String {
 #[pymethods]
 impl PyServer {
     #[new]
-    #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None, notifier=None))]
+    #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None, notifier=None, outbox=true))]
     #[allow(clippy::too_many_arguments)] // the Python signature's keywords
     fn new(
         py: Python<'_>,
@@ -161,6 +216,7 @@ impl PyServer {
         result_check: &str,
         log: Option<Bound<'_, PyAny>>,
         notifier: Option<Bound<'_, PyNotifier>>,
+        outbox: bool,
     ) -> PyResult<Self> {
         let result_check = match result_check {
             "reject" => ResultCheck::Reject,
@@ -180,6 +236,7 @@ impl PyServer {
             result_check,
             log: log.filter(|log| !log.is_none()).map(Bound::unbind),
             notifier: notifier.map(Bound::unbind),
+            outbox,
         })
     }
 

@@ -50,6 +50,11 @@ def test_the_readmes_have_python_examples() -> None:
 def test_readme_example_serves_a_session(name: str, code: str, tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(code, encoding="utf-8")
+    if "serve_bytes(" in code:
+        # Self-checking: serves its own bytes and asserts what came back.
+        done = subprocess.run([sys.executable, str(script)], input=b"", capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr.decode()
+        return
     if "wirekit.gzkit" in code:
         stdin = b"".join(
             content_length(json.dumps(m, separators=(",", ":")))

@@ -251,13 +251,16 @@ class Server:
         result_check: _ResultCheck = "reject",
         log: Optional[Callable[[str], object]] = None,
         notifier: Optional[Notifier] = None,
+        outbox: bool = True,
     ) -> Server: ...
     def serve_bytes(self, data: bytes) -> bytes: ...
     def serve_stdio(self, *, redirect_stdout: bool = True) -> str: ...
 
 @final
 class Notifier:
-    """Hands a serving loop notifications from other threads (checked by the loop)."""
+    """Hands a serving loop the server's own notifications: queued to follow the
+    answer from a handler on the loop's thread, through the loop's outbox from
+    other threads; the method and params are checked when sent."""
 
     def __new__(cls) -> Notifier: ...
     @property

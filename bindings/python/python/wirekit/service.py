@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, Callable, Literal, TypeVar, Union
 
-from ._native import Protocol, Server
+from ._native import Notifier, Protocol, Server
 
 __all__ = ["Handler", "ResultCheck", "Service", "StreamHandler"]
 
@@ -44,17 +44,25 @@ class Service:
         result_check: ResultCheck = "reject",
         schemas: Union[str, "os.PathLike[str]", None] = None,
         exit_promptly: bool = False,
+        notify_from_threads: bool = False,
     ) -> None:
         # `schemas`: a folder laid out as wirekit's schemas/ to load the
         # protocol from at run time; the embedded protocols by default.
         # `exit_promptly`: end the process once the session has ended
         # normally (see `run`); `WIREKIT_PROMPT_EXIT=0` turns it off.
+        # `notify_from_threads`: `notify` works from other threads too (the
+        # input is then read on a thread of the core's own, where Python's
+        # signal handlers do not run: Ctrl-C while waiting for input does not
+        # stop the loop).
         self.exit_promptly = exit_promptly
+        self.notify_from_threads = notify_from_threads
         self.protocol = protocol if isinstance(protocol, Protocol) else Protocol(protocol, schemas=schemas)
         self.result_check: ResultCheck = result_check
         self._requests: dict[str, Handler] = {}
         self._streams: dict[str, StreamHandler] = {}
         self._notifications: dict[str, Handler] = {}
+        # The server's own notifications (`notify`), handed to the loop.
+        self._notifier = Notifier()
         # How each client method is served, from the core's model.
         self._served: dict[str, str] = dict(self.protocol.served_methods())
 
@@ -107,6 +115,33 @@ class Service:
         (an options object where a deeper path needs one)."""
         return self.protocol.capabilities_for(self.handles)
 
+    def notify(self, method: str, params: Any = None) -> None:
+        """Sends the server notification `method` with `params` (JSON-like,
+        or None for none) while the loop serves.
+
+        From a request handler (on the loop's thread) it is queued and sent
+        after that request's answer, in the order queued, as the core sends
+        a handler's notifications; from a client-notification handler it
+        waits for the next answer the loop sends. From any other thread
+        (with `Service(..., notify_from_threads=True)`) it goes to the loop
+        at once (waiting while the loop is behind) and is sent between
+        answers, in the order sent.
+
+        Checked now, so the caller learns: `ValueError` for a method that
+        is not a server notification of the protocol (naming those it has),
+        `wirekit.NotJsonError` (a `ValueError`) with the pointer for params
+        that are not JSON, `wirekit.ValidationError` (the issues with their
+        JSON pointers, as `Protocol.check` raises) for params that fail the
+        schema (with `result_check="warn"` they are sent with a warning
+        instead), `RuntimeError` when no loop serves (or, from another
+        thread, serves without `notify_from_threads`), from a streamed-result
+        handler, or from the handler of a request whose answer ends the
+        session. What the session refuses when the loop sends it (the
+        lifecycle state, the protocol's rules) is dropped by the loop with a
+        line in the log.
+        """
+        self._notifier.send(method, params)
+
     def _handlers(self) -> dict[str, Handler]:
         """The request handlers to serve with (subclasses add built-in ones)."""
         return dict(self._requests)
@@ -124,6 +159,8 @@ class Service:
             notifications=dict(self._notifications),
             result_check=self.result_check,
             log=log,
+            notifier=self._notifier,
+            outbox=self.notify_from_threads,
         )
 
     def serve_bytes(self, data: bytes) -> bytes:
