@@ -425,11 +425,26 @@ impl Conversation {
         }
     }
 
-    /// Ends the process (killed when still running) and returns its stderr tail.
-    pub(crate) fn end(mut self) -> (usize, Option<String>, String) {
+    /// The fault lines of the serve loop the server wrote since the last
+    /// call, waiting up to `wait` for the first.
+    pub(crate) fn take_faults(&mut self, wait: Duration) -> Vec<crate::serve::RuntimeFault> {
+        self.process.take_faults(wait)
+    }
+
+    /// Ends the process (killed when still running); its stderr tail and
+    /// the fault lines not yet taken.
+    pub(crate) fn end(
+        mut self,
+    ) -> (
+        usize,
+        Option<String>,
+        String,
+        Vec<crate::serve::RuntimeFault>,
+    ) {
         self.process.end();
         let exit = self.process.exited().map(describe_exit);
-        (self.index, exit, self.process.stderr_tail())
+        let faults = self.process.remaining_faults();
+        (self.index, exit, self.process.stderr_tail(), faults)
     }
 }
 

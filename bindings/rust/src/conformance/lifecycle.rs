@@ -9,7 +9,7 @@ use super::conversation::Conversation;
 use super::runner::{Called, Run};
 use crate::envelope::ErrorObject;
 use crate::host::Ending;
-use crate::protocol::{CapabilityOf, CapabilityStyle, ErrorCase, HostSpec, MethodKind};
+use crate::protocol::{CapabilityOf, CapabilityStyle, HostSpec, MethodKind};
 
 /// Runs the lifecycle, capabilities and exit groups on one server.
 pub(crate) fn run(run: &mut Run<'_>) {
@@ -150,31 +150,15 @@ fn step(
         Called::Gone => false,
         Called::Answered(Ok(_)) | Called::Unusable => true,
         Called::Answered(Err(error)) => {
-            let not_found = run.protocol.method_not_found_answer(method).code;
-            let capability_code = run
-                .protocol
-                .server_errors()
-                .build(ErrorCase::CapabilityNotDeclared, None, String::new(), &[])
-                .code;
-            if declared(run, conversation, method) == Some(true)
-                && (error.code == not_found || error.code == capability_code)
-            {
-                check.fail(
-                    Some("/error/code"),
-                    format!(
-                        "the server declared the capability of `{method}` but answers it with {}: {}",
-                        error.code, error.message
-                    ),
-                );
-            } else {
-                check.warn(
-                    Some("/error"),
-                    format!(
-                        "`{method}` was refused with {}: {} (the params sent may not fit this server; pass --params or --root)",
-                        error.code, error.message
-                    ),
-                );
-            }
+            let capability_declared = declared(run, conversation, method) == Some(true);
+            super::refused::judge(
+                run,
+                conversation,
+                method,
+                error,
+                capability_declared,
+                &mut check,
+            );
             true
         }
     };

@@ -39,6 +39,7 @@ mod mutate;
 mod options;
 mod params_from;
 mod process;
+mod refused;
 mod report;
 mod runner;
 

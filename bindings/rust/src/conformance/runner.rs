@@ -2,7 +2,7 @@
 //! method (examples or generated, with the project root), timeouts, calls
 //! and the checks of the answers that every group shares.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -53,6 +53,11 @@ pub(crate) struct Run<'a> {
     hangs: usize,
     /// The last result of each request, for `params_from`.
     results: HashMap<String, Value>,
+    /// Fault lines of the server's runtime not yet claimed by a check
+    /// (see [`super::refused`]), with their session.
+    pub(crate) pending_faults: Vec<(usize, crate::serve::RuntimeFault)>,
+    /// The faults already reported (kind, method, pointer).
+    pub(crate) faults_seen: HashSet<(String, String, String)>,
 }
 
 impl<'a> Run<'a> {
@@ -69,6 +74,8 @@ impl<'a> Run<'a> {
             spawned: 0,
             hangs: 0,
             results: HashMap::new(),
+            pending_faults: Vec::new(),
+            faults_seen: HashSet::new(),
         }
     }
 
@@ -111,9 +118,10 @@ impl<'a> Run<'a> {
     pub(crate) fn finish(&mut self, mut conversation: Conversation) {
         let noise = std::mem::take(&mut conversation.noise);
         self.noise_count += conversation.noise_count;
-        let (index, exit, stderr) = conversation.end();
+        let (index, exit, stderr, faults) = conversation.end();
         self.noise
             .extend(noise.into_iter().map(|line| (index, line)));
+        self.report_faults(index, faults);
         self.sessions.push(SessionInfo {
             index,
             exit,
@@ -240,6 +248,36 @@ impl<'a> Run<'a> {
             ));
         }
         Ok(params)
+    }
+
+    /// Whether the params of `method` were guessed (members taken from the
+    /// server's earlier answers) rather than known valid.
+    pub(crate) fn params_guessed(&self, method: &str) -> bool {
+        !self.options.params.contains_key(method)
+            && self
+                .protocol
+                .method(method)
+                .is_some_and(|s| !s.params_from.is_empty())
+    }
+
+    /// Where the valid params of `method` came from, for a sentence.
+    pub(crate) fn params_source(&self, method: &str) -> &'static str {
+        let Some(spec) = self.protocol.method(method) else {
+            return "none";
+        };
+        if self.options.params.contains_key(method) {
+            "the params given with --params"
+        } else if spec
+            .examples
+            .iter()
+            .any(|e| e.get("error").is_none() && e.get("params").is_some())
+        {
+            "the params of the manifest's example"
+        } else if spec.params_optional || spec.params.is_none() {
+            "no params, which the method allows"
+        } else {
+            "an instance generated from its params schema"
+        }
     }
 
     fn generated(&self, spec: &MethodSpec) -> Option<Value> {

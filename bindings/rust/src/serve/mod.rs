@@ -3,6 +3,7 @@
 
 mod batching;
 mod bound;
+mod fault;
 mod handler;
 mod outbox;
 mod server;
@@ -10,6 +11,7 @@ mod wire;
 
 pub use batching::Batching;
 pub use bound::{over_bound, stream_failure, stream_failure_body, stream_failure_of};
+pub use fault::RuntimeFault;
 pub use handler::{method_not_found, Emit, Handler};
 pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};
 pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};
