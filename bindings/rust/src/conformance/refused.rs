@@ -92,7 +92,8 @@ pub(crate) fn judge(
         check.fail(
             Some(&fault.pointer),
             format!(
-                "`{method}` was answered {said}: wirekit's serve loop refused the server's own answer ({} at {}): {}",
+                "`{method}` was answered {}, not the server's own answer: wirekit's serve loop refused it ({} at {}): {}",
+                error.code,
                 fault.kind,
                 shown(&fault.pointer),
                 fault.message
