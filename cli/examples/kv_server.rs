@@ -4,7 +4,7 @@
 //! `wirekit conformance` can show it fails what is wrong (issue 43):
 //!
 //! - `wrong-type-result`: `kv/put` answers `{"version": "1"}` (a string);
-//! - `missing-member`: `kv/get` answers `{}` (no `value`);
+//! - `missing-member`: `kv/get` of a stored key answers `{}` (no `value`);
 //! - `no-shutdown`: the handler does not implement `shutdown`;
 //! - `invalid-notification`: `kv/changed` carries `"version": "1"`.
 
@@ -87,7 +87,7 @@ impl Handler for Store {
                 Ok(json!({"version": version}))
             }
             "kv/get" => match self.values.get(&key) {
-                _ if self.broken("missing-member") => Ok(json!({})),
+                Some(_) if self.broken("missing-member") => Ok(json!({})),
                 Some((value, _)) => Ok(json!({"value": value})),
                 None => Err(ErrorObject {
                     code: -32004,

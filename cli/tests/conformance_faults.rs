@@ -121,10 +121,38 @@ fn an_invalid_result_the_serve_loop_refused_fails_naming_the_method_and_pointer(
 fn a_missing_lifecycle_handler_fails() {
     let (store, schemas) = (kv_server(), repo("tests/conformance"));
     let (check, pointer, message) = one_failure(&[&store, &schemas, "no-shutdown"]);
-    assert_eq!(check, "lifecycle/`shutdown` answers");
-    assert_eq!(pointer, "/error/code");
+    assert_eq!(check, "exit/`shutdown` answers");
+    assert_eq!(pointer, "/error");
     assert!(
-        message.contains("refused with -32601") && message.contains("host.sequence"),
+        message.contains("refused with -32601") && message.contains("ends the session"),
+        "{message}"
+    );
+}
+
+#[test]
+fn exit_follows_shutdown_and_a_server_that_ignores_it_fails() {
+    let script = repo("tests/conformance/kv_server.py");
+    let (check, _, message) = one_failure(&["python3", &script, "--fault", "ignores-exit"]);
+    assert_eq!(check, "exit/exits on `exit` after `shutdown`");
+    assert!(
+        message.contains("still running 3 s after `exit`")
+            && message.contains("only once its input was closed"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_error_a_manifest_example_shows_is_provoked() {
+    let script = repo("tests/conformance/kv_server.py");
+    let (check, pointer, message) =
+        one_failure(&["python3", &script, "--fault", "not-found-as-result"]);
+    assert_eq!(
+        check,
+        "lifecycle/`kv/get` answers its declared error (A key never put)"
+    );
+    assert_eq!(pointer, "/result");
+    assert!(
+        message.contains("expected the error -32004") && message.contains("was accepted"),
         "{message}"
     );
 }

@@ -3,13 +3,20 @@
 wirekit: with no argument it does everything the protocol asks and the whole
 battery of `wirekit conformance` passes; `--fault unchecked-length` stores a
 value of any length, where the schema says at most 256 characters, which only
-a probe past the upper bound (maxLength+1) finds (issue 43).
+a probe past the upper bound (maxLength+1) finds (issue 43); `--fault
+ignores-exit` exits only at the end of its input, not on `exit`;
+`--fault not-found-as-result` answers `kv/get` of a key never put with an
+empty value instead of the NOT_FOUND error the manifest's example shows.
 """
 
 import json
 import sys
 
-FAULTS = {"unchecked-length": "kv/put accepts a value longer than 256 characters"}
+FAULTS = {
+    "unchecked-length": "kv/put accepts a value longer than 256 characters",
+    "ignores-exit": "keeps running after exit, until the end of its input",
+    "not-found-as-result": "kv/get of a key never put answers a result",
+}
 MAX_LINE = 1048576
 fault = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--fault" else None
 if fault is not None and fault not in FAULTS:
@@ -78,7 +85,7 @@ def handle(request):
         return [error(rid if isinstance(rid, str) or is_int(rid) else None, -32600, "Invalid Request")]
     params = request.get("params")
     if "id" not in request:
-        if method == "exit" and state == "shutting_down":
+        if method == "exit" and state == "shutting_down" and fault != "ignores-exit":
             sys.exit(0)
         return []
     if method not in METHODS:
@@ -99,6 +106,8 @@ def handle(request):
         watched.add(key)
         return [{"jsonrpc": "2.0", "id": rid, "result": {}}]
     if method == "kv/get":
+        if key not in values and fault == "not-found-as-result":
+            return [{"jsonrpc": "2.0", "id": rid, "result": {"value": ""}}]
         if key not in values:
             return [error(rid, -32004, f"no value under `{key}`")]
         return [{"jsonrpc": "2.0", "id": rid, "result": {"value": values[key][0]}}]

@@ -110,7 +110,7 @@ pub(crate) fn judge(
         check.warn(
             Some("/error"),
             format!(
-                "`{method}` was answered {what} ({said}); its params were guessed from the server's earlier answers (params_from), so pass --params to be sure"
+                "`{method}` was refused with {said}, {what}: the params sent may not fit this server (they were guessed from its earlier answers, `params_from`; pass --params or --root)"
             ),
         );
     } else {

@@ -1,5 +1,8 @@
 //! Serving a protocol: a [`Handler`] answers methods, the [`Server`] does
 //! everything else (framing, envelope, lifecycle, validation both ways).
+//! What the loop refuses on the handler's behalf (an invalid result, a
+//! notification it drops) is logged as one stable fault line
+//! ([`RuntimeFault`]: `fault <kind> method=... pointer=... : ...`).
 
 mod batching;
 mod bound;
