@@ -6,7 +6,9 @@
 //! - `wrong-type-result`: `kv/put` answers `{"version": "1"}` (a string);
 //! - `missing-member`: `kv/get` of a stored key answers `{}` (no `value`);
 //! - `no-shutdown`: the handler does not implement `shutdown`;
-//! - `invalid-notification`: `kv/changed` carries `"version": "1"`.
+//! - `invalid-notification`: `kv/changed` carries `"version": "1"`;
+//! - `unknown-notification`: `kv/watch` also queues `kv/watching`, a
+//!   notification the protocol does not have.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -18,11 +20,12 @@ use wirekit::protocol::Registry;
 use wirekit::serve::{Handler, ServeOptions, Server};
 use wirekit::validate::Protocol;
 
-const FAULTS: [&str; 4] = [
+const FAULTS: [&str; 5] = [
     "wrong-type-result",
     "missing-member",
     "no-shutdown",
     "invalid-notification",
+    "unknown-notification",
 ];
 
 /// The store, and the one fault it was started with.
@@ -58,6 +61,12 @@ impl Handler for Store {
         match method {
             "initialize" => Ok(json!({"server": "kv"})),
             "kv/watch" => {
+                if self.broken("unknown-notification") {
+                    self.queued.push(Notification {
+                        method: "kv/watching".to_owned(),
+                        params: Some(json!({"key": key})),
+                    });
+                }
                 self.watched.insert(key);
                 Ok(json!({}))
             }

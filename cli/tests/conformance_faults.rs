@@ -34,13 +34,14 @@ fn conformance(server: &[&str]) -> (i32, Value) {
         .args(server)
         .output()
         .expect("wirekit runs");
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
-        panic!(
-            "not a JSON report:\n{}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let report: Result<Value, _> = serde_json::from_slice(&output.stdout);
+    assert!(
+        report.is_ok(),
+        "not a JSON report:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = report.unwrap_or_default();
     (output.status.code().unwrap_or(-1), report)
 }
 
@@ -161,14 +162,39 @@ fn the_error_a_manifest_example_shows_is_provoked() {
 fn a_notification_the_serve_loop_dropped_fails_naming_its_pointer() {
     let (store, schemas) = (kv_server(), repo("tests/conformance"));
     let (check, pointer, message) = one_failure(&[&store, &schemas, "invalid-notification"]);
-    assert_eq!(
-        check,
-        "output/the server's `kv/changed` notification is sent"
-    );
+    assert_eq!(check, "lifecycle/`kv/put` answers");
     assert_eq!(pointer, "/params/version");
     assert!(
-        message.contains("dropped_notification of `kv/changed`")
+        message.contains("makes `kv/changed` due")
+            && message.contains("dropped_notification at /params/version")
             && message.contains("is not of type \"integer\""),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_notification_the_serve_loop_dropped_that_nothing_awaited_fails_in_output() {
+    let (store, schemas) = (kv_server(), repo("tests/conformance"));
+    let (check, pointer, message) = one_failure(&[&store, &schemas, "unknown-notification"]);
+    assert_eq!(
+        check,
+        "output/the server's `kv/watching` notification is sent"
+    );
+    assert_eq!(pointer, "/method");
+    assert!(
+        message.contains("dropped_notification of `kv/watching`")
+            && message.contains("not a server notification of kv@1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_notification_the_manifest_makes_due_is_awaited_and_a_missing_one_fails() {
+    let script = repo("tests/conformance/kv_server.py");
+    let (check, _, message) = one_failure(&["python3", &script, "--fault", "silent-watch"]);
+    assert_eq!(check, "lifecycle/`kv/put` answers");
+    assert!(
+        message.contains("makes `kv/changed` due (`notifies`), but the server did not send it"),
         "{message}"
     );
 }

@@ -6,7 +6,8 @@ value of any length, where the schema says at most 256 characters, which only
 a probe past the upper bound (maxLength+1) finds (issue 43); `--fault
 ignores-exit` exits only at the end of its input, not on `exit`;
 `--fault not-found-as-result` answers `kv/get` of a key never put with an
-empty value instead of the NOT_FOUND error the manifest's example shows.
+empty value instead of the NOT_FOUND error the manifest's example shows;
+`--fault silent-watch` never sends the kv/changed that kv/put `notifies`.
 """
 
 import json
@@ -16,6 +17,7 @@ FAULTS = {
     "unchecked-length": "kv/put accepts a value longer than 256 characters",
     "ignores-exit": "keeps running after exit, until the end of its input",
     "not-found-as-result": "kv/get of a key never put answers a result",
+    "silent-watch": "kv/put of a watched key sends no kv/changed",
 }
 MAX_LINE = 1048576
 fault = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--fault" else None
@@ -114,7 +116,7 @@ def handle(request):
     version = values.get(key, ("", 0))[1] + 1
     values[key] = (params["value"], version)
     answers = [{"jsonrpc": "2.0", "id": rid, "result": {"version": version}}]
-    if key in watched:
+    if key in watched and fault != "silent-watch":
         answers.append({"jsonrpc": "2.0", "method": "kv/changed", "params": {"key": key, "version": version}})
     return answers
 

@@ -59,6 +59,8 @@ pub(crate) struct Conversation {
     pub(crate) noise: Vec<String>,
     /// How many such lines there were.
     pub(crate) noise_count: usize,
+    /// How many notifications of each method the server sent.
+    notified: std::collections::HashMap<String, usize>,
 }
 
 impl Conversation {
@@ -80,6 +82,7 @@ impl Conversation {
             index,
             noise: Vec::new(),
             noise_count: 0,
+            notified: std::collections::HashMap::new(),
         }
     }
 
@@ -249,7 +252,10 @@ impl Conversation {
                             self.charge(check);
                             return Answer::Response(response);
                         }
-                        Ok(Message::Notification(_)) | Ok(Message::Request(_)) => {}
+                        Ok(Message::Notification(notification)) => {
+                            *self.notified.entry(notification.method).or_default() += 1;
+                        }
+                        Ok(Message::Request(_)) => {}
                         Err(error) => {
                             self.charge(check);
                             let at = error.pointer();
@@ -312,6 +318,7 @@ impl Conversation {
                     match decoded {
                         Ok(Message::Notification(notification)) => {
                             came += 1;
+                            *self.notified.entry(notification.method.clone()).or_default() += 1;
                             if notification.method == method {
                                 return Ok(came);
                             }
@@ -321,6 +328,11 @@ impl Conversation {
                 }
             }
         }
+    }
+
+    /// How many notifications of `method` the server has sent so far.
+    pub(crate) fn notified(&self, method: &str) -> usize {
+        self.notified.get(method).copied().unwrap_or(0)
     }
 
     /// Notes a line of noise; whether the server now floods its output.

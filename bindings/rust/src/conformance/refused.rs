@@ -162,6 +162,74 @@ fn shown(pointer: &str) -> &str {
 }
 
 impl Run<'_> {
+    /// The notifications `method` makes due (its `notifies`), each with the
+    /// count the server had sent before the call.
+    pub(crate) fn due_notifications(
+        &self,
+        conversation: &Conversation,
+        method: &str,
+    ) -> Vec<(String, usize)> {
+        self.protocol
+            .method(method)
+            .map(|spec| {
+                spec.notifies
+                    .iter()
+                    .map(|n| (n.clone(), conversation.notified(n)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Waits for each notification in `due` that has not come since the
+    /// call (each within `timeout`); fails `check` for a missing one, with
+    /// the serve loop's fault line when it dropped it.
+    pub(crate) fn await_due(
+        &mut self,
+        conversation: &mut Conversation,
+        method: &str,
+        due: &[(String, usize)],
+        timeout: Duration,
+        check: &mut Check,
+    ) {
+        for (notification, before) in due {
+            if conversation.notified(notification) > *before {
+                continue;
+            }
+            // A short wait first: a dropped one has its fault line by then.
+            let mut waited = conversation.await_notification(notification, FAULT_LINE_WAIT, check);
+            let mut fault = None;
+            if waited.is_err() {
+                fault = self.claim_fault_of(conversation, notification, true, Duration::ZERO);
+                if fault.is_none() {
+                    waited = conversation.await_notification(notification, timeout, check);
+                }
+            }
+            if waited.is_ok() && conversation.notified(notification) > *before {
+                continue;
+            }
+            let why = waited.err().unwrap_or_default();
+            let fault = fault
+                .or_else(|| self.claim_fault_of(conversation, notification, true, Duration::ZERO));
+            match fault {
+                Some(fault) => check.fail(
+                    Some(&fault.pointer),
+                    format!(
+                        "`{method}` makes `{notification}` due (`notifies`), but wirekit's serve loop dropped it ({} at {}): {}",
+                        fault.kind,
+                        shown(&fault.pointer),
+                        fault.message
+                    ),
+                ),
+                None => check.fail(
+                    None,
+                    format!(
+                        "`{method}` makes `{notification}` due (`notifies`), but the server did not send it: {why}"
+                    ),
+                ),
+            }
+        }
+    }
+
     /// The first new fault line of `method` the server wrote (waiting up to
     /// `wait` for one), marked reported; the other new ones are kept for
     /// [`Run::report_faults`].
@@ -171,14 +239,25 @@ impl Run<'_> {
         method: &str,
         wait: Duration,
     ) -> Option<RuntimeFault> {
+        self.claim_fault_of(conversation, method, false, wait)
+    }
+
+    /// As [`Run::claim_fault`], for a dropped notification (`dropped`) or
+    /// a refused answer.
+    fn claim_fault_of(
+        &mut self,
+        conversation: &mut Conversation,
+        method: &str,
+        dropped: bool,
+        wait: Duration,
+    ) -> Option<RuntimeFault> {
         let index = conversation.index;
         let new = conversation.take_faults(wait);
         self.pending_faults
             .extend(new.into_iter().map(|fault| (index, fault)));
-        let at = self
-            .pending_faults
-            .iter()
-            .position(|(_, f)| f.method == method && f.kind != "dropped_notification")?;
+        let at = self.pending_faults.iter().position(|(_, f)| {
+            f.method == method && (f.kind == "dropped_notification") == dropped
+        })?;
         let (_, fault) = self.pending_faults.remove(at);
         self.faults_seen.insert(fault_key(&fault));
         Some(fault)

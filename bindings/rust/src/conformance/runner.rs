@@ -333,6 +333,7 @@ impl<'a> Run<'a> {
             };
         }
         let timeout = self.answer_timeout(method);
+        let due = self.due_notifications(conversation, method);
         let id = match conversation.send_request(method, params, check) {
             Ok(id) => id,
             Err(message) => {
@@ -380,6 +381,9 @@ impl<'a> Run<'a> {
                     return Called::Gone;
                 }
             }
+        }
+        if outcome.is_ok() {
+            self.await_due(conversation, method, &due, timeout, check);
         }
         // The notification a client sends at once after this method succeeds
         // (LSP's `initialized`, MCP's `notifications/initialized`), unless
