@@ -91,6 +91,22 @@ impl Conversation {
         self.checker.session()
     }
 
+    /// Whether the server declared the capability of the optional method
+    /// `method` (`None` for a required method, or one gated on the
+    /// client's own declaration, which the battery sends as it declared).
+    pub(crate) fn capability_declared(&self, method: &str) -> Option<bool> {
+        let spec = self.protocol.method(method)?;
+        if spec.capability_of == crate::protocol::CapabilityOf::Client {
+            return None;
+        }
+        let capability = spec.capability.as_ref()?;
+        Some(
+            self.session()
+                .capabilities()
+                .is_some_and(|caps| caps.contains(capability)),
+        )
+    }
+
     /// The next request id.
     pub(crate) fn next_id(&mut self) -> Id {
         let id = Id::from(self.next_id);

@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use super::check::Check;
 use super::conversation::Conversation;
-use super::lifecycle::declared;
 use super::runner::Run;
 use crate::envelope::ErrorObject;
 use crate::protocol::MethodKind;
@@ -75,7 +74,7 @@ pub(crate) fn provoke(run: &mut Run<'_>, conversation: &mut Conversation) -> boo
             params,
             error,
         } = example;
-        if declared(run, conversation, &method) == Some(false) {
+        if conversation.capability_declared(&method) == Some(false) {
             continue; // an undeclared method is refused for that reason
         }
         if conversation.session().check(&method).is_err() {

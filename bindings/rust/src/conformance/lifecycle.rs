@@ -85,7 +85,7 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
         .collect();
     for method in &others {
         if streamed(run, method) {
-            if declared(run, conversation, method) != Some(false) {
+            if conversation.capability_declared(method) != Some(false) {
                 run.not_exercised.push(format!(
                     "`{method}`: its answer is a stream that ends the session"
                 ));
@@ -105,23 +105,6 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
     }
     capabilities(run, conversation);
     exit(run, conversation, ending.as_deref())
-}
-
-/// Whether an optional method's capability was declared (`None` for a
-/// required method).
-pub(crate) fn declared(run: &Run<'_>, conversation: &Conversation, method: &str) -> Option<bool> {
-    let spec = run.protocol.method(method)?;
-    // Gated on the client's own declaration: the battery's client sends it as it declared.
-    if spec.capability_of == CapabilityOf::Client {
-        return None;
-    }
-    let capability = spec.capability.as_ref()?;
-    Some(
-        conversation
-            .session()
-            .capabilities()
-            .is_some_and(|caps| caps.contains(capability)),
-    )
 }
 
 /// The name of the check that calls `method`: a notification is sent, a
@@ -145,7 +128,7 @@ fn step(
     method: &str,
     called: &mut BTreeSet<String>,
 ) -> bool {
-    if declared(run, conversation, method) == Some(false) {
+    if conversation.capability_declared(method) == Some(false) {
         return true; // checked by the capabilities group
     }
     if let Err(violation) = conversation.session().check(method) {
@@ -166,7 +149,7 @@ fn step(
         Called::Gone => false,
         Called::Answered(Ok(_)) | Called::Unusable => true,
         Called::Answered(Err(error)) => {
-            let capability_declared = declared(run, conversation, method) == Some(true);
+            let capability_declared = conversation.capability_declared(method) == Some(true);
             super::refused::judge(
                 run,
                 conversation,
@@ -385,7 +368,7 @@ pub(crate) fn undeclared(run: &mut Run<'_>, conversation: &mut Conversation) -> 
         .filter(|(name, _)| !streamed(run, name))
         .collect();
     for (method, capability) in optional {
-        if declared(run, conversation, &method) != Some(false) {
+        if conversation.capability_declared(&method) != Some(false) {
             continue;
         }
         let name = format!("`{method}` (capability `{capability}` not declared) is refused");
