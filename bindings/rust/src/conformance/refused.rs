@@ -162,6 +162,36 @@ fn shown(pointer: &str) -> &str {
 }
 
 impl Run<'_> {
+    /// Whether the params of `method` were guessed (members taken from the
+    /// server's earlier answers) rather than known valid.
+    pub(crate) fn params_guessed(&self, method: &str) -> bool {
+        !self.options.params.contains_key(method)
+            && self
+                .protocol
+                .method(method)
+                .is_some_and(|s| !s.params_from.is_empty())
+    }
+
+    /// Where the valid params of `method` came from, for a sentence.
+    pub(crate) fn params_source(&self, method: &str) -> &'static str {
+        let Some(spec) = self.protocol.method(method) else {
+            return "none";
+        };
+        if self.options.params.contains_key(method) {
+            "the params given with --params"
+        } else if spec
+            .examples
+            .iter()
+            .any(|e| e.get("error").is_none() && e.get("params").is_some())
+        {
+            "the params of the manifest's example"
+        } else if spec.params_optional || spec.params.is_none() {
+            "no params, which the method allows"
+        } else {
+            "an instance generated from its params schema"
+        }
+    }
+
     /// The notifications `method` makes due (its `notifies`), each with the
     /// count the server had sent before the call.
     pub(crate) fn due_notifications(
