@@ -64,7 +64,8 @@ def test_an_invalid_result_is_logged_with_its_pointers() -> None:
     answer = json.loads(serve(result, log=lines.append)[1])
     assert answer["error"]["code"] == -32603
     assert len(lines) == 1
-    assert lines[0].startswith("error: the handler's result for `complexity` is invalid; answered an internal error instead: ")
+    assert lines[0].startswith("fault invalid_result method=complexity pointer=/result/functions/0/")
+    assert "the handler's result for `complexity` is invalid; answered an internal error instead: " in lines[0]
     assert "/functions/0/line" in lines[0]
 
 

@@ -173,7 +173,8 @@ def test_an_invalid_result_is_refused_naming_the_pointers(peer_factory: StartPee
     code, _, stderr = peer.close()
     assert code == 0
     # Logged like a raising handler's traceback: every pointer, on stderr.
-    assert "error: the handler's result for `coverage` is invalid; answered an internal error instead: " in stderr
+    assert "wirekit: fault invalid_result method=coverage pointer=/result" in stderr
+    assert "the handler's result for `coverage` is invalid; answered an internal error instead: " in stderr
     assert all(pointer in stderr for pointer in pointers)
 
 

@@ -39,9 +39,10 @@ fn a_refused_result_is_logged_with_every_pointer() {
     let log = log.lock().expect("log");
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(
-        log[0].starts_with(
-            "error: the handler's result for `initialize` is invalid; answered an internal error instead: "
-        ),
+        log[0].starts_with("fault invalid_result method=initialize pointer=/result/")
+            && log[0].contains(
+                " : the handler's result for `initialize` is invalid; answered an internal error instead: "
+            ),
         "{}",
         log[0]
     );

@@ -59,6 +59,8 @@ pub(crate) struct Conversation {
     pub(crate) noise: Vec<String>,
     /// How many such lines there were.
     pub(crate) noise_count: usize,
+    /// How many notifications of each method the server sent.
+    notified: std::collections::HashMap<String, usize>,
 }
 
 impl Conversation {
@@ -80,12 +82,29 @@ impl Conversation {
             index,
             noise: Vec::new(),
             noise_count: 0,
+            notified: std::collections::HashMap::new(),
         }
     }
 
     /// The session as the monitor sees it (state, declared capabilities).
     pub(crate) fn session(&self) -> &crate::session::Session {
         self.checker.session()
+    }
+
+    /// Whether the server declared the capability of the optional method
+    /// `method` (`None` for a required method, or one gated on the
+    /// client's own declaration, which the battery sends as it declared).
+    pub(crate) fn capability_declared(&self, method: &str) -> Option<bool> {
+        let spec = self.protocol.method(method)?;
+        if spec.capability_of == crate::protocol::CapabilityOf::Client {
+            return None;
+        }
+        let capability = spec.capability.as_ref()?;
+        Some(
+            self.session()
+                .capabilities()
+                .is_some_and(|caps| caps.contains(capability)),
+        )
     }
 
     /// The next request id.
@@ -249,7 +268,10 @@ impl Conversation {
                             self.charge(check);
                             return Answer::Response(response);
                         }
-                        Ok(Message::Notification(_)) | Ok(Message::Request(_)) => {}
+                        Ok(Message::Notification(notification)) => {
+                            *self.notified.entry(notification.method).or_default() += 1;
+                        }
+                        Ok(Message::Request(_)) => {}
                         Err(error) => {
                             self.charge(check);
                             let at = error.pointer();
@@ -312,6 +334,7 @@ impl Conversation {
                     match decoded {
                         Ok(Message::Notification(notification)) => {
                             came += 1;
+                            *self.notified.entry(notification.method.clone()).or_default() += 1;
                             if notification.method == method {
                                 return Ok(came);
                             }
@@ -321,6 +344,11 @@ impl Conversation {
                 }
             }
         }
+    }
+
+    /// How many notifications of `method` the server has sent so far.
+    pub(crate) fn notified(&self, method: &str) -> usize {
+        self.notified.get(method).copied().unwrap_or(0)
     }
 
     /// Notes a line of noise; whether the server now floods its output.
@@ -425,11 +453,26 @@ impl Conversation {
         }
     }
 
-    /// Ends the process (killed when still running) and returns its stderr tail.
-    pub(crate) fn end(mut self) -> (usize, Option<String>, String) {
+    /// The fault lines of the serve loop the server wrote since the last
+    /// call, waiting up to `wait` for the first.
+    pub(crate) fn take_faults(&mut self, wait: Duration) -> Vec<crate::serve::RuntimeFault> {
+        self.process.take_faults(wait)
+    }
+
+    /// Ends the process (killed when still running); its stderr tail and
+    /// the fault lines not yet taken.
+    pub(crate) fn end(
+        mut self,
+    ) -> (
+        usize,
+        Option<String>,
+        String,
+        Vec<crate::serve::RuntimeFault>,
+    ) {
         self.process.end();
         let exit = self.process.exited().map(describe_exit);
-        (self.index, exit, self.process.stderr_tail())
+        let faults = self.process.remaining_faults();
+        (self.index, exit, self.process.stderr_tail(), faults)
     }
 }
 

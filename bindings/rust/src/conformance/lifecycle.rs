@@ -9,7 +9,7 @@ use super::conversation::Conversation;
 use super::runner::{Called, Run};
 use crate::envelope::ErrorObject;
 use crate::host::Ending;
-use crate::protocol::{CapabilityOf, CapabilityStyle, ErrorCase, HostSpec, MethodKind};
+use crate::protocol::{CapabilityOf, CapabilityStyle, HostSpec, MethodKind};
 
 /// Runs the lifecycle, capabilities and exit groups on one server.
 pub(crate) fn run(run: &mut Run<'_>) {
@@ -43,6 +43,19 @@ fn ends_session(run: &Run<'_>, method: &str) -> bool {
         .is_some_and(|l| l.ends_session)
 }
 
+/// The notification that ends the session and that the client sends at
+/// once after `method` succeeds (LSP's and kv's `exit` after `shutdown`).
+fn ending_follower(run: &Run<'_>, method: &str) -> Option<String> {
+    let next = run.protocol.method(method)?.followed_by()?;
+    ends_session(run, next).then(|| next.to_owned())
+}
+
+/// Whether `method` ends the session, itself or by the notification that
+/// follows it.
+fn ends(run: &Run<'_>, method: &str) -> bool {
+    ends_session(run, method) || ending_follower(run, method).is_some()
+}
+
 fn streamed(run: &Run<'_>, method: &str) -> bool {
     run.protocol
         .method(method)
@@ -55,7 +68,7 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
     let mut called: BTreeSet<String> = BTreeSet::new();
     let mut ending: Option<String> = None;
     for method in &sequence {
-        if ends_session(run, method) {
+        if ends(run, method) {
             ending.get_or_insert_with(|| method.clone());
             continue;
         }
@@ -72,14 +85,14 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
         .collect();
     for method in &others {
         if streamed(run, method) {
-            if declared(run, conversation, method) != Some(false) {
+            if conversation.capability_declared(method) != Some(false) {
                 run.not_exercised.push(format!(
                     "`{method}`: its answer is a stream that ends the session"
                 ));
             }
             continue;
         }
-        if ends_session(run, method) {
+        if ends(run, method) {
             ending.get_or_insert_with(|| method.clone());
             continue;
         }
@@ -87,25 +100,11 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
             return false;
         }
     }
+    if !super::declared::provoke(run, conversation) {
+        return false;
+    }
     capabilities(run, conversation);
     exit(run, conversation, ending.as_deref())
-}
-
-/// Whether an optional method's capability was declared (`None` for a
-/// required method).
-fn declared(run: &Run<'_>, conversation: &Conversation, method: &str) -> Option<bool> {
-    let spec = run.protocol.method(method)?;
-    // Gated on the client's own declaration: the battery's client sends it as it declared.
-    if spec.capability_of == CapabilityOf::Client {
-        return None;
-    }
-    let capability = spec.capability.as_ref()?;
-    Some(
-        conversation
-            .session()
-            .capabilities()
-            .is_some_and(|caps| caps.contains(capability)),
-    )
 }
 
 /// The name of the check that calls `method`: a notification is sent, a
@@ -129,7 +128,7 @@ fn step(
     method: &str,
     called: &mut BTreeSet<String>,
 ) -> bool {
-    if declared(run, conversation, method) == Some(false) {
+    if conversation.capability_declared(method) == Some(false) {
         return true; // checked by the capabilities group
     }
     if let Err(violation) = conversation.session().check(method) {
@@ -150,31 +149,15 @@ fn step(
         Called::Gone => false,
         Called::Answered(Ok(_)) | Called::Unusable => true,
         Called::Answered(Err(error)) => {
-            let not_found = run.protocol.method_not_found_answer(method).code;
-            let capability_code = run
-                .protocol
-                .server_errors()
-                .build(ErrorCase::CapabilityNotDeclared, None, String::new(), &[])
-                .code;
-            if declared(run, conversation, method) == Some(true)
-                && (error.code == not_found || error.code == capability_code)
-            {
-                check.fail(
-                    Some("/error/code"),
-                    format!(
-                        "the server declared the capability of `{method}` but answers it with {}: {}",
-                        error.code, error.message
-                    ),
-                );
-            } else {
-                check.warn(
-                    Some("/error"),
-                    format!(
-                        "`{method}` was refused with {}: {} (the params sent may not fit this server; pass --params or --root)",
-                        error.code, error.message
-                    ),
-                );
-            }
+            let capability_declared = conversation.capability_declared(method) == Some(true);
+            super::refused::judge(
+                run,
+                conversation,
+                method,
+                error,
+                capability_declared,
+                &mut check,
+            );
             true
         }
     };
@@ -248,15 +231,28 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
             check.fail(
                 Some("/error"),
                 format!(
-                    "`{method}` was refused with {}: {}",
+                    "`{method}` was refused with {}: {}; it is the request that ends the session, so every server must serve it",
                     error.code, error.message
                 ),
             );
         }
         let alive = !matches!(outcome, Called::Gone);
+        // The notification that ends the session follows a success (LSP's
+        // `exit`), as the real host sends it.
+        let follower =
+            ending_follower(run, method).filter(|_| matches!(outcome, Called::Answered(Ok(_))));
+        if let (true, Some(next)) = (alive, &follower) {
+            let params = run.params_for(next).unwrap_or(None);
+            if let Err(message) = conversation.send_notification(next, params, &mut check) {
+                check.fail(None, format!("`{next}` could not be sent: {message}"));
+            }
+        }
         run.emit(check, index);
         if !alive {
             return false;
+        }
+        if let Some(next) = follower {
+            return exit_on(run, conversation, method, &next, grace);
         }
     }
     let name = match ending {
@@ -307,6 +303,58 @@ fn exit(run: &mut Run<'_>, conversation: &mut Conversation, ending: Option<&str>
     true
 }
 
+/// The exit on the notification that ends the session (`exit` after
+/// `shutdown`): the server exits within the grace with its input still
+/// open; one that exits only at the end of its input (then closed) fails.
+fn exit_on(
+    run: &mut Run<'_>,
+    conversation: &mut Conversation,
+    method: &str,
+    next: &str,
+    grace: Duration,
+) -> bool {
+    let index = conversation.index;
+    let name = format!("exits on `{next}` after `{method}`");
+    run.progress(&name);
+    let mut check = Check::new("exit", name);
+    match conversation.wait_exit(grace) {
+        Some(status) => {
+            conversation.drain(Duration::from_millis(200), &mut check);
+            if conversation.exited_cleanly() == Some(false) {
+                check.warn(
+                    None,
+                    format!("the server exited with {status} after a clean session"),
+                );
+            } else {
+                check.passed(format!(
+                    "exited ({status}) within {} s of `{next}`",
+                    grace.as_secs_f64()
+                ));
+            }
+        }
+        None => {
+            conversation.close_input();
+            let closed = conversation.end_process(grace, None);
+            let how = match closed {
+                Some((Ending::Exited(_), status)) => {
+                    format!("and exited ({status}) only once its input was closed")
+                }
+                Some((_, status)) => format!("nor once its input was closed ({status})"),
+                None => "nor once its input was closed".to_owned(),
+            };
+            check.fail(
+                None,
+                format!(
+                    "the server was still running {} s after `{next}`, which ends the session, {how}",
+                    grace.as_secs_f64()
+                ),
+            );
+        }
+    }
+    run.emit(check, index);
+    true
+}
+
 /// Capability honesty, second half: every optional method whose
 /// capability the server did not declare is refused with the protocol's
 /// answer. Run in a session of its own, so the first session stays what
@@ -320,7 +368,7 @@ pub(crate) fn undeclared(run: &mut Run<'_>, conversation: &mut Conversation) -> 
         .filter(|(name, _)| !streamed(run, name))
         .collect();
     for (method, capability) in optional {
-        if declared(run, conversation, &method) != Some(false) {
+        if conversation.capability_declared(&method) != Some(false) {
             continue;
         }
         let name = format!("`{method}` (capability `{capability}` not declared) is refused");

@@ -19,7 +19,15 @@
 //!   object, and for strict protocols a duplicate key and an unknown member;
 //! - **framing**: a frame over the bound, and for Content-Length a malformed
 //!   header and a header other than Content-Length;
-//! - **output**: nothing but frames of the protocol on stdout.
+//! - **output**: nothing but frames of the protocol on stdout, and no fault
+//!   line of wirekit's serve loop ([`crate::serve::RuntimeFault`]) on stderr
+//!   that no other check claimed (a notification it dropped).
+//!
+//! An error answer to a call of the host's flow is judged by what the
+//! battery knows of the params it sent (see `refused.rs`): an internal
+//! error to params known valid fails (with the pointer of the serve loop's
+//! fault line, when it wrote one), -32601 to a method the lifecycle or a
+//! declared capability requires fails.
 //!
 //! Every answer is also judged by the monitor ([`crate::monitor::SessionChecker`],
 //! fed frame by frame): result and error schemas, ids, one answer a
@@ -32,6 +40,7 @@
 
 mod check;
 mod conversation;
+mod declared;
 mod faults;
 mod instance;
 mod lifecycle;
@@ -39,6 +48,7 @@ mod mutate;
 mod options;
 mod params_from;
 mod process;
+mod refused;
 mod report;
 mod runner;
 

@@ -1,7 +1,10 @@
 //! Invalid params made from a valid instance: one mutation per schema
 //! keyword that constrains a member present in it (a required member
 //! removed, a value of the wrong type, an extra member where the object is
-//! closed, a value outside its enum, range, length or pattern). The caller
+//! closed, a value outside its enum or const, past either end of its range
+//! (`minimum`-1, `maximum`+1, at an exclusive bound), its length or item
+//! count (`minLength`-1, `maxLength`+1, `minItems`-1, `maxItems`+1) or
+//! outside its pattern). The caller
 //! keeps only the mutations its validator refuses.
 
 use serde_json::{json, Value};
@@ -12,6 +15,9 @@ use super::instance::Schemas;
 const MAX_DEPTH: usize = 2;
 /// The member added to a closed object.
 pub(crate) const EXTRA_MEMBER: &str = "wirekit_unexpected_member";
+/// The longest string (or array) a probe past `maxLength` (`maxItems`) grows
+/// to: a bound beyond it is left unprobed rather than flood a frame.
+const MAX_GROWN: u64 = 1 << 20;
 
 /// One invalid variant of a valid instance.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +92,7 @@ fn walk(
     }
     if let Some(options) = schema.get("enum").and_then(Value::as_array) {
         let outside = json!("wirekit-not-in-enum");
-        if !options.contains(&outside) && value.is_string() {
+        if !options.contains(&outside) {
             emit(
                 pointer,
                 "enum",
@@ -95,34 +101,19 @@ fn walk(
             );
         }
     }
-    if let Some(number) = value.as_f64() {
-        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-            let below = if value.is_i64() || value.is_u64() {
-                json!((min as i64).saturating_sub(1))
-            } else {
-                json!(min - 1.0)
-            };
+    if let Some(constant) = schema.get("const") {
+        let other = json!("wirekit-not-the-const");
+        if *constant != other {
             emit(
                 pointer,
-                "minimum",
-                format!("{below} below its minimum {min}"),
-                Replacement::Value(below),
+                "const",
+                format!("a value other than its const {constant}"),
+                Replacement::Value(other),
             );
         }
-        if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-            let above = if value.is_i64() || value.is_u64() {
-                json!((max as i64).saturating_add(1))
-            } else {
-                json!(max + 1.0)
-            };
-            emit(
-                pointer,
-                "maximum",
-                format!("{above} above its maximum {max}"),
-                Replacement::Value(above),
-            );
-        }
-        let _ = number;
+    }
+    if value.is_number() {
+        numeric_bounds(schema, value, pointer, emit);
     }
     if value.is_string() {
         if let Some(min) = schema
@@ -137,6 +128,17 @@ fn walk(
                 format!("a string shorter than {min}"),
                 Replacement::Value(json!(short)),
             );
+        }
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
+            if max < MAX_GROWN {
+                let long = "x".repeat(usize::try_from(max + 1).unwrap_or(0));
+                emit(
+                    pointer,
+                    "maxLength",
+                    format!("a string longer than {max}"),
+                    Replacement::Value(json!(long)),
+                );
+            }
         }
         if schema.get("pattern").is_some() {
             emit(
@@ -164,6 +166,19 @@ fn walk(
                 format!("fewer than {min} items"),
                 Replacement::Value(Value::Array(fewer)),
             );
+        }
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+            if max < MAX_GROWN {
+                let filler = items.first().cloned().unwrap_or(Value::Null);
+                let mut more = items.clone();
+                more.resize(usize::try_from(max + 1).unwrap_or(0), filler);
+                emit(
+                    pointer,
+                    "maxItems",
+                    format!("more than {max} items"),
+                    Replacement::Value(Value::Array(more)),
+                );
+            }
         }
     }
     let Some(members) = value.as_object() else {
@@ -205,6 +220,57 @@ fn walk(
                 );
             }
         }
+    }
+}
+
+/// The values just past a number's bounds: below `minimum`, above
+/// `maximum`, at `exclusiveMinimum` and at `exclusiveMaximum` (integers
+/// where the value is one).
+fn numeric_bounds(schema: &Value, value: &Value, pointer: &str, emit: &mut Emit<'_>) {
+    let integral = value.is_i64() || value.is_u64();
+    let number = |n: f64| {
+        if integral && n.fract() == 0.0 && n.abs() < 9.0e15 {
+            json!(n as i64)
+        } else {
+            json!(n)
+        }
+    };
+    let bound = |keyword: &str| schema.get(keyword).and_then(Value::as_f64);
+    if let Some(min) = bound("minimum") {
+        let below = number(min - 1.0);
+        emit(
+            pointer,
+            "minimum",
+            format!("{below} below its minimum {min}"),
+            Replacement::Value(below),
+        );
+    }
+    if let Some(max) = bound("maximum") {
+        let above = number(max + 1.0);
+        emit(
+            pointer,
+            "maximum",
+            format!("{above} above its maximum {max}"),
+            Replacement::Value(above),
+        );
+    }
+    if let Some(min) = bound("exclusiveMinimum") {
+        let at = number(min);
+        emit(
+            pointer,
+            "exclusiveMinimum",
+            format!("{at}, its exclusive minimum"),
+            Replacement::Value(at),
+        );
+    }
+    if let Some(max) = bound("exclusiveMaximum") {
+        let at = number(max);
+        emit(
+            pointer,
+            "exclusiveMaximum",
+            format!("{at}, its exclusive maximum"),
+            Replacement::Value(at),
+        );
     }
 }
 
@@ -271,12 +337,15 @@ mod tests {
         let schema = json!({
             "type": "object", "additionalProperties": false, "required": ["path", "mode"],
             "properties": {
-                "path": {"type": "string", "minLength": 1},
+                "path": {"type": "string", "minLength": 1, "maxLength": 4},
                 "mode": {"enum": ["a", "b"]},
-                "depth": {"type": "integer", "minimum": 0, "maximum": 9}
+                "depth": {"type": "integer", "minimum": 0, "maximum": 9},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                "tags": {"type": "array", "maxItems": 2},
+                "kind": {"const": "kv"}
             }
         });
-        let valid = json!({"path": "src", "mode": "a", "depth": 2});
+        let valid = json!({"path": "src", "mode": "a", "depth": 2, "ratio": 0.5, "tags": ["x"], "kind": "kv"});
         let found: Vec<(String, &str)> = mutations(&schemas, &schema, &valid)
             .into_iter()
             .map(|m| (m.pointer, m.keyword))
@@ -289,16 +358,38 @@ mod tests {
                 (format!("/{EXTRA_MEMBER}"), "additionalProperties"),
                 ("/path".to_owned(), "type"),
                 ("/path".to_owned(), "minLength"),
+                ("/path".to_owned(), "maxLength"),
                 ("/mode".to_owned(), "enum"),
                 ("/depth".to_owned(), "type"),
                 ("/depth".to_owned(), "minimum"),
                 ("/depth".to_owned(), "maximum"),
+                ("/ratio".to_owned(), "type"),
+                ("/ratio".to_owned(), "exclusiveMinimum"),
+                ("/ratio".to_owned(), "exclusiveMaximum"),
+                ("/tags".to_owned(), "type"),
+                ("/tags".to_owned(), "maxItems"),
+                ("/kind".to_owned(), "const"),
             ]
         );
+        let value_at = |keyword: &str, pointer: &str| {
+            mutations(&schemas, &schema, &valid)
+                .into_iter()
+                .find(|m| m.keyword == keyword)
+                .and_then(|m| m.value.pointer(pointer).cloned())
+        };
+        assert_eq!(value_at("maxLength", "/path"), Some(json!("xxxxx")));
+        assert_eq!(value_at("maximum", "/depth"), Some(json!(10)));
+        assert_eq!(value_at("minimum", "/depth"), Some(json!(-1)));
+        assert_eq!(value_at("exclusiveMaximum", "/ratio"), Some(json!(1.0)));
+        assert_eq!(value_at("exclusiveMinimum", "/ratio"), Some(json!(0.0)));
+        assert_eq!(value_at("maxItems", "/tags"), Some(json!(["x", "x", "x"])));
         let removed = mutations(&schemas, &schema, &valid)
             .into_iter()
             .find(|m| m.keyword == "required")
             .map(|m| m.value);
-        assert_eq!(removed, Some(json!({"mode": "a", "depth": 2})));
+        assert_eq!(
+            removed,
+            Some(json!({"mode": "a", "depth": 2, "ratio": 0.5, "tags": ["x"], "kind": "kv"}))
+        );
     }
 }

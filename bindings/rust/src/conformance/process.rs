@@ -12,11 +12,16 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::framing::{decoder_for, Frame, FrameDecoder, FramingError};
-use crate::host::{end_process, keep_stderr_tail, Ending};
+use crate::host::{end_process, Ending};
 use crate::protocol::Transport;
+use crate::serve::RuntimeFault;
 
 /// The bytes of the server's stderr kept for the report (the last ones).
 pub const STDERR_KEPT: usize = 16 * 1024;
+/// Fault lines of the serve loop ([`RuntimeFault`]) a process keeps.
+pub const FAULTS_KEPT: usize = 256;
+/// The longest stderr line read for a fault line (the rest is skipped).
+const LINE_KEPT: usize = 64 * 1024;
 /// Chunks of the server's stdout read ahead (64 KiB each).
 const CHUNKS_AHEAD: usize = 16;
 const CHUNK: usize = 64 * 1024;
@@ -47,6 +52,10 @@ pub(crate) struct ServerProcess {
     ready: VecDeque<Output>,
     closed: bool,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    faults: Arc<Mutex<Vec<RuntimeFault>>>,
+    /// Faults already handed out by [`ServerProcess::take_faults`].
+    faults_taken: usize,
+    stderr_reader: Option<thread::JoinHandle<()>>,
     exit: Option<ExitStatus>,
 }
 
@@ -98,8 +107,9 @@ impl ServerProcess {
             }
         });
         let kept = Arc::new(Mutex::new(VecDeque::new()));
-        let sink = Arc::clone(&kept);
-        thread::spawn(move || keep_stderr_tail(stderr, &sink, STDERR_KEPT));
+        let faults = Arc::new(Mutex::new(Vec::new()));
+        let (sink, found) = (Arc::clone(&kept), Arc::clone(&faults));
+        let stderr_reader = thread::spawn(move || read_stderr(stderr, &sink, &found));
         Ok(ServerProcess {
             child,
             stdin: Some(writes),
@@ -109,6 +119,9 @@ impl ServerProcess {
             ready: VecDeque::new(),
             closed: false,
             stderr: kept,
+            faults,
+            faults_taken: 0,
+            stderr_reader: Some(stderr_reader),
             exit: None,
         })
     }
@@ -211,6 +224,40 @@ impl ServerProcess {
         )
     }
 
+    /// The fault lines of the serve loop the server wrote to stderr since
+    /// the last call, waiting up to `wait` for the first one.
+    pub(crate) fn take_faults(&mut self, wait: Duration) -> Vec<RuntimeFault> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let new: Vec<RuntimeFault> = self
+                .faults
+                .lock()
+                .map(|faults| faults.iter().skip(self.faults_taken).cloned().collect())
+                .unwrap_or_default();
+            if !new.is_empty() || Instant::now() >= deadline {
+                self.faults_taken += new.len();
+                return new;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Once the process has ended: the fault lines not yet taken, after its
+    /// stderr was read to the end (within half a second: a grandchild may
+    /// hold it open).
+    pub(crate) fn remaining_faults(&mut self) -> Vec<RuntimeFault> {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while self
+            .stderr_reader
+            .as_ref()
+            .is_some_and(|reader| !reader.is_finished())
+            && Instant::now() < deadline
+        {
+            thread::sleep(Duration::from_millis(5));
+        }
+        self.take_faults(Duration::ZERO)
+    }
+
     /// Ends the process: input closed, then killed when it has not exited.
     pub(crate) fn end(&mut self) {
         self.close_input();
@@ -224,6 +271,57 @@ impl ServerProcess {
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.end();
+    }
+}
+
+/// Reads the server's stderr to its end: the last [`STDERR_KEPT`] bytes
+/// kept in `kept`, and each line that is a fault line of the serve loop
+/// (the first [`FAULTS_KEPT`]) in `faults`.
+fn read_stderr(
+    mut stderr: impl Read,
+    kept: &Mutex<VecDeque<u8>>,
+    faults: &Mutex<Vec<RuntimeFault>>,
+) {
+    let mut chunk = [0u8; 4096];
+    let mut line: Vec<u8> = Vec::new();
+    let mut skipping = false;
+    while let Ok(read) = stderr.read(&mut chunk) {
+        if read == 0 {
+            break;
+        }
+        let bytes = &chunk[..read];
+        if let Ok(mut tail) = kept.lock() {
+            tail.extend(bytes);
+            let excess = tail.len().saturating_sub(STDERR_KEPT);
+            tail.drain(..excess);
+        }
+        for &byte in bytes {
+            if byte == b'\n' {
+                if !skipping {
+                    note_fault(&line, faults);
+                }
+                line.clear();
+                skipping = false;
+            } else if line.len() < LINE_KEPT {
+                line.push(byte);
+            } else {
+                skipping = true;
+            }
+        }
+    }
+    if !skipping {
+        note_fault(&line, faults);
+    }
+}
+
+fn note_fault(line: &[u8], faults: &Mutex<Vec<RuntimeFault>>) {
+    let Some(fault) = RuntimeFault::parse(&String::from_utf8_lossy(line)) else {
+        return;
+    };
+    if let Ok(mut faults) = faults.lock() {
+        if faults.len() < FAULTS_KEPT {
+            faults.push(fault);
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! method (examples or generated, with the project root), timeouts, calls
 //! and the checks of the answers that every group shares.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -53,6 +53,11 @@ pub(crate) struct Run<'a> {
     hangs: usize,
     /// The last result of each request, for `params_from`.
     results: HashMap<String, Value>,
+    /// Fault lines of the server's runtime not yet claimed by a check
+    /// (see [`super::refused`]), with their session.
+    pub(crate) pending_faults: Vec<(usize, crate::serve::RuntimeFault)>,
+    /// The faults already reported (kind, method, pointer).
+    pub(crate) faults_seen: HashSet<(String, String, String)>,
 }
 
 impl<'a> Run<'a> {
@@ -69,6 +74,8 @@ impl<'a> Run<'a> {
             spawned: 0,
             hangs: 0,
             results: HashMap::new(),
+            pending_faults: Vec::new(),
+            faults_seen: HashSet::new(),
         }
     }
 
@@ -111,9 +118,10 @@ impl<'a> Run<'a> {
     pub(crate) fn finish(&mut self, mut conversation: Conversation) {
         let noise = std::mem::take(&mut conversation.noise);
         self.noise_count += conversation.noise_count;
-        let (index, exit, stderr) = conversation.end();
+        let (index, exit, stderr, faults) = conversation.end();
         self.noise
             .extend(noise.into_iter().map(|line| (index, line)));
+        self.report_faults(index, faults);
         self.sessions.push(SessionInfo {
             index,
             exit,
@@ -295,6 +303,7 @@ impl<'a> Run<'a> {
             };
         }
         let timeout = self.answer_timeout(method);
+        let due = self.due_notifications(conversation, method);
         let id = match conversation.send_request(method, params, check) {
             Ok(id) => id,
             Err(message) => {
@@ -342,6 +351,9 @@ impl<'a> Run<'a> {
                     return Called::Gone;
                 }
             }
+        }
+        if outcome.is_ok() {
+            self.await_due(conversation, method, &due, timeout, check);
         }
         // The notification a client sends at once after this method succeeds
         // (LSP's `initialized`, MCP's `notifications/initialized`), unless

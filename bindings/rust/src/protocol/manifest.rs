@@ -542,6 +542,10 @@ pub struct MethodSpec {
     /// (MCP: `tools/call` names a tool `tools/list` listed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params_from: Vec<ParamsFrom>,
+    /// The server's notifications this request makes due once it succeeds
+    /// in the host's order (kv: `kv/put` notifies `kv/changed`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notifies: Vec<String>,
 }
 
 /// A member of a method's params taken from the last result of another

@@ -1,8 +1,12 @@
 //! Serving a protocol: a [`Handler`] answers methods, the [`Server`] does
 //! everything else (framing, envelope, lifecycle, validation both ways).
+//! What the loop refuses on the handler's behalf (an invalid result, a
+//! notification it drops) is logged as one stable fault line
+//! ([`RuntimeFault`]: `fault <kind> method=... pointer=... : ...`).
 
 mod batching;
 mod bound;
+mod fault;
 mod handler;
 mod outbox;
 mod server;
@@ -10,6 +14,7 @@ mod wire;
 
 pub use batching::Batching;
 pub use bound::{over_bound, stream_failure, stream_failure_body, stream_failure_of};
+pub use fault::RuntimeFault;
 pub use handler::{method_not_found, Emit, Handler};
 pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};
 pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};

@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::bound::{over_bound, stream_failure, stream_failure_body};
+use super::fault::RuntimeFault;
 use super::handler::Handler;
 use super::wire::{Wire, WireError};
 use crate::envelope::{
@@ -442,6 +443,7 @@ impl Server {
                 self.protocol.method_not_found_answer(method)
             }
             ResultCheck::Reject => {
+                (self.logger)(&RuntimeFault::invalid(method, Part::ErrorData, &issues).line());
                 self.protocol
                     .invalid_result_answer(method, Part::ErrorData, &issues)
             }
@@ -482,6 +484,7 @@ impl Server {
                 if !issues.is_empty() {
                     match check {
                         ResultCheck::Reject => {
+                            logger(&RuntimeFault::invalid(method, Part::Item, &issues).line());
                             let error = protocol.invalid_result_answer(method, Part::Item, &issues);
                             let message = format!("item {written} was refused: {}", error.message);
                             stopped = Some(ErrorObject { message, ..error });
@@ -700,10 +703,8 @@ impl Server {
                 spec.kind == MethodKind::Notification && spec.direction.server_sends()
             });
             if !known {
-                (self.logger)(&format!(
-                    "dropped `{method}`: not a server notification of {}",
-                    self.protocol.id()
-                ));
+                let why = format!("not a server notification of {}", self.protocol.id());
+                (self.logger)(&RuntimeFault::dropped(method, "/method", &why).line());
                 return Ok(());
             }
             let issues = self
@@ -715,7 +716,12 @@ impl Server {
                         let error =
                             self.protocol
                                 .invalid_result_answer(method, Part::Params, &issues);
-                        (self.logger)(&format!("dropped `{method}`: {}", error.message));
+                        let pointer = issues
+                            .first()
+                            .map(|i| format!("/params{}", i.instance_path))
+                            .unwrap_or_else(|| "/params".to_owned());
+                        let fault = RuntimeFault::dropped(method, &pointer, &error.message);
+                        (self.logger)(&fault.line());
                         return Ok(());
                     }
                     ResultCheck::Warn => {
@@ -727,12 +733,14 @@ impl Server {
             let frame = match self.wire.frame_message(&message) {
                 Ok(frame) => frame,
                 Err(error) => {
-                    (self.logger)(&format!("dropped `{method}`: {error}"));
+                    let why = error.to_string();
+                    (self.logger)(&RuntimeFault::dropped(method, "", &why).line());
                     return Ok(());
                 }
             };
             if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
-                (self.logger)(&format!("dropped `{method}`: {violation}"));
+                let why = violation.to_string();
+                (self.logger)(&RuntimeFault::dropped(method, "/method", &why).line());
                 return Ok(());
             }
             send(&frame)?;

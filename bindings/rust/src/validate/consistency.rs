@@ -84,6 +84,17 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 ));
             }
         }
+        for (index, name) in method.notifies.iter().enumerate() {
+            let server_notification = manifest.methods.get(name).is_some_and(|n| {
+                n.kind == crate::protocol::MethodKind::Notification && n.direction.server_sends()
+            });
+            if method.kind != crate::protocol::MethodKind::Request || !server_notification {
+                return Err(fail(
+                    format!("{at}/notifies/{index}"),
+                    format!("`{name}` must be a server-to-client notification a request makes due"),
+                ));
+            }
+        }
         for (index, from) in method.params_from.iter().enumerate() {
             let sources = [&from.value, &from.schema, &from.arguments]
                 .iter()

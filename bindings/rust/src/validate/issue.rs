@@ -135,15 +135,13 @@ pub fn invalid_result_warning(method: &str, part: Part, issues: &[ValidationIssu
 }
 
 /// The log line for an invalid result (or item, or error data) refused
-/// and answered the protocol's internal error instead: every issue with its JSON pointer, so the
-/// server's author sees on stderr what the client only gets as an error.
+/// and answered the protocol's internal error instead: the serve loop's
+/// fault line ([`crate::serve::RuntimeFault`]: `fault invalid_result
+/// method=... pointer=... : ...`), every issue with its JSON pointer, so the
+/// server's author (and `wirekit conformance`) sees on stderr what the
+/// client only gets as an error.
 pub fn invalid_result_refused(method: &str, part: Part, issues: &[ValidationIssue]) -> String {
-    let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
-    format!(
-        "error: the handler's {} for `{method}` is invalid; answered an internal error instead: {}",
-        part.name(),
-        listed.join("; ")
-    )
+    crate::serve::RuntimeFault::invalid(method, part, issues).line()
 }
 
 fn describe(code: i64, what: &str, part: Part, issues: &[ValidationIssue]) -> ErrorObject {
