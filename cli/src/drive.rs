@@ -28,7 +28,10 @@
 //! - 1, not clean: a call refused before sending (the requests file does
 //!   not fit the protocol), an error the protocol does not allow, an
 //!   invalid result or notification, a timeout, a server that died or had
-//!   to be killed; the tail of the server's stderr is then printed;
+//!   to be killed, or a fault line on the server's stderr (wirekit's serve
+//!   loop refusing an invalid result or notification on the server's behalf,
+//!   printed as `{"fault": kind, "method", "pointer", "message"}`); the tail
+//!   of the server's stderr is then printed;
 //! - 2: bad usage (an unknown protocol, a malformed requests file, a
 //!   server that cannot be started).
 
@@ -45,6 +48,7 @@ use wirekit::dataplane::DataFrame;
 use wirekit::host::{DataPlaneOffer, Ending, Host, HostError, HostErrorKind, Recording};
 use wirekit::monitor::{ProblemKind, Severity};
 use wirekit::protocol::MethodKind;
+use wirekit::serve::RuntimeFault;
 use wirekit::validate::Protocol;
 
 /// Arguments of `wirekit drive`.
@@ -231,6 +235,18 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     let (ending, stderr) = host
         .end_with_stderr(Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
+    // Faults wirekit's own serve loop refused on the server's behalf (an
+    // invalid result answered -32603 instead, a notification dropped): the
+    // wire looks clean, the server is not.
+    for fault in stderr.lines().filter_map(RuntimeFault::parse) {
+        all_ok = false;
+        writeln!(
+            out,
+            "{}",
+            json!({"fault": fault.kind, "method": fault.method, "pointer": fault.pointer, "message": fault.message})
+        )
+        .map_err(|e| e.to_string())?;
+    }
     let status = ending.status();
     let code = match (status.code(), exit_signal(&status)) {
         (Some(code), _) => format!("status {code}"),

@@ -211,3 +211,57 @@ fn a_length_limit_not_checked_is_found_past_the_upper_bound() {
     assert_eq!(pointer, "/params/value");
     assert!(message.contains("`kv/put` was accepted"), "{message}");
 }
+
+/// `wirekit drive` sees what the serve loop refused on the server's behalf
+/// too: the wire holds a -32603, the server's stderr the fault line, and the
+/// run is not clean, the fault printed with its method and pointer.
+#[test]
+fn drive_reports_the_serve_loops_fault_lines() {
+    let store = kv_server();
+    let schemas = repo("tests/conformance");
+    let calls = "{\"method\": \"initialize\", \"params\": {\"client\": \"tests\"}}\n\
+{\"method\": \"kv/put\", \"params\": {\"key\": \"colour\", \"value\": \"blue\"}}\n";
+    let drive = |fault: Option<&str>| {
+        let mut args = vec![
+            "drive",
+            "--schemas",
+            &schemas,
+            "--protocol",
+            "kv@1",
+            "--",
+            &store,
+            &schemas,
+        ];
+        args.extend(fault);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("wirekit starts");
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(calls.as_bytes())
+            .expect("calls");
+        child.wait_with_output().expect("wirekit ends")
+    };
+    let clean = drive(None);
+    assert_eq!(clean.status.code(), Some(0), "{clean:?}");
+    let broken = drive(Some("wrong-type-result"));
+    assert_eq!(broken.status.code(), Some(1), "{broken:?}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&broken.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let fault = lines
+        .iter()
+        .find(|l| l.get("fault").is_some())
+        .expect("a fault line");
+    assert_eq!(fault["fault"], "invalid_result");
+    assert_eq!(fault["method"], "kv/put");
+    assert_eq!(fault["pointer"], "/result/version");
+}

@@ -44,15 +44,19 @@ def main() -> int:
         return 1
     outputs = work / ".tutorial-output"
     outputs.mkdir(parents=True, exist_ok=True)
-    script = ["set -euo pipefail"]
+    # One shell for every block (a `cd` or an activated venv carries over);
+    # each block's stdout goes to its file, shown once the block ends (by the
+    # EXIT trap when it fails), its stderr straight to the log.
+    script = ["set -euo pipefail", "current=/dev/null", 'trap \'cat "$current"\' EXIT']
     for number, (index, body) in enumerate(shell, 1):
         out = outputs / f"{number}.out"
         shown = "\n".join(f"$ {line}" for line in body.rstrip("\n").splitlines())
         script.append(f"printf '%s\\n' {sh_quote(f'-- block {number} of {len(shell)}')}")
         script.append(f"printf '%s\\n' {sh_quote(shown)}")
-        # The block's stdout goes to its file and to the log; stderr to the log.
-        script.append(f"{{\n{body}\n}} > >(tee {sh_quote(str(out))})")
-        script.append("wait $! 2>/dev/null || true")
+        script.append(f"current={sh_quote(str(out))}")
+        script.append(f"{{\n{body}\n}} > \"$current\"")
+        script.append('cat "$current"')
+        script.append("current=/dev/null")
     run = subprocess.run(["bash", "-c", "\n".join(script)], cwd=work)
     if run.returncode != 0:
         print(f"FAIL: a block of {tutorial} exited {run.returncode} (the last block printed above)", file=sys.stderr)

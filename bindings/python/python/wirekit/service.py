@@ -121,8 +121,8 @@ class Service:
 
         From a request handler (on the loop's thread) it is queued and sent
         after that request's answer, in the order queued, as the core sends
-        a handler's notifications; from a client-notification handler it
-        waits for the next answer the loop sends. From any other thread
+        a handler's notifications; from a client-notification handler, once
+        that handler returns. From any other thread
         (with `Service(..., notify_from_threads=True)`) it goes to the loop
         at once (waiting while the loop is behind) and is sent between
         answers, in the order sent.

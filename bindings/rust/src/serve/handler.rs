@@ -93,7 +93,7 @@ pub trait Handler {
     }
 
     /// Notifications the server sends of its own accord (server-to-client,
-    /// such as the driver protocol's observations), taken after each answer
+    /// such as the driver protocol's observations), taken after each answer and after each client notification
     /// and sent in order, each checked against its schema and the session's
     /// rules first.
     fn take_notifications(&mut self) -> Vec<Notification> {

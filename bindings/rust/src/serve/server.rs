@@ -269,6 +269,9 @@ impl Server {
             }
             Message::Notification(notification) => {
                 self.on_notification(handler, notification);
+                // What the handler queued while handling it goes out now, not
+                // after the next answer (an LSP server's diagnostics for `didOpen`).
+                self.send_notifications(handler, send)?;
                 Ok(self.flow())
             }
             Message::Response(response) => {
