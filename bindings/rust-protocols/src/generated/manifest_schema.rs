@@ -555,6 +555,15 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
           "type": "string",
           "minLength": 1
         },
+        "notifies": {
+          "title": "Notifications it makes due",
+          "description": "Server-to-client notifications the server owes once this request succeeds, when it comes in the real host's order (host.sequence; kv: kv/put notifies kv/changed, after kv/watch). wirekit conformance waits for each after the answer (within the method's timeout), judges it, and fails a missing one (naming the serve loop's fault line when wirekit's runtime dropped it).",
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/MethodName"
+          },
+          "uniqueItems": true
+        },
         "params_from": {
           "title": "Params from earlier answers",
           "description": "Where a host takes members of this method's params from the last result of another request (MCP: tools/call names a tool tools/list listed): value copies the value at a pointer, schema makes a minimal instance of the JSON Schema there, arguments makes an object with a string for each required item of an array of {name, required}. wirekit conformance uses them unless --params gives the method's params.",
