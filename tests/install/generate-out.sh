@@ -41,21 +41,45 @@ sys.path.insert(0, "gen/python")
 from shop_types import shop  # noqa: E402
 import typing  # noqa: E402
 
+import wirekit  # noqa: E402
+
 
 class Server(shop.ShopServer):
+    """A correct store, so the judge has nothing to fail: it notifies watched
+    keys on put and delete (`notifies`), answers NOT_FOUND for a key never put
+    (the declared error) and exits promptly after shutdown."""
+
+    def __init__(self) -> None:
+        super().__init__(exit_promptly=True)
+        self.values: dict[str, tuple[str, int]] = {}
+        self.watched: set[str] = set()
+
     def on_initialize(self, params: shop.InitializeParams) -> shop.InitializeResult:
         return {"server": {"name": "out", "version": "1"}}
 
     def on_put(self, params: shop.PutParams) -> shop.PutResult:
-        return {"version": 1}
+        key = params["key"]
+        version = self.values.get(key, ("", 0))[1] + 1
+        self.values[key] = (params["value"], version)
+        if key in self.watched:
+            self.notify_changed({"key": key, "value": params["value"], "version": version})
+        return {"version": version}
 
     def on_get(self, params: shop.KeyParams) -> shop.GetResult:
-        return {"value": "v", "version": 1}
+        found = self.values.get(params["key"])
+        if found is None:
+            raise wirekit.RpcError("no such key", code=shop.ERROR_NOT_FOUND)
+        return {"value": found[0], "version": found[1]}
 
     def on_delete(self, params: shop.KeyParams) -> shop.DeleteResult:
-        return {"deleted": False}
+        key = params["key"]
+        deleted = self.values.pop(key, None) is not None
+        if deleted and key in self.watched:
+            self.notify_changed({"key": key, "value": None, "version": 0})
+        return {"deleted": deleted}
 
     def on_watch(self, params: shop.KeyParams) -> shop.WatchResult:
+        self.watched.add(params["key"])
         return {"watching": params["key"]}
 
     def on_shutdown(self, params: shop.ShutdownParams) -> shop.ShutdownResult:
@@ -68,7 +92,9 @@ Server().run()
 PY
 "$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check mypy
 "$work/venv/bin/python" -m mypy --strict --no-incremental own_server.py gen/python/shop_types
-"$wirekit" conformance --protocol shop@1 -- "$work/venv/bin/python" own_server.py | tail -1
+verdict="$("$wirekit" conformance --protocol shop@1 -- "$work/venv/bin/python" own_server.py | tail -1)"
+echo "$verdict"
+case "$verdict" in conforms:*) ;; *) echo "FAIL: the generated Python server does not conform" >&2; exit 1 ;; esac
 
 echo "== TypeScript: gen/typescript/shop.ts with tsc --strict against the packed npm package"
 tarball="$(cd "$pkg" && npm pack --silent --pack-destination "$work" | tail -1)"
