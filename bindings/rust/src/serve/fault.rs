@@ -14,8 +14,10 @@
 //! which the default logger writes to stderr as
 //! `wirekit: fault invalid_result method=kv/get pointer=/result/value : ...`.
 //! `<kind>` is one of [`RuntimeFault::KINDS`]: `invalid_result`,
-//! `invalid_item`, `invalid_error` (answered the internal error instead) and
-//! `dropped_notification`. `<pointer>` is a JSON pointer into the message the
+//! `invalid_item`, `invalid_error` (answered the internal error instead),
+//! `dropped_notification` and, in the concurrent loop, `dropped_request` (a
+//! request a handler asked the client, not sent) and `invalid_answer` (the
+//! client's answer to it broke its schema; the handler got an error). `<pointer>` is a JSON pointer into the message the
 //! handler made (`/result/value`, `/params/version`, `/method`; empty for the
 //! message itself), the first failing one; the sentence lists every issue.
 //! A method holding ` pointer=`, or a pointer holding ` : `, has that text
@@ -46,11 +48,13 @@ const STDERR_PREFIX: &str = "wirekit: ";
 
 impl RuntimeFault {
     /// Every kind a fault line names.
-    pub const KINDS: [&'static str; 4] = [
+    pub const KINDS: [&'static str; 6] = [
         "invalid_result",
         "invalid_item",
         "invalid_error",
         "dropped_notification",
+        "dropped_request",
+        "invalid_answer",
     ];
 
     /// An invalid result, item or error answered the internal error instead.
@@ -84,6 +88,36 @@ impl RuntimeFault {
             method: method.to_owned(),
             pointer: pointer.to_owned(),
             message: format!("dropped `{method}`: {why}"),
+        }
+    }
+
+    /// A request the handler asked the client, not sent (`why` says why).
+    pub fn dropped_request(method: &str, pointer: &str, why: &str) -> Self {
+        RuntimeFault {
+            kind: "dropped_request".to_owned(),
+            method: method.to_owned(),
+            pointer: pointer.to_owned(),
+            message: format!("did not send the request `{method}`: {why}"),
+        }
+    }
+
+    /// The client's answer to a request of the server's broke the method's
+    /// result (or error) schema; the handler got an error instead.
+    pub fn invalid_answer(method: &str, part: Part, issues: &[ValidationIssue]) -> Self {
+        let pointer = issues
+            .first()
+            .map(|issue| format!("{}{}", part.envelope_pointer(), issue.instance_path))
+            .unwrap_or_else(|| part.envelope_pointer().to_owned());
+        let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        RuntimeFault {
+            kind: "invalid_answer".to_owned(),
+            method: method.to_owned(),
+            pointer,
+            message: format!(
+                "the client's {} for `{method}` is invalid; the handler got an error instead: {}",
+                part.name(),
+                listed.join("; ")
+            ),
         }
     }
 

@@ -6,6 +6,7 @@
 
 mod batching;
 mod bound;
+mod context;
 mod fault;
 mod handler;
 mod outbox;
@@ -14,8 +15,10 @@ mod wire;
 
 pub use batching::Batching;
 pub use bound::{over_bound, stream_failure, stream_failure_body, stream_failure_of};
+pub use context::{Concurrency, ConcurrentHandler, Peer, PeerError, RequestContext};
 pub use fault::RuntimeFault;
 pub use handler::{method_not_found, Emit, Handler};
 pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};
+pub use server::concurrent::QUEUED;
 pub use server::{Flow, Logger, ResultCheck, ServeOptions, ServeOutcome, Server};
 pub use wire::{InPlaceFrame, Wire, WireError};

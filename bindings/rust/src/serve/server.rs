@@ -24,6 +24,7 @@ use crate::protocol::{MethodKind, MethodSpec, UnreadableId};
 use crate::session::Session;
 use crate::validate::{invalid_result_refused, invalid_result_warning, Part, Protocol};
 
+pub(super) mod concurrent;
 mod params_text;
 
 /// What to do with a result (or streamed item) that fails its schema.
@@ -61,6 +62,23 @@ pub enum ServeOutcome {
     EndOfInput,
     /// A framing fault lost the stream.
     FramingLost(String),
+}
+
+/// Whether a request passed the checks before its handler.
+pub(super) enum Admission {
+    /// It did: the handler answers it.
+    Admitted(Admitted),
+    /// It was answered (refused) already; the loop goes on as `Flow` says.
+    Refused(Flow),
+}
+
+/// A request that passed every check before its handler.
+pub(super) struct Admitted {
+    pub(super) id: Id,
+    pub(super) method: String,
+    pub(super) params: Option<Value>,
+    /// Whether its result is streamed (`result_stream`).
+    pub(super) streamed: bool,
 }
 
 /// Receives warnings (invalid results in warn mode, ignored messages).
@@ -167,26 +185,9 @@ impl Server {
         frame: Result<Frame, FramingError>,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<Flow> {
-        let framing = self.protocol.manifest().transport.framing;
         let frame = match frame {
             Ok(frame) => frame,
-            Err(fault) if fault.kind() == FaultKind::EmptyFrame => return Ok(Flow::Continue),
-            Err(fault) => {
-                let error = self.protocol.framing_answer(&fault);
-                let fatal = self.ends_session(error.code);
-                let complete = fault.kind() != FaultKind::FrameTooLong;
-                match self.refused_frame_id(fault.head(), complete, None) {
-                    Some(id) => {
-                        self.send(&Message::Response(Response::error(id, error)), send)?;
-                    }
-                    None => self.log_unanswered(&error),
-                }
-                return Ok(if fatal || ends_stream(framing, &fault) {
-                    Flow::Stop
-                } else {
-                    Flow::Continue
-                });
-            }
+            Err(fault) => return self.on_framing_fault(&fault, send),
         };
         let body = frame.body();
         if handler.reads_params_text() {
@@ -206,6 +207,33 @@ impl Server {
             envelope::decode_str(body, &self.envelope),
             send,
         )
+    }
+
+    /// Answers a frame the framing refused, as the protocol says; whether
+    /// the session goes on.
+    pub(super) fn on_framing_fault(
+        &mut self,
+        fault: &FramingError,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        if fault.kind() == FaultKind::EmptyFrame {
+            return Ok(Flow::Continue);
+        }
+        let framing = self.protocol.manifest().transport.framing;
+        let error = self.protocol.framing_answer(fault);
+        let fatal = self.ends_session(error.code);
+        let complete = fault.kind() != FaultKind::FrameTooLong;
+        match self.refused_frame_id(fault.head(), complete, None) {
+            Some(id) => {
+                self.send(&Message::Response(Response::error(id, error)), send)?;
+            }
+            None => self.log_unanswered(&error),
+        }
+        Ok(if fatal || ends_stream(framing, fault) {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        })
     }
 
     /// The id to answer a refused frame with, as the protocol's
@@ -246,21 +274,7 @@ impl Server {
     ) -> std::io::Result<Flow> {
         let message = match decoded {
             Ok(message) => message,
-            Err(error) => {
-                let answer = self.protocol.envelope_answer(&error);
-                let fatal = self.ends_session(answer.code);
-                match self.refused_frame_id(body.as_bytes(), true, error.id()) {
-                    Some(id) => {
-                        self.send(&Message::Response(Response::error(id, answer)), send)?;
-                    }
-                    None => self.log_unanswered(&answer),
-                }
-                if fatal {
-                    self.session.end();
-                    return Ok(Flow::Stop);
-                }
-                return Ok(Flow::Continue);
-            }
+            Err(error) => return self.on_envelope_error(body, &error, send),
         };
         match message {
             Message::Request(request) => {
@@ -285,6 +299,29 @@ impl Server {
                 Ok(Flow::Continue)
             }
         }
+    }
+
+    /// Answers a body the envelope refused, as the protocol says; whether
+    /// the session goes on.
+    pub(super) fn on_envelope_error(
+        &mut self,
+        body: &str,
+        error: &envelope::EnvelopeError,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        let answer = self.protocol.envelope_answer(error);
+        let fatal = self.ends_session(answer.code);
+        match self.refused_frame_id(body.as_bytes(), true, error.id()) {
+            Some(id) => {
+                self.send(&Message::Response(Response::error(id, answer)), send)?;
+            }
+            None => self.log_unanswered(&answer),
+        }
+        if fatal {
+            self.session.end();
+            return Ok(Flow::Stop);
+        }
+        Ok(Flow::Continue)
     }
 
     /// After a request's answer: the handler's queued notifications, then
@@ -330,58 +367,17 @@ impl Server {
         request: Request,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<Flow> {
-        let Request { id, method, params } = request;
-        let Some(streamed) = self
-            .request_spec(&method)
-            .map(|spec| spec.result_stream.is_some())
-        else {
-            let answer = self.protocol.method_not_found_answer(&method);
-            return self.answer(&id, &method, Err(answer), send);
-        };
-        // A strict envelope's params are part of the frame (the driver
-        // protocol's reference decodes them with it): checked before the
-        // lifecycle, as that decoder does; else after it.
-        let params_first = self.envelope.strict;
-        if params_first {
-            if let Some(flow) = self.refuse_params(&id, &method, params.as_ref(), streamed, send)? {
-                return Ok(flow);
-            }
-        }
-        if let Err(violation) = self.session.check(&method) {
-            if streamed {
-                return self.fail_stream(&id, &method, 0, violation.answer().clone(), send);
-            }
-            let flow = self.answer(&id, &method, Err(violation.answer().clone()), send)?;
-            return Ok(if violation.ends_session() {
-                Flow::Stop
-            } else {
-                flow
-            });
-        }
-        if !params_first {
-            if let Some(flow) = self.refuse_params(&id, &method, params.as_ref(), streamed, send)? {
-                return Ok(flow);
-            }
-        }
-        if let Err(violation) = self.session.admit(&method, params.as_ref()) {
-            if streamed {
-                return self.fail_stream(&id, &method, 0, violation.answer().clone(), send);
-            }
-            self.answer(&id, &method, Err(violation.answer().clone()), send)?;
-            if violation.ends_session() {
-                self.session.end();
-                return Ok(Flow::Stop);
-            }
-            return Ok(Flow::Continue);
-        }
-        if !handler.implements(&method) {
-            if streamed {
-                let answer = self.protocol.method_not_found_answer(&method);
-                return self.fail_stream(&id, &method, 0, answer, send);
-            }
-            let answer = self.protocol.method_not_found_answer(&method);
-            return self.answer(&id, &method, Err(answer), send);
-        }
+        let admitted =
+            match self.admit_request(&|method| handler.implements(method), request, send)? {
+                Admission::Admitted(admitted) => admitted,
+                Admission::Refused(flow) => return Ok(flow),
+            };
+        let Admitted {
+            id,
+            method,
+            params,
+            streamed,
+        } = admitted;
         if streamed {
             return self.stream(handler, &id, &method, params, send);
         }
@@ -389,26 +385,113 @@ impl Server {
             let answer = handler.handle_encoded(&method, params);
             return self.answer_encoded(&id, &method, answer, send);
         }
-        let outcome = match handler.handle(&method, params) {
+        let outcome = handler.handle(&method, params);
+        self.finish(&id, &method, outcome, send)
+    }
+
+    /// Every check a request passes before a handler sees it, in the
+    /// documented order: a method the client may send, the params (first
+    /// for a strict envelope), the lifecycle, the session's admission
+    /// (negotiation, stateful rules), a handler that implements it. A
+    /// refused request is answered here.
+    pub(super) fn admit_request(
+        &mut self,
+        implements: &dyn Fn(&str) -> bool,
+        request: Request,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Admission> {
+        let Request { id, method, params } = request;
+        let refused = Admission::Refused;
+        let Some(streamed) = self
+            .request_spec(&method)
+            .map(|spec| spec.result_stream.is_some())
+        else {
+            let answer = self.protocol.method_not_found_answer(&method);
+            return self.answer(&id, &method, Err(answer), send).map(refused);
+        };
+        // A strict envelope's params are part of the frame (the driver
+        // protocol's reference decodes them with it): checked before the
+        // lifecycle, as that decoder does; else after it.
+        let params_first = self.envelope.strict;
+        if params_first {
+            if let Some(flow) = self.refuse_params(&id, &method, params.as_ref(), streamed, send)? {
+                return Ok(refused(flow));
+            }
+        }
+        if let Err(violation) = self.session.check(&method) {
+            if streamed {
+                let answer = violation.answer().clone();
+                return self.fail_stream(&id, &method, 0, answer, send).map(refused);
+            }
+            let flow = self.answer(&id, &method, Err(violation.answer().clone()), send)?;
+            return Ok(refused(if violation.ends_session() {
+                Flow::Stop
+            } else {
+                flow
+            }));
+        }
+        if !params_first {
+            if let Some(flow) = self.refuse_params(&id, &method, params.as_ref(), streamed, send)? {
+                return Ok(refused(flow));
+            }
+        }
+        if let Err(violation) = self.session.admit(&method, params.as_ref()) {
+            if streamed {
+                let answer = violation.answer().clone();
+                return self.fail_stream(&id, &method, 0, answer, send).map(refused);
+            }
+            self.answer(&id, &method, Err(violation.answer().clone()), send)?;
+            if violation.ends_session() {
+                self.session.end();
+                return Ok(refused(Flow::Stop));
+            }
+            return Ok(refused(Flow::Continue));
+        }
+        if !implements(&method) {
+            let answer = self.protocol.method_not_found_answer(&method);
+            if streamed {
+                return self.fail_stream(&id, &method, 0, answer, send).map(refused);
+            }
+            return self.answer(&id, &method, Err(answer), send).map(refused);
+        }
+        Ok(Admission::Admitted(Admitted {
+            id,
+            method,
+            params,
+            streamed,
+        }))
+    }
+
+    /// Answers an admitted request with its handler's outcome: a result
+    /// checked against its schema (refused or sent with a warning, as the
+    /// options say), an error checked against the protocol's errors.
+    pub(super) fn finish(
+        &mut self,
+        id: &Id,
+        method: &str,
+        outcome: Result<Value, ErrorObject>,
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Flow> {
+        let outcome = match outcome {
             Ok(result) => {
-                let issues = self.protocol.validate(&method, Part::Result, Some(&result));
+                let issues = self.protocol.validate(method, Part::Result, Some(&result));
                 match (issues.is_empty(), self.options.result_check) {
                     (true, _) => Ok(result),
                     (false, ResultCheck::Reject) => {
-                        (self.logger)(&invalid_result_refused(&method, Part::Result, &issues));
+                        (self.logger)(&invalid_result_refused(method, Part::Result, &issues));
                         Err(self
                             .protocol
-                            .invalid_result_answer(&method, Part::Result, &issues))
+                            .invalid_result_answer(method, Part::Result, &issues))
                     }
                     (false, ResultCheck::Warn) => {
-                        (self.logger)(&invalid_result_warning(&method, Part::Result, &issues));
+                        (self.logger)(&invalid_result_warning(method, Part::Result, &issues));
                         Ok(result)
                     }
                 }
             }
-            Err(error) => Err(self.checked_error(&method, error)),
+            Err(error) => Err(self.checked_error(method, error)),
         };
-        self.answer(&id, &method, outcome, send)
+        self.answer(id, method, outcome, send)
     }
 
     /// Answers `method`'s params with the protocol's invalid-params error
@@ -560,27 +643,41 @@ impl Server {
         handler: &mut H,
         notification: Notification,
     ) {
-        let Notification { method, params } = notification;
-        let known = self.protocol.method(&method).is_some_and(|spec| {
+        if let Some(Notification { method, params }) = self.admit_notification(notification) {
+            handler.notify(&method, params);
+        }
+    }
+
+    /// A client notification's checks (a notification the client sends,
+    /// its params, the session's state and rules, which it then moves): the
+    /// notification to hand to the handler, or `None` when it is ignored
+    /// (with a log line; a notification is never answered).
+    pub(super) fn admit_notification(
+        &mut self,
+        notification: Notification,
+    ) -> Option<Notification> {
+        let method = notification.method.as_str();
+        let known = self.protocol.method(method).is_some_and(|spec| {
             spec.kind == MethodKind::Notification && spec.direction.client_sends()
         });
         if !known {
             (self.logger)(&format!("ignored unknown notification `{method}`"));
-            return;
+            return None;
         }
         let issues = self
             .protocol
-            .validate(&method, Part::Params, params.as_ref());
+            .validate(method, Part::Params, notification.params.as_ref());
         if let Some(issue) = issues.first() {
             (self.logger)(&format!(
                 "ignored notification `{method}` with invalid params: {issue}"
             ));
-            return;
+            return None;
         }
-        match self.session.notify(&method, params.as_ref()) {
-            Ok(()) => handler.notify(&method, params),
+        match self.session.notify(method, notification.params.as_ref()) {
+            Ok(()) => Some(notification),
             Err(violation) => {
-                (self.logger)(&format!("ignored notification `{method}`: {violation}"))
+                (self.logger)(&format!("ignored notification `{method}`: {violation}"));
+                None
             }
         }
     }
@@ -699,56 +796,66 @@ impl Server {
         notification: Notification,
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let message = Message::Notification(notification);
-        if let Message::Notification(notification) = &message {
-            let method = notification.method.as_str();
-            let known = self.protocol.method(method).is_some_and(|spec| {
-                spec.kind == MethodKind::Notification && spec.direction.server_sends()
-            });
-            if !known {
-                let why = format!("not a server notification of {}", self.protocol.id());
-                (self.logger)(&RuntimeFault::dropped(method, "/method", &why).line());
-                return Ok(());
+        match self.frame_notification(notification) {
+            Ok(frame) => send(&frame),
+            Err(fault) => {
+                (self.logger)(&fault.line());
+                Ok(())
             }
-            let issues = self
-                .protocol
-                .validate(method, Part::Params, notification.params.as_ref());
-            if !issues.is_empty() {
-                match self.options.result_check {
-                    ResultCheck::Reject => {
-                        let error =
-                            self.protocol
-                                .invalid_result_answer(method, Part::Params, &issues);
-                        let pointer = issues
-                            .first()
-                            .map(|i| format!("/params{}", i.instance_path))
-                            .unwrap_or_else(|| "/params".to_owned());
-                        let fault = RuntimeFault::dropped(method, &pointer, &error.message);
-                        (self.logger)(&fault.line());
-                        return Ok(());
-                    }
-                    ResultCheck::Warn => {
-                        (self.logger)(&invalid_result_warning(method, Part::Params, &issues))
-                    }
-                }
-            }
-            // Framed first: only a frame the transport accepts moves the session.
-            let frame = match self.wire.frame_message(&message) {
-                Ok(frame) => frame,
-                Err(error) => {
-                    let why = error.to_string();
-                    (self.logger)(&RuntimeFault::dropped(method, "", &why).line());
-                    return Ok(());
-                }
-            };
-            if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
-                let why = violation.to_string();
-                (self.logger)(&RuntimeFault::dropped(method, "/method", &why).line());
-                return Ok(());
-            }
-            send(&frame)?;
         }
-        Ok(())
+    }
+
+    /// One notification of the server's, checked (the server sends it, its
+    /// params, the session's state, which it then moves) and framed; or the
+    /// fault that drops it (not logged here).
+    pub(super) fn frame_notification(
+        &mut self,
+        notification: Notification,
+    ) -> Result<Vec<u8>, RuntimeFault> {
+        let method = notification.method.clone();
+        let method = method.as_str();
+        let known = self.protocol.method(method).is_some_and(|spec| {
+            spec.kind == MethodKind::Notification && spec.direction.server_sends()
+        });
+        if !known {
+            let why = format!("not a server notification of {}", self.protocol.id());
+            return Err(RuntimeFault::dropped(method, "/method", &why));
+        }
+        let issues = self
+            .protocol
+            .validate(method, Part::Params, notification.params.as_ref());
+        if !issues.is_empty() {
+            match self.options.result_check {
+                ResultCheck::Reject => {
+                    let error = self
+                        .protocol
+                        .invalid_result_answer(method, Part::Params, &issues);
+                    let pointer = issues
+                        .first()
+                        .map(|i| format!("/params{}", i.instance_path))
+                        .unwrap_or_else(|| "/params".to_owned());
+                    return Err(RuntimeFault::dropped(method, &pointer, &error.message));
+                }
+                ResultCheck::Warn => {
+                    (self.logger)(&invalid_result_warning(method, Part::Params, &issues))
+                }
+            }
+        }
+        let params = notification.params.clone();
+        let message = Message::Notification(notification);
+        // Framed first: only a frame the transport accepts moves the session.
+        let frame = self
+            .wire
+            .frame_message(&message)
+            .map_err(|error| RuntimeFault::dropped(method, "", &error.to_string()))?;
+        if let Err(violation) = self.session.notify(method, params.as_ref()) {
+            return Err(RuntimeFault::dropped(
+                method,
+                "/method",
+                &violation.to_string(),
+            ));
+        }
+        Ok(frame)
     }
 
     /// Whether the protocol ends the session after answering `code`.

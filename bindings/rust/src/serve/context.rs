@@ -1,0 +1,294 @@
+//! What a handler of the concurrent serve loop
+//! ([`Server::serve_concurrent`](super::Server::serve_concurrent)) is given:
+//! a [`RequestContext`] for each request (its id, whether the client
+//! cancelled it, the way to notify and to ask the client), or a [`Peer`]
+//! for each notification.
+//!
+//! Everything a handler sends goes through the loop, which checks it as it
+//! checks its own answers: a notification against its schema, the
+//! protocol's direction and the session's lifecycle, a request to the
+//! client likewise, and the client's answer against the method's result or
+//! error schemas. A refusal comes back to the handler as a [`PeerError`]
+//! (and the loop logs its fault line), never as a broken message on the
+//! wire.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::fault::RuntimeFault;
+use crate::envelope::{ErrorObject, Id, Notification};
+
+/// The handler of the concurrent serve loop: called from several threads
+/// at once, so it takes `&self` and keeps its own state behind locks.
+pub trait ConcurrentHandler: Sync {
+    /// Whether the server implements `method` (one it does not is answered
+    /// -32601 Method not found).
+    fn implements(&self, method: &str) -> bool;
+
+    /// Answers a request. The loop has checked the envelope, the lifecycle
+    /// and the params; it checks the result after.
+    fn handle(
+        &self,
+        context: &RequestContext,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject>;
+
+    /// Receives a notification from the client, in order: nothing the
+    /// client sent after it starts before this returns.
+    fn notify(&self, peer: &Peer, method: &str, params: Option<Value>) {
+        let _ = (peer, method, params);
+    }
+
+    /// Answers a streamed-result request (`result_stream`) by emitting
+    /// items, alone (every earlier request answered first, nothing later
+    /// started); the serve loop closes the stream after.
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        emit: &mut super::Emit<'_>,
+    ) -> Result<(), ErrorObject> {
+        let _ = (params, emit);
+        Err(super::method_not_found(method))
+    }
+
+    /// Whether the handler has asked the loop to end now (a binding's fatal
+    /// error): the loop stops starting work and returns an error once the
+    /// requests in flight are done.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// Why a message a handler sent, or the answer it waited for, did not
+/// come through.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PeerError {
+    /// The session is over, or the serve loop has stopped.
+    Closed,
+    /// The loop refused to send it: an unknown method, one the server may
+    /// not send, params that break the schema, a state that forbids it.
+    Refused(RuntimeFault),
+    /// The client answered with an error (checked against the protocol's
+    /// error schemas).
+    Answered(ErrorObject),
+    /// The client's answer broke the method's result or error schema.
+    InvalidAnswer(RuntimeFault),
+    /// No answer within the time allowed (the loop sent the protocol's
+    /// cancellation where the server may send one).
+    TimedOut {
+        /// The method asked.
+        method: String,
+        /// How long the handler waited.
+        after: Duration,
+    },
+    /// Asked where no answer can come: a request to the client from a
+    /// context that is not a request's or a notification's.
+    NotHere(String),
+}
+
+impl PeerError {
+    /// A stable machine code for the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PeerError::Closed => "closed",
+            PeerError::Refused(_) => "refused",
+            PeerError::Answered(_) => "answered-error",
+            PeerError::InvalidAnswer(_) => "invalid-answer",
+            PeerError::TimedOut { .. } => "timed-out",
+            PeerError::NotHere(_) => "not-here",
+        }
+    }
+}
+
+impl fmt::Display for PeerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PeerError::Closed => f.write_str("the session is over: nothing more can be sent"),
+            PeerError::Refused(fault) => write!(
+                f,
+                "not sent: `{}` at `{}`: {}",
+                fault.method, fault.pointer, fault.message
+            ),
+            PeerError::Answered(error) => write!(
+                f,
+                "the client answered with the error {} ({})",
+                error.code, error.message
+            ),
+            PeerError::InvalidAnswer(fault) => write!(
+                f,
+                "the client's answer to `{}` breaks its schema at `{}`: {}",
+                fault.method, fault.pointer, fault.message
+            ),
+            PeerError::TimedOut { method, after } => write!(
+                f,
+                "the client did not answer `{method}` within {} ms",
+                after.as_millis()
+            ),
+            PeerError::NotHere(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for PeerError {}
+
+/// What the loop is asked by the handlers' threads.
+pub(super) enum Outgoing {
+    /// Send a notification; the reply says whether it went out.
+    Notify {
+        notification: Notification,
+        reply: mpsc::Sender<Result<(), PeerError>>,
+    },
+    /// Send a request to the client; the reply is its checked answer.
+    Ask {
+        id: Id,
+        method: String,
+        params: Option<Value>,
+        reply: mpsc::Sender<Result<Value, PeerError>>,
+    },
+    /// The asker stopped waiting for `id` (it timed out).
+    Abandon(Id),
+}
+
+/// The other side of the session, as a handler reaches it: notifications
+/// and requests to the client, each checked by the loop.
+#[derive(Clone)]
+pub struct Peer {
+    pub(super) sender: mpsc::Sender<super::server::concurrent::Event>,
+    pub(super) next_id: Arc<AtomicU64>,
+    pub(super) timeout: Duration,
+}
+
+impl Peer {
+    /// Sends a notification to the client once the loop has checked it
+    /// (its schema, the server's direction, the session's state); returns
+    /// when it is written, or why it was not.
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), PeerError> {
+        let (reply, answer) = mpsc::channel();
+        let notification = Notification::new(method, params);
+        self.send(Outgoing::Notify {
+            notification,
+            reply,
+        })?;
+        answer.recv().unwrap_or(Err(PeerError::Closed))
+    }
+
+    /// Sends a request to the client and waits for its answer, checked
+    /// against the method's result schema, for the loop's default time
+    /// ([`Concurrency::request_timeout`](super::Concurrency::request_timeout)).
+    pub fn request(&self, method: &str, params: Option<Value>) -> Result<Value, PeerError> {
+        self.request_within(method, params, self.timeout)
+    }
+
+    /// [`Peer::request`] waiting at most `timeout`.
+    pub fn request_within(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Value, PeerError> {
+        let number = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = Id::from(number);
+        let (reply, answer) = mpsc::channel();
+        self.send(Outgoing::Ask {
+            id: id.clone(),
+            method: method.to_owned(),
+            params,
+            reply,
+        })?;
+        match answer.recv_timeout(timeout) {
+            Ok(outcome) => outcome,
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(PeerError::Closed),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                // The loop forgets the request (and cancels it where it may).
+                let _ = self.send(Outgoing::Abandon(id));
+                Err(PeerError::TimedOut {
+                    method: method.to_owned(),
+                    after: timeout,
+                })
+            }
+        }
+    }
+
+    fn send(&self, outgoing: Outgoing) -> Result<(), PeerError> {
+        self.sender
+            .send(super::server::concurrent::Event::Outgoing(outgoing))
+            .map_err(|_| PeerError::Closed)
+    }
+}
+
+/// What a request's handler is given beside its params.
+#[derive(Clone)]
+pub struct RequestContext {
+    pub(super) id: Id,
+    pub(super) method: String,
+    pub(super) cancelled: Arc<AtomicBool>,
+    pub(super) peer: Peer,
+}
+
+impl RequestContext {
+    /// The request's id, as the client sent it.
+    pub fn id(&self) -> &Id {
+        &self.id
+    }
+
+    /// The request's method.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// Whether the client has cancelled the request (the protocol's
+    /// `cancellation` notification named its id). A handler that sees it
+    /// should stop; where the protocol still owes an answer (LSP) the
+    /// handler's answer is sent, else (MCP) it is dropped.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    /// The flag [`RequestContext::is_cancelled`] reads, to share with
+    /// other threads of the handler's.
+    pub fn cancellation(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.cancelled)
+    }
+
+    /// The session's other side: notifications and requests to the client.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// [`Peer::notify`].
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), PeerError> {
+        self.peer.notify(method, params)
+    }
+
+    /// [`Peer::request`].
+    pub fn request(&self, method: &str, params: Option<Value>) -> Result<Value, PeerError> {
+        self.peer.request(method, params)
+    }
+}
+
+/// How many requests the concurrent loop runs at once, and how long a
+/// handler waits for the client.
+#[derive(Debug, Clone, Copy)]
+pub struct Concurrency {
+    /// Handlers running at once (at least 1); a request beyond them waits
+    /// for one to finish, and reading stops a few frames later.
+    pub max_in_flight: usize,
+    /// How long [`Peer::request`] waits for the client's answer.
+    pub request_timeout: Duration,
+}
+
+impl Default for Concurrency {
+    fn default() -> Self {
+        Concurrency {
+            max_in_flight: 16,
+            request_timeout: Duration::from_secs(60),
+        }
+    }
+}
