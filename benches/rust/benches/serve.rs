@@ -14,6 +14,9 @@
 //! the same exchange without any check; its times are the benchmark thread's
 //! CPU time (everything runs on it), the round trips' are wall time.
 //!
+//! Both pipe groups have a row for the concurrent loop (`serve_concurrent`,
+//! requests on a pool of threads), beside the sequential ones.
+//!
 //! `cargo bench -p wirekit-bench --bench serve`. The servers are this bench
 //! binary itself, started again with `WIREKIT_BENCH_SERVER` set.
 
@@ -30,7 +33,9 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::host::Host;
-use wirekit::serve::{Batching, Handler, ServeOptions, Server};
+use wirekit::serve::{
+    Batching, Concurrency, ConcurrentHandler, Handler, RequestContext, ServeOptions, Server,
+};
 use wirekit_bench::ThreadCpuTime;
 
 const ROLE: &str = "WIREKIT_BENCH_SERVER";
@@ -67,6 +72,34 @@ impl Handler for Guide {
             "analyze" => analyze_result(),
             _ => json!({}),
         })
+    }
+}
+
+impl ConcurrentHandler for Guide {
+    fn implements(&self, method: &str) -> bool {
+        matches!(method, "initialize" | "analyze" | "shutdown")
+    }
+
+    fn handle(
+        &self,
+        _context: &RequestContext,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        Handler::handle(&mut Guide, method, params)
+    }
+}
+
+/// The wirekit server on the concurrent loop (`serve_concurrent`, 16 at once).
+fn wirekit_concurrent_server() {
+    let Ok(protocol) = wirekit_protocols::protocol(PROTOCOL) else {
+        std::process::exit(2);
+    };
+    let mut server = Server::new(protocol, ServeOptions::default());
+    let output = std::io::BufWriter::new(std::io::stdout().lock());
+    let served = server.serve_concurrent(&Guide, std::io::stdin(), output, Concurrency::default());
+    if served.is_err() {
+        std::process::exit(1);
     }
 }
 
@@ -233,6 +266,10 @@ fn round_trips(c: &mut Criterion) {
                 "lsp-server",
             ),
             ("wirekit serve loop, raw client (Message::read)", "wirekit"),
+            (
+                "wirekit concurrent loop, raw client (Message::read)",
+                "wirekit-concurrent",
+            ),
         ],
         |client| {
             let answer = client.call("analyze", &params);
@@ -285,6 +322,7 @@ fn pipelined_over_pipes(c: &mut Criterion) {
                 "wirekit-direct",
             ),
             ("wirekit serve_batched, raw client", "wirekit"),
+            ("wirekit serve_concurrent, raw client", "wirekit-concurrent"),
         ],
         |client| assert!(client.pipeline(PIPELINED, &params).is_ok()),
     );
@@ -367,6 +405,7 @@ fn main() {
     match std::env::var(ROLE).as_deref() {
         Ok("wirekit") => return wirekit_server(false),
         Ok("wirekit-direct") => return wirekit_server(true),
+        Ok("wirekit-concurrent") => return wirekit_concurrent_server(),
         Ok("lsp-server") => return lsp_server_server(),
         _ => {}
     }

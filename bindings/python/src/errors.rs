@@ -253,3 +253,37 @@ pub fn conformance_error(py: Python<'_>, error: &wirekit::conformance::OptionsEr
     let made = (|| attrs(py, &[("code", error.code().into_pyobject(py)?.into_any())]))();
     or_runtime(py, "ConformanceError", &error.to_string(), made)
 }
+
+/// `wirekit.errors.PeerError`: what a handler sent did not come through
+/// (refused by the loop, not answered in time, the session over), or
+/// `wirekit.errors.RpcError` when the client answered with an error.
+pub fn peer_error(py: Python<'_>, error: &wirekit::serve::PeerError) -> PyErr {
+    use wirekit::serve::PeerError;
+    if let PeerError::Answered(answer) = error {
+        return rpc_error(py, answer);
+    }
+    let (method, pointer) = match error {
+        PeerError::Refused(fault) | PeerError::InvalidAnswer(fault) => {
+            (Some(fault.method.as_str()), Some(fault.pointer.as_str()))
+        }
+        PeerError::TimedOut { method, .. } => (Some(method.as_str()), None),
+        _ => (None, None),
+    };
+    let made = (|| {
+        let optional = |text: Option<&str>| -> PyResult<Bound<'_, PyAny>> {
+            Ok(match text {
+                Some(text) => text.into_pyobject(py)?.into_any(),
+                None => py.None().into_bound(py),
+            })
+        };
+        attrs(
+            py,
+            &[
+                ("kind", error.code().into_pyobject(py)?.into_any()),
+                ("method", optional(method)?),
+                ("pointer", optional(pointer)?),
+            ],
+        )
+    })();
+    or_runtime(py, "PeerError", &error.to_string(), made)
+}

@@ -49,7 +49,12 @@ impl PythonHandler {
     /// The answer to a handler's exception: an `RpcError` becomes its own
     /// error; any other `Exception` is -32603 with its type and message in
     /// `data`, its traceback on stderr.
-    fn answer_exception(&self, py: Python<'_>, method: &str, error: PyErr) -> ErrorObject {
+    pub(crate) fn answer_exception(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        error: PyErr,
+    ) -> ErrorObject {
         let value = error.value(py);
         if let Some(answer) = rpc_error_answer(py, value) {
             return answer;
@@ -79,7 +84,11 @@ impl PythonHandler {
     }
 
     /// The handler's return value as JSON, or -32603 naming what is not JSON.
-    fn result_value(&self, method: &str, result: &Bound<'_, PyAny>) -> Result<Value, ErrorObject> {
+    pub(crate) fn result_value(
+        &self,
+        method: &str,
+        result: &Bound<'_, PyAny>,
+    ) -> Result<Value, ErrorObject> {
         from_python(result).map_err(|not_json| {
             let message = format!(
                 "Internal error: the `{method}` handler returned a value that is not JSON at {}: {}",
@@ -345,7 +354,7 @@ impl PythonHandler {
     }
 
     /// The stream handler called and its items emitted in order.
-    fn stream_items(
+    pub(crate) fn stream_items(
         &self,
         method: &str,
         params: Option<Value>,

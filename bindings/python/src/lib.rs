@@ -5,7 +5,9 @@
 
 mod check;
 mod cli;
+mod concurrent;
 mod conformance;
+mod context;
 mod convert;
 mod envelope;
 mod errors;
@@ -72,6 +74,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<session::PySession>()?;
     module.add_class::<serve::PyServer>()?;
     module.add_class::<notifier::PyNotifier>()?;
+    module.add_class::<context::PyContext>()?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(dumps, module)?)?;
     module.add_function(wrap_pyfunction!(cli::run_cli, module)?)?;

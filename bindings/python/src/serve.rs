@@ -17,7 +17,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use wirekit::serve::{outbox, Batching, ResultCheck, ServeOptions, ServeOutcome, Server};
+use wirekit::serve::{
+    outbox, Batching, Concurrency, ResultCheck, ServeOptions, ServeOutcome, Server,
+};
 use wirekit::validate::Protocol as RustProtocol;
 
 use crate::handler::{handler_map, Fatal, PythonHandler};
@@ -36,7 +38,9 @@ use crate::validate::PyProtocol;
 /// With a `notifier`, handlers send the server's own notifications while
 /// it serves (`Notifier.send`), and other threads too unless `outbox` is
 /// false (then the input is read on the loop's thread, as without one).
-/// `params` is `None` when absent.
+/// `params` is `None` when absent. With `concurrency` (a number), up to
+/// that many handlers run at once on the core's threads, each called
+/// `handler(params, context)` with a `Context`.
 #[pyclass(module = "wirekit._native", name = "Server", frozen)]
 pub struct PyServer {
     protocol: Arc<RustProtocol>,
@@ -52,6 +56,9 @@ pub struct PyServer {
     /// takes the handlers' own only, and the input is read on the loop's
     /// thread (where Ctrl-C reaches it).
     outbox: bool,
+    /// With a number, the core's concurrent loop runs that many handlers
+    /// at once, each called `handler(params, context)`.
+    concurrency: Option<usize>,
 }
 
 impl PyServer {
@@ -146,6 +153,20 @@ impl PyServer {
                 None => server.serve(handler, input, guarded),
             })
         };
+        if let Some(max_in_flight) = self.concurrency {
+            let concurrency = Concurrency {
+                max_in_flight,
+                ..Concurrency::default()
+            };
+            let served =
+                py.detach(|| server.serve_concurrent(&handler, input, &mut guarded, concurrency));
+            let stashed = fatal.lock().ok().and_then(|mut slot| slot.take());
+            if let Some(error) = stashed {
+                return Err(error);
+            }
+            let outcome = served.map_err(PyErr::from)?;
+            return Ok((outcome, guarded.inner));
+        }
         let served = match &self.notifier {
             None => plain(&mut server, &mut handler, &mut guarded, input),
             Some(notifier) if !self.outbox => {
@@ -205,7 +226,7 @@ fn outcome_name(outcome: &ServeOutcome) -> String {
 #[pymethods]
 impl PyServer {
     #[new]
-    #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None, notifier=None, outbox=true))]
+    #[pyo3(signature = (protocol, requests=None, *, streams=None, notifications=None, result_check="reject", log=None, notifier=None, outbox=true, concurrency=None))]
     #[allow(clippy::too_many_arguments)] // the Python signature's keywords
     fn new(
         py: Python<'_>,
@@ -217,7 +238,13 @@ impl PyServer {
         log: Option<Bound<'_, PyAny>>,
         notifier: Option<Bound<'_, PyNotifier>>,
         outbox: bool,
+        concurrency: Option<usize>,
     ) -> PyResult<Self> {
+        if concurrency == Some(0) {
+            return Err(PyValueError::new_err(
+                "concurrency is the number of handlers run at once: at least 1, or None for one request at a time",
+            ));
+        }
         let result_check = match result_check {
             "reject" => ResultCheck::Reject,
             "warn" => ResultCheck::Warn,
@@ -237,6 +264,7 @@ impl PyServer {
             log: log.filter(|log| !log.is_none()).map(Bound::unbind),
             notifier: notifier.map(Bound::unbind),
             outbox,
+            concurrency,
         })
     }
 

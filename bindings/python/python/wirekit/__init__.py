@@ -26,6 +26,7 @@ from .errors import (
     EnvelopeError,
     FramingError,
     NotJsonError,
+    PeerError,
     ProtocolError,
     RpcError,
     SessionViolation,
@@ -33,11 +34,12 @@ from .errors import (
     ValidationError,
     WirekitError,
 )
-from .service import Service
+from .service import Context, Service
 
 __all__ = [
     "ContentLengthDecoder",
     "ContentLengthEncoder",
+    "Context",
     "EnvelopeError",
     "Frame",
     "FramingError",
@@ -45,6 +47,7 @@ __all__ = [
     "NdjsonDecoder",
     "NdjsonEncoder",
     "NotJsonError",
+    "PeerError",
     "Protocol",
     "ProtocolError",
     "RpcError",

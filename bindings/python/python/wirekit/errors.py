@@ -15,6 +15,7 @@ __all__ = [
     "EnvelopeError",
     "FramingError",
     "NotJsonError",
+    "PeerError",
     "ProtocolError",
     "RpcError",
     "SessionViolation",
@@ -204,3 +205,25 @@ class ConformanceError(WirekitError, ValueError):
     def __init__(self, message: str, *, code: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class PeerError(WirekitError):
+    """What a handler sent the client did not come through, or the answer
+    it waited for did not (`Context.notify`, `Context.request`).
+
+    `kind` is the core's stable machine code: `refused` (the loop did not
+    send it: not a message the server sends, params that break the schema,
+    a state or capability that forbids it; `pointer` says where),
+    `invalid-answer` (the client's answer broke the method's result schema),
+    `timed-out`, `closed` (the session is over) or `not-here`. `method` is
+    the method concerned, `pointer` a JSON pointer into the message, when
+    known. An error answer from the client is raised as `RpcError` instead.
+    """
+
+    def __init__(
+        self, message: str, *, kind: str, method: Optional[str] = None, pointer: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.method = method
+        self.pointer = pointer

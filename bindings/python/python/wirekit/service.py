@@ -10,13 +10,20 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any, Callable, Literal, TypeVar, Union
+from typing import Any, Callable, Literal, Optional, TypeVar, Union
 
-from ._native import Notifier, Protocol, Server
+from . import _concurrency
+from ._native import Context, Notifier, Protocol, Server
 
-__all__ = ["Handler", "ResultCheck", "Service", "StreamHandler"]
+__all__ = ["Context", "Handler", "ResultCheck", "Service", "StreamHandler"]
 
-Handler = Callable[[Any], Any]
+# Handlers at once when a service needs the concurrent loop and does not say.
+DEFAULT_CONCURRENCY = 16
+# The answer to a cancelled async request where the protocol declares none
+# (LSP's RequestCancelled, in JSON-RPC's reserved range).
+_REQUEST_CANCELLED = -32800
+
+Handler = Callable[..., Any]
 """A request handler: `params` (a dict, or None when absent) to a result."""
 StreamHandler = Callable[[Any], Iterable[Any]]
 """A streamed-result handler: `params` to the items, in order."""
@@ -35,6 +42,19 @@ class Service:
 
     Methods that the manifest gives a `result_stream` take a handler that
     returns (or yields) the items.
+
+    With `concurrency=N` the core's concurrent loop serves: up to N
+    requests run at once, each handler on a thread of the core's (a sync
+    handler that waits releases the GIL, so a `ping` is answered while a
+    slow request runs), `async def` handlers on an asyncio loop, and a
+    handler that takes a second parameter gets a `Context` (the request's
+    id, `cancelled`, `notify`, `request` to the client). Requests that move
+    the session (initialize, shutdown) run alone; a notification's handler
+    returns before anything sent after it starts. By default
+    (`concurrency=None`) the concurrent loop serves exactly when a handler
+    is `async def` or takes a context (with 16 at once); else one request
+    at a time, on the sequential loop's faster paths. See
+    `wirekit._concurrency` for the threading model.
     """
 
     def __init__(
@@ -45,6 +65,7 @@ class Service:
         schemas: Union[str, "os.PathLike[str]", None] = None,
         exit_promptly: bool = False,
         notify_from_threads: bool = False,
+        concurrency: Optional[int] = None,
     ) -> None:
         # `schemas`: a folder laid out as wirekit's schemas/ to load the
         # protocol from at run time; the embedded protocols by default.
@@ -54,6 +75,12 @@ class Service:
         # input is then read on a thread of the core's own, where Python's
         # signal handlers do not run: Ctrl-C while waiting for input does not
         # stop the loop).
+        if concurrency is not None and concurrency < 1:
+            raise ValueError(f"concurrency is at least 1 (handlers at once), or None; not {concurrency}")
+        self.concurrency = concurrency
+        self._events = _concurrency.EventLoop()
+        # A context of the serving session's (concurrent loop): `notify` from other threads.
+        self._session_context: Optional[Context] = None
         self.exit_promptly = exit_promptly
         self.notify_from_threads = notify_from_threads
         self.protocol = protocol if isinstance(protocol, Protocol) else Protocol(protocol, schemas=schemas)
@@ -140,7 +167,36 @@ class Service:
         lifecycle state, the protocol's rules) is dropped by the loop with a
         line in the log.
         """
+        if self._serves_concurrently():
+            context = _concurrency.current_context() or self._session_context
+            if context is None:
+                raise RuntimeError(
+                    f"no session is being served yet: `{method}` can be sent once a handler has run"
+                )
+            context.notify(method, params)
+            return
         self._notifier.send(method, params)
+
+    def _serves_concurrently(self) -> bool:
+        return self._concurrency() is not None
+
+    def _concurrency(self) -> Optional[int]:
+        """How many handlers run at once, or None for the sequential loop."""
+        if self.concurrency is not None:
+            return self.concurrency
+        handlers = list(self._handlers().values()) + list(self._notifications.values())
+        needs = any(_concurrency.is_async(h) or _concurrency.takes_context(h) for h in handlers)
+        return DEFAULT_CONCURRENCY if needs else None
+
+    def _cancelled_code(self) -> int:
+        errors = self.protocol.manifest.get("errors", [])
+        for error in errors:
+            if error.get("name") == "REQUEST_CANCELLED":
+                return int(error["code"])
+        return _REQUEST_CANCELLED
+
+    def _seen(self, context: Context) -> None:
+        self._session_context = context
 
     def _handlers(self) -> dict[str, Handler]:
         """The request handlers to serve with (subclasses add built-in ones)."""
@@ -152,11 +208,23 @@ class Service:
 
     def server(self, *, log: Union[Callable[[str], object], None] = None) -> Server:
         """The native server with the handlers registered so far."""
+        concurrency = self._concurrency()
+        requests: dict[str, Any] = self._handlers()
+        notifications: dict[str, Any] = dict(self._notifications)
+        if concurrency is not None:
+            code = self._cancelled_code()
+
+            def adapt(function: Callable[..., Any]) -> Any:
+                return _concurrency.adapt(function, self._events, code, self._seen)
+
+            requests = {name: adapt(h) for name, h in requests.items()}
+            notifications = {name: adapt(h) for name, h in notifications.items()}
         return Server(
             self.protocol,
-            self._handlers(),
+            requests,
             streams=self._stream_handlers(),
-            notifications=dict(self._notifications),
+            notifications=notifications,
+            concurrency=concurrency,
             result_check=self.result_check,
             log=log,
             notifier=self._notifier,

@@ -1,0 +1,77 @@
+//! Python callables as the handler of the core's concurrent serve loop
+//! (`Server::serve_concurrent`): each called on a worker thread of the
+//! core's, attached to Python for the call only, as `handler(params,
+//! context)` with a `Context` (`wirekit._native.Context`). A sync handler
+//! that sleeps or waits on I/O releases the GIL, so other requests (a
+//! `ping`) are answered meanwhile; `wirekit.Service` runs `async def`
+//! handlers on its asyncio loop through the same call.
+
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use serde_json::Value;
+
+use wirekit::envelope::ErrorObject;
+use wirekit::serve::{ConcurrentHandler, Emit, Peer, RequestContext};
+
+use crate::context::PyContext;
+use crate::handler::{params_to_python, stash, PythonHandler};
+
+impl ConcurrentHandler for PythonHandler {
+    fn implements(&self, method: &str) -> bool {
+        self.requests.contains_key(method) || self.streams.contains_key(method)
+    }
+
+    fn handle(
+        &self,
+        context: &RequestContext,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        Python::attach(|py| {
+            let Some(function) = self.requests.get(method) else {
+                return Err(wirekit::serve::method_not_found(method));
+            };
+            let called = Py::new(py, PyContext::of_request(context)).and_then(|context| {
+                let argument = params_to_python(py, params.as_ref())?;
+                function.bind(py).call1((argument, context))
+            });
+            match called {
+                Ok(result) => self.result_value(method, &result),
+                Err(error) => Err(self.answer_exception(py, method, error)),
+            }
+        })
+    }
+
+    fn notify(&self, peer: &Peer, method: &str, params: Option<Value>) {
+        Python::attach(|py| {
+            let Some(function) = self.notifications.get(method) else {
+                return;
+            };
+            let called = Py::new(py, PyContext::of_notification(peer)).and_then(|context| {
+                let argument = params_to_python(py, params.as_ref())?;
+                function.bind(py).call1((argument, context))
+            });
+            if let Err(error) = called {
+                if error.is_instance_of::<PyException>(py) {
+                    eprintln!("wirekit: the `{method}` notification handler raised:");
+                    error.display(py);
+                } else {
+                    stash(&self.fatal, error);
+                }
+            }
+        });
+    }
+
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        emit: &mut Emit<'_>,
+    ) -> Result<(), ErrorObject> {
+        self.stream_items(method, params, emit)
+    }
+
+    fn stopped(&self) -> bool {
+        self.fatal.lock().map(|slot| slot.is_some()).unwrap_or(true)
+    }
+}
