@@ -67,6 +67,30 @@ impl PyContext {
             .is_some_and(RequestContext::is_cancelled)
     }
 
+    /// The progress token the request carries (the protocol's `progress`),
+    /// or None when the client asked for no progress.
+    #[getter]
+    fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.request.as_ref().and_then(RequestContext::progress_token) {
+            Some(token) => to_python(py, token),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// Reports progress with the protocol's progress notification: `params`
+    /// (an object, or None) with the request's token set, checked and sent
+    /// as `notify` sends it. False, nothing sent, when the client asked for
+    /// no progress (or in a notification's handler).
+    #[pyo3(signature = (params=None))]
+    fn progress(&self, py: Python<'_>, params: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        let params = params_value(params)?.unwrap_or(serde_json::Value::Null);
+        let Some(request) = self.request.clone() else {
+            return Ok(false);
+        };
+        let sent = py.detach(move || request.progress(params));
+        sent.map_err(|error| peer_error(py, &error))
+    }
+
     /// Sends the server notification `method` once the core has checked it;
     /// raises `PeerError` (kind `refused`, with the pointer) when it was not
     /// sent, `closed` when the session is over.

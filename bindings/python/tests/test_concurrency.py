@@ -63,6 +63,9 @@ SERVER = textwrap.dedent(
                 return text(f"RpcError {error.code}: {error}")
             except wirekit.PeerError as error:
                 return text(f"PeerError {error.kind} {error.method} {error.pointer}")
+        if name == "progress":
+            sent = context.progress({"progress": 1, "total": 1})
+            return text(f"sent={sent} token={context.progress_token!r}")
         if name == "log":
             context.notify("notifications/message", {"level": "info", "data": "from the context"})
             service.notify("notifications/message", {"level": "info", "data": "from the service"})
@@ -245,3 +248,14 @@ def test_notify_before_any_session_says_so() -> None:
     with pytest.raises(RuntimeError, match="no session is being served yet"):
         service.notify("notifications/message", {"level": "info", "data": "x"})
     assert isinstance(wirekit.PeerError("x", kind="closed"), wirekit.WirekitError)
+
+
+def test_progress_goes_out_against_the_request_s_token(server: Peer) -> None:
+    initialize(server)
+    send(server, {"id": 1, "method": "tools/call",
+                  "params": {"name": "progress", "arguments": {}, "_meta": {"progressToken": 7}}})
+    assert server.line() == {"jsonrpc": "2.0", "method": "notifications/progress",
+                             "params": {"progress": 1, "total": 1, "progressToken": 7}}
+    assert text(server.line()) == "sent=True token=7"
+    assert text(server.request(2, "tools/call", {"name": "progress"})) == "sent=False token=None"
+    server.close()

@@ -218,6 +218,17 @@ impl ConcurrentHandler for Tools {
                         let unknown = context.notify("notifications/made-up", None);
                         answer(format!("{valid:?} | {invalid:?} | {unknown:?}"))
                     }
+                    "progress" => {
+                        let first = context.progress(json!({"progress": 1, "total": 2}));
+                        let second =
+                            context.progress(json!({"progress": 2, "total": 2, "message": "done"}));
+                        let invalid = context.progress(json!({"progress": "half"}));
+                        let invalid = match invalid {
+                            Ok(sent) => sent.to_string(),
+                            Err(error) => error.code().to_owned(),
+                        };
+                        answer(format!("{first:?} {second:?} {invalid}"))
+                    }
                     "panic" => panic!("the tool broke"),
                     other => answer(format!("no tool {other}")),
                 };
@@ -549,4 +560,27 @@ fn the_most_at_once_never_passes_the_bound() {
     drop(to_server);
     served.join().expect("no panic").expect("serves");
     assert_eq!(tools.most_at_once.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn progress_goes_out_against_the_request_s_token_only_when_it_asked() {
+    let session = Session::start(Tools::default(), Concurrency::default()).initialized(json!({}));
+    session.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                        "params": {"name": "progress", "arguments": {}, "_meta": {"progressToken": "tok-1"}}}));
+    let (_, first) = session.next();
+    assert_eq!(
+        first,
+        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+               "params": {"progress": 1, "total": 2, "progressToken": "tok-1"}})
+    );
+    let (_, second) = session.next();
+    assert_eq!(second["params"]["message"], "done");
+    let (_, answer) = session.next();
+    // The third breaks ProgressNotificationParams (`progress` is a number).
+    assert_eq!(text(&answer), "Ok(true) Ok(true) refused");
+    // Without a token nothing is sent.
+    session.send(call(2, "progress", json!({})));
+    let (_, answer) = session.next();
+    assert_eq!(text(&answer), "Ok(false) Ok(false) false");
+    session.close().0.expect("serves");
 }

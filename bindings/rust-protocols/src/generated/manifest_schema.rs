@@ -306,6 +306,9 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
     "cancellation": {
       "$ref": "#/$defs/Cancellation"
     },
+    "progress": {
+      "$ref": "#/$defs/Progress"
+    },
     "host": {
       "$ref": "#/$defs/Host"
     },
@@ -985,6 +988,34 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
             "required",
             "optional"
           ]
+        }
+      }
+    },
+    "Progress": {
+      "title": "Progress",
+      "description": "How a request's handler reports progress: the request's params carry a token (a request without one asked for none), and each report is the progress notification naming it. A handler's context sends it (Context.progress) with the token set.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "method",
+        "request_pointer",
+        "token_pointer"
+      ],
+      "properties": {
+        "method": {
+          "$ref": "#/$defs/MethodName",
+          "title": "Method",
+          "description": "The notification that reports progress."
+        },
+        "request_pointer": {
+          "$ref": "#/$defs/JsonPointer",
+          "title": "Request pointer",
+          "description": "JSON pointer into a request's params to its progress token."
+        },
+        "token_pointer": {
+          "$ref": "#/$defs/JsonPointer",
+          "title": "Token pointer",
+          "description": "JSON pointer into the notification's params to the token."
         }
       }
     },

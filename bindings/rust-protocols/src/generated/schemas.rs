@@ -18976,6 +18976,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "id_pointer": "/id",
     "answer": "required"
   },
+  "progress": {
+    "method": "$/progress",
+    "request_pointer": "/workDoneToken",
+    "token_pointer": "/token"
+  },
   "methods": {
     "textDocument/implementation": {
       "kind": "request",
@@ -23880,6 +23885,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "method": "notifications/cancelled",
     "id_pointer": "/requestId",
     "answer": "optional"
+  },
+  "progress": {
+    "method": "notifications/progress",
+    "request_pointer": "/_meta/progressToken",
+    "token_pointer": "/progressToken"
   },
   "methods": {
     "initialize": {
@@ -29589,6 +29599,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "method": "notifications/cancelled",
     "id_pointer": "/requestId",
     "answer": "optional"
+  },
+  "progress": {
+    "method": "notifications/progress",
+    "request_pointer": "/_meta/progressToken",
+    "token_pointer": "/progressToken"
   },
   "methods": {
     "initialize": {

@@ -79,6 +79,10 @@ pub struct Manifest {
     /// request is still answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancellation: Option<Cancellation>,
+    /// How a request's handler reports progress: the token the request
+    /// carries, and the notification that reports against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
     /// Where the server declares the protocol version it speaks (Gaze's
     /// `initialize` result `protocol_version`): a monitor reports a
     /// declared version other than this manifest's `version`.
@@ -695,6 +699,22 @@ pub struct Cancellation {
     pub id_pointer: String,
     /// Whether the cancelled request is still answered.
     pub answer: CancelledAnswer,
+}
+
+/// How a request's handler reports progress (the manifest's `progress`):
+/// the request carries a token, and each report is a notification that
+/// names it (MCP's `_meta.progressToken` and `notifications/progress`,
+/// LSP's `workDoneToken` and `$/progress`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Progress {
+    /// The notification that reports progress.
+    pub method: String,
+    /// Where a request's params carry the token (`/_meta/progressToken`,
+    /// `/workDoneToken`); a request without one asked for no progress.
+    pub request_pointer: String,
+    /// Where the notification's params name the token (`/progressToken`, `/token`).
+    pub token_pointer: String,
 }
 
 /// What a cancelled request is owed.

@@ -229,6 +229,9 @@ pub struct RequestContext {
     pub(super) id: Id,
     pub(super) method: String,
     pub(super) cancelled: Arc<AtomicBool>,
+    /// The progress token the request carries (the manifest's `progress`).
+    pub(super) progress_token: Option<Value>,
+    pub(super) progress: Option<crate::protocol::Progress>,
     pub(super) peer: Peer,
 }
 
@@ -265,6 +268,38 @@ impl RequestContext {
     /// [`Peer::notify`].
     pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), PeerError> {
         self.peer.notify(method, params)
+    }
+
+    /// The progress token the request carries, where the protocol has a
+    /// `progress` and the client asked for progress.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.progress_token.as_ref()
+    }
+
+    /// Reports progress: the protocol's progress notification with
+    /// `params` and the request's token set at the manifest's
+    /// `token_pointer`, checked and sent as [`Peer::notify`] sends it.
+    /// `Ok(false)`, nothing sent, when the client asked for no progress
+    /// (no token) or the protocol has none.
+    pub fn progress(&self, params: Value) -> Result<bool, PeerError> {
+        let (Some(progress), Some(token)) = (&self.progress, &self.progress_token) else {
+            return Ok(false);
+        };
+        let mut params = match params {
+            Value::Object(map) => Value::Object(map),
+            Value::Null => Value::Object(serde_json::Map::new()),
+            other => {
+                return Err(PeerError::Refused(RuntimeFault::dropped(
+                    &progress.method,
+                    "/params",
+                    &format!("progress params are an object, not {other}"),
+                )))
+            }
+        };
+        crate::protocol::pointer::set_at(&mut params, &progress.token_pointer, token.clone());
+        self.peer
+            .notify(&progress.method, Some(params))
+            .map(|()| true)
     }
 
     /// [`Peer::request`].

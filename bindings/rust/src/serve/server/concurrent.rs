@@ -533,10 +533,16 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                         id, method, params, ..
                     }) => {
                         let cancelled = Arc::new(AtomicBool::new(false));
+                        let progress = self.server.protocol.manifest().progress.clone();
+                        let progress_token = progress.as_ref().and_then(|progress| {
+                            params.as_ref()?.pointer(&progress.request_pointer).cloned()
+                        });
                         let context = RequestContext {
                             id,
                             method: method.clone(),
                             cancelled,
+                            progress_token,
+                            progress,
                             peer: self.peer.clone(),
                         };
                         let job = self.spawn(method, params, Some(context), spawn_worker);
