@@ -593,6 +593,21 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
               },
               "arguments": {
                 "$ref": "#/$defs/JsonPointer"
+              },
+              "refused_with": {
+                "title": "Refused with",
+                "description": "With schema: the server checks the member against that schema (MCP: a tool's arguments against its inputSchema) and refuses what breaks it with the error error_code, or a result whose result_flag is true (either, when both are given). wirekit conformance sends instances that break it, for every item of the list the pointer's 0 indexes.",
+                "type": "object",
+                "additionalProperties": false,
+                "minProperties": 1,
+                "properties": {
+                  "error_code": {
+                    "type": "integer"
+                  },
+                  "result_flag": {
+                    "$ref": "#/$defs/JsonPointer"
+                  }
+                }
               }
             },
             "oneOf": [
@@ -611,7 +626,12 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
                   "arguments"
                 ]
               }
-            ]
+            ],
+            "dependentRequired": {
+              "refused_with": [
+                "schema"
+              ]
+            }
           }
         },
         "errors": {

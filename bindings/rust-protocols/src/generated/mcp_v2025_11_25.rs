@@ -4687,7 +4687,7 @@ pub mod methods {
     /// Optional: only called when the `tools` capability is on.
     pub const TOOLS_LIST: &str = "tools/list";
 
-    /// Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
+    /// Calls a tool by name with arguments; a tool's own failure, and arguments that break the tool's `inputSchema`, are a result with `isError: true` (SEP-1303: the model sees the message), an unknown tool a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
     ///
     /// Timeout: 30000 ms.
     ///
@@ -4854,7 +4854,7 @@ pub enum Method {
     ///
     /// Optional: only called when the `tools` capability is on.
     ToolsList,
-    /// Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
+    /// Calls a tool by name with arguments; a tool's own failure, and arguments that break the tool's `inputSchema`, are a result with `isError: true` (SEP-1303: the model sees the message), an unknown tool a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
     ///
     /// Timeout: 30000 ms.
     ///
@@ -5481,7 +5481,7 @@ pub trait McpServer {
         Err(::wirekit::serve::method_not_found(methods::TOOLS_LIST))
     }
 
-    /// Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
+    /// Calls a tool by name with arguments; a tool's own failure, and arguments that break the tool's `inputSchema`, are a result with `isError: true` (SEP-1303: the model sees the message), an unknown tool a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
     ///
     /// Timeout: 30000 ms.
     ///
@@ -5893,7 +5893,7 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
         ::wirekit::typed::decode_result(method, result)
     }
 
-    /// Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
+    /// Calls a tool by name with arguments; a tool's own failure, and arguments that break the tool's `inputSchema`, are a result with `isError: true` (SEP-1303: the model sees the message), an unknown tool a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
     ///
     /// Timeout: 30000 ms.
     ///

@@ -24166,7 +24166,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         {
           "method": "tools/list",
           "schema": "/tools/0/inputSchema",
-          "at": "/arguments"
+          "at": "/arguments",
+          "refused_with": {
+            "error_code": -32602,
+            "result_flag": "/isError"
+          }
         }
       ]
     },
@@ -29854,7 +29858,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
     "tools/call": {
       "kind": "request",
       "direction": "client-to-server",
-      "description": "Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)",
+      "description": "Calls a tool by name with arguments; a tool's own failure, and arguments that break the tool's `inputSchema`, are a result with `isError: true` (SEP-1303: the model sees the message), an unknown tool a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)",
       "params": {
         "$ref": "mcp.schema.json#/$defs/CallToolRequestParams"
       },
@@ -29880,7 +29884,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
         {
           "method": "tools/list",
           "schema": "/tools/0/inputSchema",
-          "at": "/arguments"
+          "at": "/arguments",
+          "refused_with": {
+            "error_code": -32602,
+            "result_flag": "/isError"
+          }
         }
       ]
     },

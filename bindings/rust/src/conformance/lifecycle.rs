@@ -103,6 +103,9 @@ fn session(run: &mut Run<'_>, conversation: &mut Conversation) -> bool {
     if !super::declared::provoke(run, conversation) {
         return false;
     }
+    if !super::arguments::probe(run, conversation) {
+        return false;
+    }
     capabilities(run, conversation);
     exit(run, conversation, ending.as_deref())
 }

@@ -14,7 +14,9 @@
 //! - **state**: a request before the first method, a second first method,
 //!   an incompatible version;
 //! - **params**: invalid params made by mutating valid ones once per schema
-//!   keyword that constrains them;
+//!   keyword that constrains them, and members the server checks against
+//!   schemas it lists itself (`params_from`'s `refused_with`: a tool's
+//!   arguments against its `inputSchema`) broken the same way;
 //! - **envelope**: an unknown method, malformed JSON, a body that is not an
 //!   object, and for strict protocols a duplicate key and an unknown member;
 //! - **framing**: a frame over the bound, and for Content-Length a malformed
@@ -38,6 +40,7 @@
 //! warns or fails with a sentence, the JSON pointer at fault and the frames
 //! it exchanged; the [`Report`] renders as text, JSON or JUnit XML.
 
+mod arguments;
 mod check;
 mod conversation;
 mod declared;

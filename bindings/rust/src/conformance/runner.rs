@@ -52,7 +52,7 @@ pub(crate) struct Run<'a> {
     spawned: usize,
     hangs: usize,
     /// The last result of each request, for `params_from`.
-    results: HashMap<String, Value>,
+    pub(crate) results: HashMap<String, Value>,
     /// Fault lines of the server's runtime not yet claimed by a check
     /// (see [`super::refused`]), with their session.
     pub(crate) pending_faults: Vec<(usize, crate::serve::RuntimeFault)>,

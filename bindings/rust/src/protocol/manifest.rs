@@ -572,6 +572,26 @@ pub struct ParamsFrom {
     /// Named arguments (`/prompts/0/arguments`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<String>,
+    /// With `schema`: the server checks the member against that schema and
+    /// refuses what breaks it so (MCP: a tool's arguments against its
+    /// `inputSchema`); `wirekit conformance` sends instances that break it,
+    /// for each item of the list the pointer's `0` indexes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_with: Option<Refusal>,
+}
+
+/// How a server refuses a member that breaks a schema of its own
+/// (`params_from`'s `refused_with`): with the error `error_code`, or a
+/// result whose `result_flag` is `true`; either, where both are given.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Refusal {
+    /// The error code that refuses it (`-32602`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<i64>,
+    /// A pointer into a result that refuses it when `true` (`/isError`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_flag: Option<String>,
 }
 
 impl MethodSpec {

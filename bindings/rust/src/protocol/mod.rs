@@ -22,8 +22,9 @@ pub use error::{ProtocolError, ProtocolErrorKind};
 pub use manifest::{
     Cancellation, CancelledAnswer, DeclaredVersion, Direction, EnforcedBy, Enforcement, ErrorCodes,
     ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec, Manifest, MethodKind,
-    MethodLifecycle, MethodSpec, ParamsFrom, Progress, Roles, RuleSpec, SchemaDialect, SchemaRef,
-    Transport, UnreadableId, VersionNegotiation, VersionRule, VersionScheme, ViolationSpec,
+    MethodLifecycle, MethodSpec, ParamsFrom, Progress, Refusal, Roles, RuleSpec, SchemaDialect,
+    SchemaRef, Transport, UnreadableId, VersionNegotiation, VersionRule, VersionScheme,
+    ViolationSpec,
 };
 pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
 pub use serving::Served;

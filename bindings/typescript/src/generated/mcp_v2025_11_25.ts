@@ -1990,7 +1990,7 @@ export interface McpRequests {
    */
   "tools/list": { params: PaginatedRequestParams | undefined; result: ListToolsResult };
   /**
-   * Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
+   * Calls a tool by name with arguments; a tool's own failure, and arguments that break the tool's `inputSchema`, are a result with `isError: true` (SEP-1303: the model sees the message), an unknown tool a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
    * Timeout: 30000 ms.
    * Optional: only when the `tools` capability is on.
    */

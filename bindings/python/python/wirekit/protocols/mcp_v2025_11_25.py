@@ -2221,7 +2221,7 @@ METHOD_PROMPTS_LIST: Final = "prompts/list"
 METHOD_PROMPTS_GET: Final = "prompts/get"
 # Request: The tools the server offers (paginated).
 METHOD_TOOLS_LIST: Final = "tools/list"
-# Request: Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
+# Request: Calls a tool by name with arguments; a tool's own failure, and arguments that break the tool's `inputSchema`, are a result with `isError: true` (SEP-1303: the model sees the message), an unknown tool a JSON-RPC error. (A task-augmented call, with `task` in its params, is answered with a `CreateTaskResult` instead, which this manifest does not describe.)
 METHOD_TOOLS_CALL: Final = "tools/call"
 # Request: A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
 METHOD_TASKS_GET: Final = "tasks/get"

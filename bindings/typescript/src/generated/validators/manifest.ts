@@ -6,11 +6,11 @@ import type { SchemaValidator } from "../../runtime/validation.js";
 // ajv's runtime helpers (e.g. counting code points) are CommonJS modules.
 const require = createRequire(import.meta.url);
 export const v0 = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$comment":{"title":"Comment","description":"Free text for people reading the manifest (a derived manifest says here that it is generated and from what).","type":"string"},"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body the protocol allows, in bytes (excluding the line ending or the header). Omit it where the protocol states none (MCP): wirekit then holds every frame to its own bound of 64 MiB (67108864 bytes), reports a longer one as wirekit's limit, not the protocol's, and conformance tests no bound.","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client pointer","description":"JSON pointer into the same method's params where the client declares its own capabilities, in the same style (MCP: /capabilities). They gate the methods whose capability_of is client."}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"cancellation":{"$ref":"#/$defs/Cancellation"},"progress":{"$ref":"#/$defs/Progress"},"host":{"$ref":"#/$defs/Host"},"enforcement":{"title":"Enforcement","description":"Which side each kind of rule binds. receiver (default): the receiver refuses a message that breaks the rule with the protocol's answer; validate reports a result to it as accepted_invalid and conformance fails a server that does not refuse it. sender: only the sender must not send such a message; a receiver that answers it anyway is within the protocol (the sender's fault is still reported), and conformance only checks that the server survives it.","type":"object","additionalProperties":false,"properties":{"params":{"title":"Params","description":"Params against their schema.","enum":["receiver","sender"],"default":"receiver"},"lifecycle":{"title":"Lifecycle","description":"A method sent in a state that does not allow it.","enum":["receiver","sender"],"default":"receiver"}}},"version_scheme":{"title":"Version scheme","description":"How the versions are written. semver (default): MAJOR.MINOR[.PATCH]; diff passes a breaking change only when the major version moved. date: a release date (MCP's 2025-06-18); no part announces a breaking change, so diff fails on every one.","enum":["semver","date"],"default":"semver"},"implementation_dependent_prefix":{"title":"Implementation-dependent prefix","description":"A method-name prefix the protocol leaves to implementations (LSP's $/): a notification with it that the protocol does not define may be ignored (validate warns, never fails), and a request with it is answered method-not-found.","type":"string","minLength":1},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's own error answers (codes outside JSON-RPC's reserved -32768 to -32000, which keep the protocol's error_data), instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"notifies":{"title":"Notifications it makes due","description":"Server-to-client notifications the server owes once this request succeeds, when it comes in the real host's order (host.sequence; kv: kv/put notifies kv/changed, after kv/watch). wirekit conformance waits for each after the answer (within the method's timeout), judges it, and fails a missing one (naming the serve loop's fault line when wirekit's runtime dropped it).","type":"array","items":{"$ref":"#/$defs/MethodName"},"uniqueItems":true},"params_from":{"title":"Params from earlier answers","description":"Where a host takes members of this method's params from the last result of another request (MCP: tools/call names a tool tools/list listed): value copies the value at a pointer, schema makes a minimal instance of the JSON Schema there, arguments makes an object with a string for each required item of an array of {name, required}. wirekit conformance uses them unless --params gives the method's params.","type":"array","items":{"type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName"},"at":{"$ref":"#/$defs/JsonPointer"},"value":{"$ref":"#/$defs/JsonPointer"},"schema":{"$ref":"#/$defs/JsonPointer"},"arguments":{"$ref":"#/$defs/JsonPointer"}},"oneOf":[{"required":["value"]},{"required":["schema"]},{"required":["arguments"]}]}},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"Cancellation":{"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}},"Progress":{"title":"Progress","description":"How a request's handler reports progress: the request's params carry a token (a request without one asked for none), and each report is the progress notification naming it. A handler's context sends it (Context.progress) with the token set.","type":"object","additionalProperties":false,"required":["method","request_pointer","token_pointer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The notification that reports progress."},"request_pointer":{"$ref":"#/$defs/JsonPointer","title":"Request pointer","description":"JSON pointer into a request's params to its progress token."},"token_pointer":{"$ref":"#/$defs/JsonPointer","title":"Token pointer","description":"JSON pointer into the notification's params to the token."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://wirekit.dev/schemas/wirekit-protocol.schema.json","title":"wirekit protocol manifest","description":"The shape of a protocol.json manifest: one version of one JSON-RPC-over-stdio protocol, its transport, methods, errors, lifecycle, version negotiation and semantic rules. Every member is documented in schemas/README.md.","type":"object","additionalProperties":false,"required":["protocol","version","title","description","roles","transport","schemas","methods"],"properties":{"$comment":{"title":"Comment","description":"Free text for people reading the manifest (a derived manifest says here that it is generated and from what).","type":"string"},"$schema":{"title":"Meta-schema","description":"Relative path of this meta-schema, for editors (\"../../wirekit-protocol.schema.json\").","type":"string"},"protocol":{"title":"Protocol name","description":"The protocol's name; equal to its folder under schemas/.","type":"string","pattern":"^[a-z0-9][a-z0-9-]*$"},"version":{"title":"Protocol version","description":"The version this manifest describes; equal to its folder under the protocol's folder.","type":"string","pattern":"^[0-9A-Za-z][0-9A-Za-z.+-]*$"},"title":{"title":"Title","description":"A short human title.","type":"string","minLength":1},"description":{"title":"Description","description":"What the protocol is for (Markdown allowed).","type":"string","minLength":1},"roles":{"title":"Roles","description":"What the two peers are called. The client spawns the server and sends the first request.","type":"object","additionalProperties":false,"required":["client","server"],"properties":{"client":{"title":"Client role","description":"Name of the spawning peer.","type":"string","minLength":1},"server":{"title":"Server role","description":"Name of the spawned peer.","type":"string","minLength":1}}},"transport":{"title":"Transport","description":"How frames and envelopes travel.","type":"object","additionalProperties":false,"required":["framing","envelope"],"properties":{"framing":{"title":"Framing","description":"ndjson: one JSON value a line, LF-terminated. content-length: LSP-style 'Content-Length: N\\r\\n\\r\\n' header then N bytes of UTF-8 JSON.","enum":["ndjson","content-length"]},"envelope":{"title":"Envelope dialect","description":"jsonrpc-2.0: JSON-RPC 2.0 objects with \"jsonrpc\": \"2.0\". bare: the same id/method/params/result/error members without the jsonrpc member.","enum":["jsonrpc-2.0","bare"]},"strict":{"title":"Strict envelopes","description":"true: duplicate keys, unknown envelope members, trailing data and non-structured params are refused. false (default): unknown members are ignored.","type":"boolean","default":false},"canonical":{"title":"Canonical envelopes","description":"true: envelopes are written as RFC 8785 canonical JSON (members sorted, ECMAScript number forms), as the AgentAPI driver protocol's EncodeControlFrame does. Readers accept any member order. false (default): members in their declared order.","type":"boolean","default":false},"max_frame_bytes":{"title":"Frame bound","description":"The largest frame body the protocol allows, in bytes (excluding the line ending or the header). Omit it where the protocol states none (MCP): wirekit then holds every frame to its own bound of 64 MiB (67108864 bytes), reports a longer one as wirekit's limit, not the protocol's, and conformance tests no bound.","type":"integer","minimum":1},"one_request_at_a_time":{"title":"One request at a time","description":"true: the server handles one request at a time, so a client sends a request only once every earlier one is answered (the server's own requests and notifications may still come meanwhile); a host that gave up on an answer waits for it, within that request's timeout, before sending the next. false (default): requests may be pipelined.","type":"boolean","default":false},"unreadable_id":{"title":"Unreadable id","description":"How the server answers a frame it refuses whose request id cannot be read. null (default, JSON-RPC 2.0): an error answer with \"id\": null (the id echoed when the envelope decoder read it). silent (the AgentAPI driver protocol's reference package): the id of a refused frame is recovered as the reference recovers it (the line's first JSON value, read leniently, holds an id that is a string or a number whose RFC 8785 form is an integer), and a frame whose id cannot be recovered gets no answer, only a line on the server's stderr.","enum":["null","silent"],"default":"null"}}},"schemas":{"title":"Schema files","description":"The message schema files of this version, relative to the manifest (a file may sit in a subfolder: remotes/integer.json). Every $ref in the manifest points into one of them.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","pattern":"^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$"}},"json_schema":{"$ref":"#/$defs/JsonSchemaSettings"},"capabilities":{"title":"Capability declaration","description":"Where the server's successful answer to a method declares its capabilities. Omit when the protocol declares none that gate methods.","type":"object","additionalProperties":false,"required":["method","pointer","style"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the capabilities.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."},"style":{"title":"Style","description":"boolean-object: {\"name\": true|false}, a capability is declared when its member is true. string-array: [\"name\", ...], declared when listed. provider (LSP's ServerCapabilities): a method's capability is a path of member names below the declaration (definitionProvider, renameProvider/prepareProvider: a JSON pointer without its leading /), declared when the value there is true or an options object, not when it is absent, false or null.","enum":["boolean-object","string-array","provider"]},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client pointer","description":"JSON pointer into the same method's params where the client declares its own capabilities, in the same style (MCP: /capabilities). They gate the methods whose capability_of is client."}}},"declared_version":{"title":"Declared protocol version","description":"Where the server's successful answer to a method declares the protocol version it speaks (Gaze: initialize's /protocol_version). A monitor (wirekit validate) reports a declared version other than this manifest's version. Omit when the server declares none, or declares a software version rather than the protocol's.","type":"object","additionalProperties":false,"required":["method","pointer"],"properties":{"method":{"title":"Declaring method","description":"The method whose result carries the version.","type":"string","minLength":1},"pointer":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into that method's result."}}},"methods":{"title":"Methods","description":"Every request and notification, keyed by method name, in declaration order.","type":"object","minProperties":1,"propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/Method"}},"errors":{"title":"Errors","description":"Error codes the protocol defines or documents.","type":"array","items":{"$ref":"#/$defs/Error"}},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema","description":"Schema of error.data in every error response. An absent data member is validated as null, so a schema that refuses null makes data mandatory."},"error_object":{"$ref":"#/$defs/SchemaRef","title":"Error object schema","description":"Schema of the whole error member (code, message, data) of every error response, where the protocol defines one (gzkit's ErrorObject forbids data; the driver's RPCError requires it). Every error the server produces itself is checked against it when the protocol loads, and the monitor checks every error in a capture."},"server_errors":{"title":"Server errors","description":"How the server shapes each error it produces itself. A case left out keeps wirekit's default (see schemas/README.md). When the protocol loads, every case is filled with sample values and checked against error_data and error_object; a protocol whose own answers would break them is refused.","type":"object","additionalProperties":false,"properties":{"parse_error":{"$ref":"#/$defs/KindedErrorShape","title":"Parse error","description":"The body is not one JSON value (not JSON, not UTF-8, trailing data). Placeholders: {kind} (the envelope error kind), {pointer}."},"invalid_request":{"$ref":"#/$defs/KindedErrorShape","title":"Invalid request","description":"The envelope is refused (missing jsonrpc, bad id, unknown member in strict mode, duplicate key, ...). Placeholders: {kind} (the envelope error kind, e.g. DuplicateKey), {pointer}."},"framing":{"$ref":"#/$defs/KindedErrorShape","title":"Framing fault","description":"A frame the framing refuses (over the frame bound, a bare CR in a strict line, a bad header, not UTF-8). Placeholders: {kind} (the fault kind, e.g. FrameTooLong)."},"method_not_found":{"$ref":"#/$defs/ErrorShape","title":"Unknown method","description":"A method the protocol or the server does not have. Placeholder: {method}."},"capability_not_declared":{"$ref":"#/$defs/ErrorShape","title":"Capability not declared","description":"An optional method whose capability the server did not declare. Placeholders: {method}, {capability}."},"invalid_params":{"$ref":"#/$defs/ErrorShape","title":"Invalid params","description":"The params fail their schema or a stateless rule. Placeholders: {method}, {errors} (every failing pointer: [{pointer, keyword, schema_path, message}])."},"internal_error":{"$ref":"#/$defs/ErrorShape","title":"Internal error","description":"The handler failed, or produced a result (or error) that breaks its schema. Placeholders: {method}, {part} (result, item or error_data), {errors} (as for invalid_params)."},"answer_too_long":{"$ref":"#/$defs/ErrorShape","title":"Answer over the frame bound","description":"The server's own answer would exceed max_frame_bytes. Placeholders: {method}, {bytes}, {limit}."},"rule":{"$ref":"#/$defs/ErrorShape","title":"Rule violation","description":"A stateful rule failed and the rule gives no error of its own. Placeholders: {rule}, {pointer}."}}},"lifecycle":{"$ref":"#/$defs/Lifecycle"},"version_negotiation":{"$ref":"#/$defs/VersionNegotiation"},"cancellation":{"$ref":"#/$defs/Cancellation"},"progress":{"$ref":"#/$defs/Progress"},"host":{"$ref":"#/$defs/Host"},"enforcement":{"title":"Enforcement","description":"Which side each kind of rule binds. receiver (default): the receiver refuses a message that breaks the rule with the protocol's answer; validate reports a result to it as accepted_invalid and conformance fails a server that does not refuse it. sender: only the sender must not send such a message; a receiver that answers it anyway is within the protocol (the sender's fault is still reported), and conformance only checks that the server survives it.","type":"object","additionalProperties":false,"properties":{"params":{"title":"Params","description":"Params against their schema.","enum":["receiver","sender"],"default":"receiver"},"lifecycle":{"title":"Lifecycle","description":"A method sent in a state that does not allow it.","enum":["receiver","sender"],"default":"receiver"}}},"version_scheme":{"title":"Version scheme","description":"How the versions are written. semver (default): MAJOR.MINOR[.PATCH]; diff passes a breaking change only when the major version moved. date: a release date (MCP's 2025-06-18); no part announces a breaking change, so diff fails on every one.","enum":["semver","date"],"default":"semver"},"implementation_dependent_prefix":{"title":"Implementation-dependent prefix","description":"A method-name prefix the protocol leaves to implementations (LSP's $/): a notification with it that the protocol does not define may be ignored (validate warns, never fails), and a request with it is answered method-not-found.","type":"string","minLength":1},"error_codes":{"title":"Error codes","description":"fixed (default): a refusal carries the code the protocol gives it (and the constant members of its data template). free: the protocol fixes no code, a server may answer a refusal with any code, and only the constant members of its data template are demanded (the driver protocol's data.class).","enum":["fixed","free"],"default":"fixed"},"rules":{"title":"Semantic rules","description":"Checks JSON Schema cannot state: cross-field (stateless) and cross-message (stateful) rules.","type":"array","items":{"$ref":"#/$defs/Rule"}}},"$defs":{"JsonSchemaSettings":{"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}},"JsonPointer":{"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"WildcardPointer":{"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"},"MethodName":{"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1},"StateName":{"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1},"Host":{"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}},"SchemaRef":{"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}},"Method":{"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's own error answers (codes outside JSON-RPC's reserved -32768 to -32000, which keep the protocol's error_data), instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"notifies":{"title":"Notifications it makes due","description":"Server-to-client notifications the server owes once this request succeeds, when it comes in the real host's order (host.sequence; kv: kv/put notifies kv/changed, after kv/watch). wirekit conformance waits for each after the answer (within the method's timeout), judges it, and fails a missing one (naming the serve loop's fault line when wirekit's runtime dropped it).","type":"array","items":{"$ref":"#/$defs/MethodName"},"uniqueItems":true},"params_from":{"title":"Params from earlier answers","description":"Where a host takes members of this method's params from the last result of another request (MCP: tools/call names a tool tools/list listed): value copies the value at a pointer, schema makes a minimal instance of the JSON Schema there, arguments makes an object with a string for each required item of an array of {name, required}. wirekit conformance uses them unless --params gives the method's params.","type":"array","items":{"type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName"},"at":{"$ref":"#/$defs/JsonPointer"},"value":{"$ref":"#/$defs/JsonPointer"},"schema":{"$ref":"#/$defs/JsonPointer"},"arguments":{"$ref":"#/$defs/JsonPointer"},"refused_with":{"title":"Refused with","description":"With schema: the server checks the member against that schema (MCP: a tool's arguments against its inputSchema) and refuses what breaks it with the error error_code, or a result whose result_flag is true (either, when both are given). wirekit conformance sends instances that break it, for every item of the list the pointer's 0 indexes.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"error_code":{"type":"integer"},"result_flag":{"$ref":"#/$defs/JsonPointer"}}}},"oneOf":[{"required":["value"]},{"required":["schema"]},{"required":["arguments"]}],"dependentRequired":{"refused_with":["schema"]}}},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]},"MethodLifecycle":{"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}},"ErrorShape":{"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}},"KindedErrorShape":{"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}},"Violation":{"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}},"Example":{"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}},"Error":{"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}},"Lifecycle":{"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}},"Cancellation":{"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}},"Progress":{"title":"Progress","description":"How a request's handler reports progress: the request's params carry a token (a request without one asked for none), and each report is the progress notification naming it. A handler's context sends it (Context.progress) with the token set.","type":"object","additionalProperties":false,"required":["method","request_pointer","token_pointer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The notification that reports progress."},"request_pointer":{"$ref":"#/$defs/JsonPointer","title":"Request pointer","description":"JSON pointer into a request's params to its progress token."},"token_pointer":{"$ref":"#/$defs/JsonPointer","title":"Token pointer","description":"JSON pointer into the notification's params to the token."}}},"VersionNegotiation":{"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}},"Scope":{"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}},"MessageValue":{"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}},"Rule":{"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]}}};
 const schema32 = {"title":"JSON Schema settings","description":"How the schema files are read as JSON Schema. Omit it for draft 2020-12 files based in a folder of their own, with format as an annotation.","type":"object","additionalProperties":false,"properties":{"dialect":{"title":"Default dialect","description":"The dialect of every schema file that declares no $schema of its own; a file's own $schema wins.","enum":["https://json-schema.org/draft/2020-12/schema","https://json-schema.org/draft/2019-09/schema","http://json-schema.org/draft-07/schema#"]},"base_uri":{"title":"Base URI","description":"The absolute URI the folder is published at, ending in '/'. A file's retrieval URI is this base joined with its name, so a reference to https://example.com/schemas/common.json finds common.json when base_uri is https://example.com/schemas/. Files keep their own $id. When absent, the folder is based at https://wirekit.invalid/<protocol>/<version>/.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$"},"formats":{"title":"Formats","description":"annotate (the default): format is an annotation and any string passes, as draft 2020-12 has it. assert: a string must match every format the validators know, in every language.","enum":["annotate","assert"]}}};
 const schema33 = {"title":"JSON pointer","description":"An RFC 6901 JSON pointer (\"\" is the whole document).","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
-const schema49 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
-const schema51 = {"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}};
+const schema50 = {"title":"Error code","description":"One error code.","type":"object","additionalProperties":false,"required":["code","name","description"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"name":{"title":"Name","description":"Its symbolic name.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":{"title":"Description","description":"When it is answered.","type":"string","minLength":1},"ends_session":{"title":"Ends session","description":"true: the server ends the session after answering it.","type":"boolean","default":false}}};
+const schema52 = {"title":"Error shape","description":"The code and data of one error the server produces itself (its message is the server's sentence). In data, a string that is exactly one placeholder (\"{errors}\") is replaced by that value as JSON (an object member whose value is unknown is left out); other strings have their placeholders filled as text. data null (or absent) means the error carries no data member.","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."}}};
 const func0 = Object.prototype.hasOwnProperty;
 const func74 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9-]*$", "u");
@@ -18,10 +18,10 @@ const pattern5 = new RegExp("^[0-9A-Za-z][0-9A-Za-z.+-]*$", "u");
 const pattern6 = new RegExp("^(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.json$", "u");
 const pattern7 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^#]*/$", "u");
 const pattern8 = new RegExp("^(/([^~/]|~[01])*)*$", "u");
-const pattern16 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
-const schema36 = {"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's own error answers (codes outside JSON-RPC's reserved -32768 to -32000, which keep the protocol's error_data), instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"notifies":{"title":"Notifications it makes due","description":"Server-to-client notifications the server owes once this request succeeds, when it comes in the real host's order (host.sequence; kv: kv/put notifies kv/changed, after kv/watch). wirekit conformance waits for each after the answer (within the method's timeout), judges it, and fails a missing one (naming the serve loop's fault line when wirekit's runtime dropped it).","type":"array","items":{"$ref":"#/$defs/MethodName"},"uniqueItems":true},"params_from":{"title":"Params from earlier answers","description":"Where a host takes members of this method's params from the last result of another request (MCP: tools/call names a tool tools/list listed): value copies the value at a pointer, schema makes a minimal instance of the JSON Schema there, arguments makes an object with a string for each required item of an array of {name, required}. wirekit conformance uses them unless --params gives the method's params.","type":"array","items":{"type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName"},"at":{"$ref":"#/$defs/JsonPointer"},"value":{"$ref":"#/$defs/JsonPointer"},"schema":{"$ref":"#/$defs/JsonPointer"},"arguments":{"$ref":"#/$defs/JsonPointer"}},"oneOf":[{"required":["value"]},{"required":["schema"]},{"required":["arguments"]}]}},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]};
+const pattern17 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
+const schema36 = {"title":"Method","description":"One request or notification.","type":"object","additionalProperties":false,"required":["kind","direction","description"],"properties":{"kind":{"title":"Kind","description":"request: answered with a response. notification: never answered.","enum":["request","notification"]},"direction":{"title":"Direction","description":"Who sends it: the client, the server, or both (each peer sends it and receives it: ping, $/cancelRequest, $/progress).","enum":["client-to-server","server-to-client","both"]},"description":{"title":"Description","description":"What the method does (feeds the generated docs).","type":"string","minLength":1},"params":{"$ref":"#/$defs/SchemaRef","title":"Params schema","description":"Schema of the params member."},"params_optional":{"title":"Params optional","description":"true: the params member may be absent (and, unless transport.strict, null); it is validated against params only when present and not null. false (default): params must be present.","type":"boolean","default":false},"result":{"$ref":"#/$defs/SchemaRef","title":"Result schema","description":"Schema of a successful response's result (requests only)."},"result_stream":{"$ref":"#/$defs/SchemaRef","title":"Result stream item schema","description":"Instead of result: the answer is bare frames, no envelope, one item each, until the server closes its output (requests only)."},"partial_result":{"$ref":"#/$defs/SchemaRef","title":"Partial result schema","description":"Requests only: the values the request's partial results carry, where the protocol streams a result in parts beside the envelope (LSP: the value of $/progress for the request's partialResultToken)."},"registration_options":{"$ref":"#/$defs/SchemaRef","title":"Registration options schema","description":"The options a peer registers this method with at run time, where the protocol has dynamic registration (LSP: registerOptions in client/registerCapability)."},"error_data":{"$ref":"#/$defs/SchemaRef","title":"Error data schema of this method","description":"The data of this method's own error answers (codes outside JSON-RPC's reserved -32768 to -32000, which keep the protocol's error_data), instead of the protocol's error_data; absent data is allowed (LSP's initialize: InitializeError)."},"capability":{"title":"Gating capability","description":"Optional methods only: the capability the server must have declared before this method may be sent: a name, or for the provider style a path of member names (renameProvider/prepareProvider). Omit for required methods.","type":"string","minLength":1},"notifies":{"title":"Notifications it makes due","description":"Server-to-client notifications the server owes once this request succeeds, when it comes in the real host's order (host.sequence; kv: kv/put notifies kv/changed, after kv/watch). wirekit conformance waits for each after the answer (within the method's timeout), judges it, and fails a missing one (naming the serve loop's fault line when wirekit's runtime dropped it).","type":"array","items":{"$ref":"#/$defs/MethodName"},"uniqueItems":true},"params_from":{"title":"Params from earlier answers","description":"Where a host takes members of this method's params from the last result of another request (MCP: tools/call names a tool tools/list listed): value copies the value at a pointer, schema makes a minimal instance of the JSON Schema there, arguments makes an object with a string for each required item of an array of {name, required}. wirekit conformance uses them unless --params gives the method's params.","type":"array","items":{"type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName"},"at":{"$ref":"#/$defs/JsonPointer"},"value":{"$ref":"#/$defs/JsonPointer"},"schema":{"$ref":"#/$defs/JsonPointer"},"arguments":{"$ref":"#/$defs/JsonPointer"},"refused_with":{"title":"Refused with","description":"With schema: the server checks the member against that schema (MCP: a tool's arguments against its inputSchema) and refuses what breaks it with the error error_code, or a result whose result_flag is true (either, when both are given). wirekit conformance sends instances that break it, for every item of the list the pointer's 0 indexes.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"error_code":{"type":"integer"},"result_flag":{"$ref":"#/$defs/JsonPointer"}}}},"oneOf":[{"required":["value"]},{"required":["schema"]},{"required":["arguments"]}],"dependentRequired":{"refused_with":["schema"]}}},"errors":{"title":"Declared errors","description":"Requests only: the names (from the manifest's errors) of the protocol errors this request may be answered with, besides JSON-RPC's own (-32700, -32600 to -32603); validate reports any other code as undeclared_error. Omit to allow any code.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},"capability_of":{"title":"Whose capability","description":"Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises). Needs capabilities.client_pointer.","enum":["server","client"]},"timeout_ms":{"title":"Timeout","description":"How long the client waits for the answer, in milliseconds.","type":"integer","minimum":1},"lifecycle":{"$ref":"#/$defs/MethodLifecycle"},"examples":{"title":"Examples","description":"Worked examples; each must validate against the method's schemas (checked by schemas/check.py).","type":"array","items":{"$ref":"#/$defs/Example"}}},"allOf":[{"not":{"required":["result","result_stream"]}},{"if":{"properties":{"kind":{"const":"notification"}}},"then":{"properties":{"result":false,"result_stream":false,"timeout_ms":false,"partial_result":false,"error_data":false,"errors":false}},"else":{"anyOf":[{"required":["result"]},{"required":["result_stream"]}]}}]};
 const schema38 = {"title":"Method name","description":"The name of a method of this manifest.","type":"string","minLength":1};
-const schema48 = {"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}};
+const schema49 = {"title":"Example","description":"A worked example of one method.","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"title":"Title","description":"What the example shows.","type":"string","minLength":1},"description":{"title":"Description","description":"More words about it.","type":"string"},"params":{"title":"Params","description":"The params member; omit when the request carries none."},"result":{"title":"Result","description":"A successful result."},"items":{"title":"Stream items","description":"For result_stream methods: the items, in order.","type":"array"},"error":{"title":"Error","description":"An error answer.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"title":"Code","description":"The error code.","type":"integer"},"message":{"title":"Message","description":"The error message.","type":"string"},"data":{"title":"Data","description":"error.data."}}}},"not":{"required":["result","error"]}};
 const func27 = require("ajv/dist/runtime/equal").default;
 const schema37 = {"title":"Schema reference","description":"{\"$ref\": \"file.json#/$defs/Name\"}: a schema in one of the files listed in schemas.","type":"object","additionalProperties":false,"required":["$ref"],"properties":{"$ref":{"title":"Reference","description":"A URI reference relative to the manifest.","type":"string","pattern":"^[A-Za-z0-9_.-]+\\.json(#.*)?$"}}};
 const pattern11 = new RegExp("^[A-Za-z0-9_.-]+\\.json(#.*)?$", "u");
@@ -100,9 +100,9 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema44 = {"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}};
-const schema45 = {"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1};
-const schema47 = {"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}};
+const schema45 = {"title":"Method lifecycle","description":"Where the method may be sent and what a successful answer (or, for a notification, its arrival) does to the session.","type":"object","additionalProperties":false,"required":["allowed_in"],"properties":{"allowed_in":{"title":"Allowed in","description":"States in which the method may be sent; [\"*\"] means every non-terminal state.","type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"on_success":{"$ref":"#/$defs/StateName","title":"Next state","description":"The state after a successful answer; omit to stay."},"ends_session":{"title":"Ends session","description":"true: once answered successfully the session is over and nothing more may be sent.","type":"boolean","default":false},"followed_by":{"title":"Followed by","description":"A client-to-server notification the client sends at once after this method succeeds (LSP: initialize is followed by initialized, shutdown by exit); clients built on the manifest send it themselves.","type":"string","minLength":1},"completion":{"title":"Completion","description":"A server-to-client notification that ends what a successful answer started (driver.invoke: driver.completed). Until it arrives a host follows the server's notifications and sends no call the state refuses; then it may send the next.","type":"string","minLength":1},"violation":{"$ref":"#/$defs/Violation","description":"This method's own answer to being sent in a state not in allowed_in, over the protocol-wide one."}}};
+const schema46 = {"title":"State name","description":"The name of a lifecycle state of this manifest.","type":"string","minLength":1};
+const schema48 = {"title":"Violation answer","description":"The error a server answers when a method arrives in a state not in its allowed_in. Placeholders in message: {method}, {state}, {allowed} (the allowed states joined with \", \").","type":"object","additionalProperties":false,"required":["code","message","data"],"properties":{"code":{"title":"Code","description":"The JSON-RPC error code.","type":"integer"},"message":{"title":"Message","description":"The error message template.","type":"string","minLength":1},"data":{"title":"Data","description":"error.data; null means the error carries no data member. Placeholders are filled in string values too."}}};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -975,7 +975,7 @@ vErrors.push(err33);
 errors++;
 }
 for(const key1 of Object.keys(data21)){
-if(!(((((key1 === "method") || (key1 === "at")) || (key1 === "value")) || (key1 === "schema")) || (key1 === "arguments"))){
+if(!((((((key1 === "method") || (key1 === "at")) || (key1 === "value")) || (key1 === "schema")) || (key1 === "arguments")) || (key1 === "refused_with"))){
 const err34 = {instancePath:instancePath+"/params_from/" + i2,schemaPath:"#/properties/params_from/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err34];
@@ -1111,9 +1111,11 @@ vErrors.push(err44);
 errors++;
 }
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/params_from/" + i2,schemaPath:"#/properties/params_from/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data21.refused_with !== undefined && func0.call(data21, "refused_with")){
+let data27 = data21.refused_with;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(Object.keys(data27).length < 1){
+const err45 = {instancePath:instancePath+"/params_from/" + i2+"/refused_with",schemaPath:"#/properties/params_from/items/properties/refused_with/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1122,10 +1124,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/params_from",schemaPath:"#/properties/params_from/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key2 of Object.keys(data27)){
+if(!((key2 === "error_code") || (key2 === "result_flag"))){
+const err46 = {instancePath:instancePath+"/params_from/" + i2+"/refused_with",schemaPath:"#/properties/params_from/items/properties/refused_with/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1135,15 +1136,10 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.errors !== undefined && func0.call(data, "errors")){
-let data27 = data.errors;
-if(Array.isArray(data27)){
-const len2 = data27.length;
-for(let i3=0; i3<len2; i3++){
-let data28 = data27[i3];
-if(typeof data28 === "string"){
-if(func74(data28) < 1){
-const err47 = {instancePath:instancePath+"/errors/" + i3,schemaPath:"#/properties/errors/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data27.error_code !== undefined && func0.call(data27, "error_code")){
+let data28 = data27.error_code;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err47 = {instancePath:instancePath+"/params_from/" + i2+"/refused_with/error_code",schemaPath:"#/properties/params_from/items/properties/refused_with/properties/error_code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1153,8 +1149,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-else {
-const err48 = {instancePath:instancePath+"/errors/" + i3,schemaPath:"#/properties/errors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.result_flag !== undefined && func0.call(data27, "result_flag")){
+let data29 = data27.result_flag;
+if(typeof data29 === "string"){
+if(!pattern8.test(data29)){
+const err48 = {instancePath:instancePath+"/params_from/" + i2+"/refused_with/result_flag",schemaPath:"#/$defs/JsonPointer/pattern",keyword:"pattern",params:{pattern: "^(/([^~/]|~[01])*)*$"},message:"must match pattern \""+"^(/([^~/]|~[01])*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1164,18 +1163,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-let i4 = data27.length;
-let j1;
-if(i4 > 1){
-const indices0 = {};
-for(;i4--;){
-let item0 = data27[i4];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j1 = indices0[item0];
-const err49 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i4+" are identical)"};
+else {
+const err49 = {instancePath:instancePath+"/params_from/" + i2+"/refused_with/result_flag",schemaPath:"#/$defs/JsonPointer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1183,14 +1172,11 @@ else {
 vErrors.push(err49);
 }
 errors++;
-break;
-}
-indices0[item0] = i4;
 }
 }
 }
 else {
-const err50 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err50 = {instancePath:instancePath+"/params_from/" + i2+"/refused_with",schemaPath:"#/properties/params_from/items/properties/refused_with/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1200,10 +1186,12 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data.capability_of !== undefined && func0.call(data, "capability_of")){
-let data29 = data.capability_of;
-if(!((data29 === "server") || (data29 === "client"))){
-const err51 = {instancePath:instancePath+"/capability_of",schemaPath:"#/properties/capability_of/enum",keyword:"enum",params:{allowedValues: schema36.properties.capability_of.enum},message:"must be equal to one of the allowed values"};
+if(data21.refused_with !== undefined && func0.call(data21, "refused_with")){
+if((data21.schema === undefined) || (!(func0.call(data21, "schema")))){
+const err51 = {instancePath:instancePath+"/params_from/" + i2,schemaPath:"#/properties/params_from/items/dependentRequired",keyword:"dependentRequired",params:{property: "refused_with",
+    missingProperty: "schema",
+    depsCount: 1,
+    deps: "schema"},message:"must have property schema when property refused_with is present"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1213,10 +1201,9 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data.timeout_ms !== undefined && func0.call(data, "timeout_ms")){
-let data30 = data.timeout_ms;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-const err52 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err52 = {instancePath:instancePath+"/params_from/" + i2,schemaPath:"#/properties/params_from/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1225,14 +1212,117 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(typeof data30 == "number"){
-if(data30 < 1 || isNaN(data30)){
-const err53 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/params_from",schemaPath:"#/properties/params_from/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data.errors !== undefined && func0.call(data, "errors")){
+let data30 = data.errors;
+if(Array.isArray(data30)){
+const len2 = data30.length;
+for(let i3=0; i3<len2; i3++){
+let data31 = data30[i3];
+if(typeof data31 === "string"){
+if(func74(data31) < 1){
+const err54 = {instancePath:instancePath+"/errors/" + i3,schemaPath:"#/properties/errors/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/errors/" + i3,schemaPath:"#/properties/errors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+let i4 = data30.length;
+let j1;
+if(i4 > 1){
+const indices0 = {};
+for(;i4--;){
+let item0 = data30[i4];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j1 = indices0[item0];
+const err56 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i4+" are identical)"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+break;
+}
+indices0[item0] = i4;
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data.capability_of !== undefined && func0.call(data, "capability_of")){
+let data32 = data.capability_of;
+if(!((data32 === "server") || (data32 === "client"))){
+const err58 = {instancePath:instancePath+"/capability_of",schemaPath:"#/properties/capability_of/enum",keyword:"enum",params:{allowedValues: schema36.properties.capability_of.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data.timeout_ms !== undefined && func0.call(data, "timeout_ms")){
+let data33 = data.timeout_ms;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+const err59 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if(typeof data33 == "number"){
+if(data33 < 1 || isNaN(data33)){
+const err60 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
 }
 errors++;
 }
@@ -1245,111 +1335,17 @@ errors = vErrors.length;
 }
 }
 if(data.examples !== undefined && func0.call(data, "examples")){
-let data32 = data.examples;
-if(Array.isArray(data32)){
-const len3 = data32.length;
+let data35 = data.examples;
+if(Array.isArray(data35)){
+const len3 = data35.length;
 for(let i5=0; i5<len3; i5++){
-let data33 = data32[i5];
-const _errs70 = errors;
-const _errs71 = errors;
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-let missing1;
-if((((data33.result === undefined) || (!(func0.call(data33, "result")))) && (missing1 = "result")) || (((data33.error === undefined) || (!(func0.call(data33, "error")))) && (missing1 = "error"))){
-const err54 = {};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-var valid26 = _errs71 === errors;
-if(valid26){
-const err55 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/not",keyword:"not",params:{},message:"must NOT be valid"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-else {
-errors = _errs70;
-if(vErrors !== null){
-if(_errs70){
-vErrors.length = _errs70;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if((data33.title === undefined) || (!(func0.call(data33, "title")))){
-const err56 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-for(const key2 of Object.keys(data33)){
-if(!((((((key2 === "title") || (key2 === "description")) || (key2 === "params")) || (key2 === "result")) || (key2 === "items")) || (key2 === "error"))){
-const err57 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(data33.title !== undefined && func0.call(data33, "title")){
-let data34 = data33.title;
-if(typeof data34 === "string"){
-if(func74(data34) < 1){
-const err58 = {instancePath:instancePath+"/examples/" + i5+"/title",schemaPath:"#/$defs/Example/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-}
-else {
-const err59 = {instancePath:instancePath+"/examples/" + i5+"/title",schemaPath:"#/$defs/Example/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-if(data33.description !== undefined && func0.call(data33, "description")){
-if(typeof data33.description !== "string"){
-const err60 = {instancePath:instancePath+"/examples/" + i5+"/description",schemaPath:"#/$defs/Example/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(data33.items !== undefined && func0.call(data33, "items")){
-if(!(Array.isArray(data33.items))){
-const err61 = {instancePath:instancePath+"/examples/" + i5+"/items",schemaPath:"#/$defs/Example/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data36 = data35[i5];
+const _errs78 = errors;
+const _errs79 = errors;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let missing2;
+if((((data36.result === undefined) || (!(func0.call(data36, "result")))) && (missing2 = "result")) || (((data36.error === undefined) || (!(func0.call(data36, "error")))) && (missing2 = "error"))){
+const err61 = {};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1359,11 +1355,9 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data33.error !== undefined && func0.call(data33, "error")){
-let data37 = data33.error;
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-if((data37.code === undefined) || (!(func0.call(data37, "code")))){
-const err62 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+var valid28 = _errs79 === errors;
+if(valid28){
+const err62 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1372,8 +1366,20 @@ vErrors.push(err62);
 }
 errors++;
 }
-if((data37.message === undefined) || (!(func0.call(data37, "message")))){
-const err63 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+else {
+errors = _errs78;
+if(vErrors !== null){
+if(_errs78){
+vErrors.length = _errs78;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if((data36.title === undefined) || (!(func0.call(data36, "title")))){
+const err63 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1382,9 +1388,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-for(const key3 of Object.keys(data37)){
-if(!(((key3 === "code") || (key3 === "message")) || (key3 === "data"))){
-const err64 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+for(const key3 of Object.keys(data36)){
+if(!((((((key3 === "title") || (key3 === "description")) || (key3 === "params")) || (key3 === "result")) || (key3 === "items")) || (key3 === "error"))){
+const err64 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1394,10 +1400,11 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data37.code !== undefined && func0.call(data37, "code")){
-let data38 = data37.code;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-const err65 = {instancePath:instancePath+"/examples/" + i5+"/error/code",schemaPath:"#/$defs/Example/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data36.title !== undefined && func0.call(data36, "title")){
+let data37 = data36.title;
+if(typeof data37 === "string"){
+if(func74(data37) < 1){
+const err65 = {instancePath:instancePath+"/examples/" + i5+"/title",schemaPath:"#/$defs/Example/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1407,9 +1414,8 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data37.message !== undefined && func0.call(data37, "message")){
-if(typeof data37.message !== "string"){
-const err66 = {instancePath:instancePath+"/examples/" + i5+"/error/message",schemaPath:"#/$defs/Example/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err66 = {instancePath:instancePath+"/examples/" + i5+"/title",schemaPath:"#/$defs/Example/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1419,9 +1425,9 @@ vErrors.push(err66);
 errors++;
 }
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.description !== undefined && func0.call(data36, "description")){
+if(typeof data36.description !== "string"){
+const err67 = {instancePath:instancePath+"/examples/" + i5+"/description",schemaPath:"#/$defs/Example/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1431,9 +1437,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-}
-else {
-const err68 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.items !== undefined && func0.call(data36, "items")){
+if(!(Array.isArray(data36.items))){
+const err68 = {instancePath:instancePath+"/examples/" + i5+"/items",schemaPath:"#/$defs/Example/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1443,9 +1449,11 @@ vErrors.push(err68);
 errors++;
 }
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data36.error !== undefined && func0.call(data36, "error")){
+let data40 = data36.error;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+if((data40.code === undefined) || (!(func0.call(data40, "code")))){
+const err69 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1454,10 +1462,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-}
-else {
-const err70 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((data40.message === undefined) || (!(func0.call(data40, "message")))){
+const err70 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1466,13 +1472,97 @@ vErrors.push(err70);
 }
 errors++;
 }
+for(const key4 of Object.keys(data40)){
+if(!(((key4 === "code") || (key4 === "message")) || (key4 === "data"))){
+const err71 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data40.code !== undefined && func0.call(data40, "code")){
+let data41 = data40.code;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+const err72 = {instancePath:instancePath+"/examples/" + i5+"/error/code",schemaPath:"#/$defs/Example/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data40.message !== undefined && func0.call(data40, "message")){
+if(typeof data40.message !== "string"){
+const err73 = {instancePath:instancePath+"/examples/" + i5+"/error/message",schemaPath:"#/$defs/Example/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/examples/" + i5+"/error",schemaPath:"#/$defs/Example/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/examples/" + i5,schemaPath:"#/$defs/Example/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+}
+else {
+const err77 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
 validate21.errors = vErrors;
 return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema50 = {"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}};
-const pattern17 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
+const schema51 = {"title":"Error shape by kind","description":"An error shape, with overrides for some kinds (e.g. a FrameTooLong framing fault, a WrongJsonRpcVersion envelope).","type":"object","additionalProperties":false,"properties":{"code":{"title":"Code","description":"The JSON-RPC error code; absent: the standard code of the case.","type":"integer"},"data":{"title":"Data","description":"The error.data template; null or absent: no data member."},"by_kind":{"title":"By kind","description":"Kind name (FrameTooLong, BareCarriageReturn, WrongJsonRpcVersion, ...) to the shape used for that kind instead.","type":"object","propertyNames":{"pattern":"^[A-Z][A-Za-z0-9]*$"},"additionalProperties":{"$ref":"#/$defs/ErrorShape"}}}};
+const pattern18 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1516,7 +1606,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key1 of Object.keys(data1)){
 const _errs6 = errors;
 if(typeof key1 === "string"){
-if(!pattern17.test(key1)){
+if(!pattern18.test(key1)){
 const err2 = {instancePath:instancePath+"/by_kind",schemaPath:"#/properties/by_kind/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Z][A-Za-z0-9]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err2];
@@ -1607,7 +1697,7 @@ return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema58 = {"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}};
+const schema59 = {"title":"Lifecycle","description":"The session state machine.","type":"object","additionalProperties":false,"required":["initial","states","terminal","violation"],"properties":{"initial":{"$ref":"#/$defs/StateName","title":"Initial state","description":"The state a session starts in."},"states":{"title":"States","description":"Every state, with its description.","type":"object","minProperties":1,"additionalProperties":{"type":"string","minLength":1}},"terminal":{"title":"Terminal states","description":"States after which nothing more may be sent.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/StateName"}},"violation":{"$ref":"#/$defs/Violation","description":"The protocol-wide answer to a method sent in a state not in its allowed_in."}}};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1919,7 +2009,7 @@ return errors === 0;
 }
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema62 = {"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}};
+const schema63 = {"title":"Version negotiation","description":"How the client's version is checked against the server's.","type":"object","additionalProperties":false,"required":["method","client_pointer","server_version","rule","error","message"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose params carry the client's version."},"client_pointer":{"$ref":"#/$defs/JsonPointer","title":"Client version pointer","description":"JSON pointer into that method's params."},"server_version":{"title":"Server version","description":"The version the server speaks.","type":"string","minLength":1},"rule":{"title":"Rule","description":"same-major: compatible when the leading integer components are equal.","enum":["same-major"]},"error":{"title":"Error name","description":"The name (in errors) of the error answered on a mismatch.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"message":{"title":"Message","description":"The mismatch message; placeholders {client}, {server}, {client_major}, {server_major}.","type":"string","minLength":1}}};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2081,7 +2171,7 @@ errors++;
 }
 if(data.rule !== undefined && func0.call(data, "rule")){
 if(!(data.rule === "same-major")){
-const err13 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema62.properties.rule.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema63.properties.rule.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2094,7 +2184,7 @@ errors++;
 if(data.error !== undefined && func0.call(data, "error")){
 let data4 = data.error;
 if(typeof data4 === "string"){
-if(!pattern16.test(data4)){
+if(!pattern17.test(data4)){
 const err14 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -2157,7 +2247,7 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema65 = {"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}};
+const schema66 = {"title":"Cancellation","description":"How a peer cancels a request it sent: a notification naming the request's id. answer: required (LSP: the request is still answered, with its result or an error) or optional (MCP: the receiver should not answer; validate reports no unanswered request and no fault for an answer that comes anyway).","type":"object","additionalProperties":false,"required":["method","id_pointer","answer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The cancelling notification."},"id_pointer":{"$ref":"#/$defs/JsonPointer","title":"Id pointer","description":"JSON pointer into its params to the cancelled request's id."},"answer":{"title":"Answer","description":"Whether a cancelled request is still answered.","enum":["required","optional"]}}};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2265,7 +2355,7 @@ errors++;
 if(data.answer !== undefined && func0.call(data, "answer")){
 let data2 = data.answer;
 if(!((data2 === "required") || (data2 === "optional"))){
-const err8 = {instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/enum",keyword:"enum",params:{allowedValues: schema65.properties.answer.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/enum",keyword:"enum",params:{allowedValues: schema66.properties.answer.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2291,7 +2381,7 @@ return errors === 0;
 }
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema68 = {"title":"Progress","description":"How a request's handler reports progress: the request's params carry a token (a request without one asked for none), and each report is the progress notification naming it. A handler's context sends it (Context.progress) with the token set.","type":"object","additionalProperties":false,"required":["method","request_pointer","token_pointer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The notification that reports progress."},"request_pointer":{"$ref":"#/$defs/JsonPointer","title":"Request pointer","description":"JSON pointer into a request's params to its progress token."},"token_pointer":{"$ref":"#/$defs/JsonPointer","title":"Token pointer","description":"JSON pointer into the notification's params to the token."}}};
+const schema69 = {"title":"Progress","description":"How a request's handler reports progress: the request's params carry a token (a request without one asked for none), and each report is the progress notification naming it. A handler's context sends it (Context.progress) with the token set.","type":"object","additionalProperties":false,"required":["method","request_pointer","token_pointer"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The notification that reports progress."},"request_pointer":{"$ref":"#/$defs/JsonPointer","title":"Request pointer","description":"JSON pointer into a request's params to its progress token."},"token_pointer":{"$ref":"#/$defs/JsonPointer","title":"Token pointer","description":"JSON pointer into the notification's params to the token."}}};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2437,7 +2527,7 @@ return errors === 0;
 }
 validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema72 = {"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}};
+const schema73 = {"title":"Host","description":"How the protocol's real host drives a server: what wirekit conformance follows.","type":"object","additionalProperties":false,"properties":{"description":{"title":"Description","description":"What the real host does, and where that is written (feeds the generated docs).","type":"string"},"sequence":{"title":"Sequence","description":"The requests and notifications the real host sends, in its order (a notification is sent, no answer awaited); an optional method only when its capability was declared. The method that ends the session, if listed, comes last.","type":"array","items":{"$ref":"#/$defs/MethodName"}},"project_root":{"$ref":"#/$defs/JsonPointer","title":"Project root","description":"The member of a method's params that carries the project root, in every method whose params have it."},"exit_grace_ms":{"title":"Exit grace","description":"How long a server has to exit once the session has ended (or it refused the session) and its input is closed, in milliseconds (default 5000).","type":"integer","minimum":1},"terminate_grace_ms":{"title":"Terminate grace","description":"Where the real host sends SIGTERM to a server still running after the exit grace (MCP's stdio shutdown: close the input, wait, SIGTERM, wait, SIGKILL): how long the server then has before SIGKILL, in milliseconds. Absent: SIGKILL right after the exit grace.","type":"integer","minimum":1}}};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2606,9 +2696,9 @@ return errors === 0;
 }
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema75 = {"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]};
-const schema76 = {"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
-const schema78 = {"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}};
+const schema76 = {"title":"Rule","description":"One semantic rule. Its name selects its members; see schemas/README.md.","type":"object","required":["rule","method","part","message"],"properties":{"rule":{"title":"Rule name","description":"Which rule.","enum":["not_before","increasing_sequence","last_sequence_matches","matches_scope","not_reused"]},"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method whose messages the rule checks."},"part":{"title":"Part","description":"Which part of the message: params, result or item (a result_stream item).","enum":["params","result","item"]},"message":{"title":"Message","description":"The problem's message template (placeholders per rule).","type":"string","minLength":1}},"oneOf":[{"title":"not_before","description":"Stateless: at every object matched by at, when both members are numbers, second must be >= first. Placeholders {first}, {second}.","additionalProperties":false,"required":["at","first","second"],"properties":{"rule":{"const":"not_before"},"method":true,"part":true,"message":true,"at":{"$ref":"#/$defs/WildcardPointer"},"first":{"type":"string","minLength":1},"second":{"type":"string","minLength":1}}},{"title":"increasing_sequence","description":"Stateful: within one scope, the number at at must be strictly greater than the last accepted one. Placeholders {value}, {previous}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"increasing_sequence"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"last_sequence_matches","description":"Stateful: when the scope saw no accepted observed message, the member at at must be absent; otherwise it must be present and equal to the observed value of the last accepted one. Placeholders {value}, {expected}.","additionalProperties":false,"required":["at","observed","scope"],"properties":{"rule":{"const":"last_sequence_matches"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"observed":{"$ref":"#/$defs/MessageValue"},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"matches_scope","description":"Stateful: each listed member must equal the same member of the params of the request that opened the scope. Placeholders {pointer}, {value}, {expected}.","additionalProperties":false,"required":["at","scope"],"properties":{"rule":{"const":"matches_scope"},"method":true,"part":{"const":"params"},"message":true,"at":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/JsonPointer"}},"scope":{"$ref":"#/$defs/Scope"}}},{"title":"not_reused","description":"Stateful: the value at at must differ from every value accepted earlier in the session at consumed. Placeholder {value}.","additionalProperties":false,"required":["at","consumed"],"properties":{"rule":{"const":"not_reused"},"method":true,"part":{"const":"params"},"message":true,"at":{"$ref":"#/$defs/JsonPointer"},"consumed":{"$ref":"#/$defs/MessageValue"}}}]};
+const schema77 = {"title":"Wildcard JSON pointer","description":"A JSON pointer whose segments may be \"*\", meaning every member or item at that level.","type":"string","pattern":"^(/([^~/]|~[01])*)*$"};
+const schema79 = {"title":"Scope","description":"A span of the session opened by the successful answer to one request and closed by the acceptance of a message.","type":"object","additionalProperties":false,"required":["start","end"],"properties":{"start":{"$ref":"#/$defs/MethodName","title":"Opened by","description":"The request whose successful answer opens the scope; its params are remembered."},"end":{"$ref":"#/$defs/MethodName","title":"Closed by","description":"The method whose acceptance closes the scope."}}};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2719,7 +2809,7 @@ return errors === 0;
 }
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema82 = {"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}};
+const schema83 = {"title":"Message value","description":"A value taken from another method's params.","type":"object","additionalProperties":false,"required":["method","at"],"properties":{"method":{"$ref":"#/$defs/MethodName","title":"Method","description":"The method."},"at":{"$ref":"#/$defs/JsonPointer","title":"Pointer","description":"JSON pointer into its params."}}};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3532,7 +3622,7 @@ props0.message = true;
 if(data.rule !== undefined && func0.call(data, "rule")){
 let data22 = data.rule;
 if(!(((((data22 === "not_before") || (data22 === "increasing_sequence")) || (data22 === "last_sequence_matches")) || (data22 === "matches_scope")) || (data22 === "not_reused"))){
-const err48 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema75.properties.rule.enum},message:"must be equal to one of the allowed values"};
+const err48 = {instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema76.properties.rule.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3570,7 +3660,7 @@ errors++;
 if(data.part !== undefined && func0.call(data, "part")){
 let data24 = data.part;
 if(!(((data24 === "params") || (data24 === "result")) || (data24 === "item"))){
-const err51 = {instancePath:instancePath+"/part",schemaPath:"#/properties/part/enum",keyword:"enum",params:{allowedValues: schema75.properties.part.enum},message:"must be equal to one of the allowed values"};
+const err51 = {instancePath:instancePath+"/part",schemaPath:"#/properties/part/enum",keyword:"enum",params:{allowedValues: schema76.properties.part.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4612,7 +4702,7 @@ errors++;
 if(data34.name !== undefined && func0.call(data34, "name")){
 let data36 = data34.name;
 if(typeof data36 === "string"){
-if(!pattern16.test(data36)){
+if(!pattern17.test(data36)){
 const err79 = {instancePath:instancePath+"/errors/" + i2+"/name",schemaPath:"#/$defs/Error/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err79];
