@@ -71,7 +71,11 @@ impl PyContext {
     /// or None when the client asked for no progress.
     #[getter]
     fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.request.as_ref().and_then(RequestContext::progress_token) {
+        match self
+            .request
+            .as_ref()
+            .and_then(RequestContext::progress_token)
+        {
             Some(token) => to_python(py, token),
             None => Ok(py.None().into_bound(py)),
         }
