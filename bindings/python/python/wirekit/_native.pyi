@@ -7,6 +7,7 @@ from typing import Any, Literal, Optional, Union, final
 from .errors import FramingError
 
 __all__ = [
+    "Context",
     "ContentLengthDecoder",
     "ContentLengthEncoder",
     "Frame",
