@@ -218,6 +218,11 @@ def test_the_loop_is_chosen_by_the_handlers() -> None:
     with_context.method("ping")(ping)
     assert with_context._concurrency() == 16
 
+    # A default is no context: `lambda params, result=result: result`.
+    defaulted = Service("mcp@2025-11-25")
+    defaulted.method("ping")(lambda params, result={}: result)
+    assert defaulted._concurrency() is None
+
     awaiting = Service("mcp@2025-11-25")
 
     async def aping(params: Any) -> Any:

@@ -48,23 +48,24 @@ def current_context() -> Optional[Context]:
 
 
 def takes_context(function: Callable[..., Any]) -> bool:
-    """Whether `function` takes a second positional parameter, or a
-    parameter annotated `Context` (the annotation as a class or a string)."""
+    """Whether `function` takes a context: a parameter annotated `Context`
+    (the class, or a string naming it), or a second positional parameter
+    without a default (`lambda params, result=result: ...` takes none)."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
         return False
-    positional = [
-        p
-        for p in signature.parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
+    parameters = list(signature.parameters.values())
     annotated = any(
         p.annotation is Context or (isinstance(p.annotation, str) and p.annotation.split(".")[-1] == "Context")
-        for p in signature.parameters.values()
+        for p in parameters
     )
-    has_varargs = any(p.kind == p.VAR_POSITIONAL for p in signature.parameters.values())
-    return annotated or len(positional) >= 2 or has_varargs
+    required = [
+        p
+        for p in parameters
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+    return annotated or len(required) >= 2
 
 
 def is_async(function: Callable[..., Any]) -> bool:
