@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +205,68 @@ def test_the_official_python_sdk_client_talks_to_the_example_server() -> None:
     assert got["divide"] == ["cannot divide by zero"] and got["divide_is_error"] is True
     assert got["resources"] == ["memo://readme"] and got["readme"] == ["This server adds and divides."]
     assert got["prompts"] == ["explain"] and got["prompt"] == ["Explain add (short)."]
+
+
+TOOLS_SERVER = '''
+import asyncio, time
+from wirekit import Context
+from wirekit.mcp import Server
+
+server = Server("side-by-side", "1")
+
+@server.tool()
+def slow(seconds: float) -> str:
+    "Sleeps."
+    time.sleep(seconds)
+    return "slept"
+
+@server.tool()
+def report(steps: int, context: Context) -> str:
+    "Reports progress."
+    for step in range(steps):
+        context.progress({"progress": step + 1, "total": steps})
+    return f"cancelled={context.cancelled}"
+
+@server.tool()
+async def later(text: str) -> str:
+    "Answers after a while."
+    await asyncio.sleep(0.05)
+    return text.upper()
+
+server.run()
+'''
+
+
+def test_tools_run_side_by_side_with_a_context_and_async(tmp_path: Path) -> None:
+    from support import PYTHON, Peer
+
+    script = tmp_path / "server.py"
+    script.write_text(TOOLS_SERVER)
+    peer = Peer([PYTHON, str(script)], deadline=60)
+
+    def send(message: dict[str, Any]) -> None:
+        peer.send(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+    listed = peer.request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "t", "version": "1"}})
+    assert "tools" in listed["result"]["capabilities"]
+    send({"method": "notifications/initialized"})
+    tools = {t["name"]: t for t in peer.request(1, "tools/list", {})["result"]["tools"]}
+    # The context is no argument a client names.
+    assert tools["report"]["inputSchema"] == {
+        "type": "object", "properties": {"steps": {"type": "integer"}}, "required": ["steps"]}
+    send({"id": 2, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 1.0}}})
+    time.sleep(0.05)
+    started = time.monotonic()
+    assert peer.request(3, "ping", {}) == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert time.monotonic() - started < 0.5  # not after the tool's 1 s
+    send({"id": 4, "method": "tools/call",
+          "params": {"name": "report", "arguments": {"steps": 2}, "_meta": {"progressToken": "p"}}})
+    progress = [peer.line(), peer.line()]
+    assert [m["params"] for m in progress] == [
+        {"progress": 1, "total": 2, "progressToken": "p"}, {"progress": 2, "total": 2, "progressToken": "p"}]
+    assert peer.line()["result"]["content"][0]["text"] == "cancelled=False"
+    answer = peer.request(5, "tools/call", {"name": "later", "arguments": {"text": "hi"}})
+    assert answer["result"]["content"][0]["text"] == "HI"
+    assert peer.line()["id"] == 2  # the slow tool, last
+    peer.close()

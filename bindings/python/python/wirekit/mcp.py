@@ -24,7 +24,11 @@ A tool's input schema comes from its signature (`int` → integer, `float`
 → number, `str` → string, `bool` → boolean, `list` → array, `dict` →
 object; a parameter without a default is required) unless `input_schema`
 is given; the handler is called with the arguments as keyword arguments.
-It returns a `str` (one text content), a `dict` holding `content` (the
+A parameter annotated `wirekit.Context` is no argument: it gets the call's
+context (`cancelled`, `progress`, `notify`, `request` to the client), and
+an `async def` tool is awaited on the service's asyncio loop. Tools run
+side by side (`concurrency`, 16 by default), so a `ping` is answered while
+a slow tool runs. It returns a `str` (one text content), a `dict` holding `content` (the
 whole `CallToolResult`), or any other JSON value (its JSON as text, and as
 `structuredContent` when it is an object).
 """
@@ -39,7 +43,8 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from ._native import embedded_protocols
 from .errors import RpcError
-from .service import ResultCheck, Service
+from ._native import Context
+from .service import DEFAULT_CONCURRENCY, ResultCheck, Service
 
 __all__ = ["Server", "supported_versions", "negotiate"]
 
@@ -69,12 +74,26 @@ def negotiate(requested: Any, supported: list[str]) -> str:
     return requested if isinstance(requested, str) and requested in supported else supported[0]
 
 
+def _is_context(parameter: inspect.Parameter) -> bool:
+    annotation = parameter.annotation
+    return annotation is Context or (isinstance(annotation, str) and annotation.split(".")[-1] == "Context")
+
+
+def _context_parameter(handler: Callable[..., Any]) -> Optional[str]:
+    """The name of the handler's parameter annotated `wirekit.Context`, if
+    any: it gets the request's context, and is no argument a client names."""
+    for p in inspect.signature(handler).parameters.values():
+        if _is_context(p):
+            return p.name
+    return None
+
+
 def _named_parameters(handler: Callable[..., Any]) -> list[inspect.Parameter]:
-    """The handler's parameters a client names (not `*args`, `**kwargs`)."""
+    """The handler's parameters a client names (not `*args`, `**kwargs`, nor the context)."""
     return [
         p
         for p in inspect.signature(handler).parameters.values()
-        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and not _is_context(p)
     ]
 
 
@@ -118,14 +137,20 @@ class Server(Service):
         instructions: Optional[str] = None,
         result_check: ResultCheck = "reject",
         schemas: Union[str, "os.PathLike[str]", None] = None,
+        concurrency: Optional[int] = DEFAULT_CONCURRENCY,
     ) -> None:
+        # `concurrency`: tools run side by side on the core's concurrent loop
+        # (MCP: a ping is answered promptly while a tool runs; a cancelled
+        # call's tool sees `context.cancelled`); None serves one at a time.
         # `protocol_version`: the folder whose schemas check every message
         # (the newest shipped by default); the server also accepts the
         # older versions wirekit ships.
         self.versions = supported_versions(protocol_version)
         if not self.versions:
             raise ValueError(f"wirekit ships no MCP version up to {protocol_version!r}")
-        super().__init__(f"mcp@{self.versions[0]}", result_check=result_check, schemas=schemas)
+        super().__init__(
+            f"mcp@{self.versions[0]}", result_check=result_check, schemas=schemas, concurrency=concurrency
+        )
         self.info: dict[str, Any] = {"name": name, "version": version}
         self.instructions = instructions
         self._tools: dict[str, _Entry] = {}
@@ -201,12 +226,20 @@ class Server(Service):
             result["instructions"] = self.instructions
         return result
 
-    def _call_tool(self, params: Any) -> dict[str, Any]:
+    def _call_tool(self, params: Any, context: Optional[Context] = None) -> dict[str, Any]:
         entry = self._tools.get(params["name"])
         if entry is None:
             raise RpcError(f"Unknown tool: {params['name']}", code=INVALID_PARAMS)
+        arguments = dict(params.get("arguments") or {})
+        context_name = _context_parameter(entry.handler)
+        if context_name is not None:
+            arguments[context_name] = context
         try:
-            value = entry.handler(**(params.get("arguments") or {}))
+            value = entry.handler(**arguments)
+            if inspect.isawaitable(value):
+                value = self._events.run(value, context, self._cancelled_code())
+        except RpcError:
+            raise
         except Exception as exc:  # noqa: BLE001 - a tool's failure is its result
             return {"content": [{"type": "text", "text": str(exc) or type(exc).__name__}], "isError": True}
         if isinstance(value, str):
@@ -217,6 +250,9 @@ class Server(Service):
         if isinstance(value, dict):
             result["structuredContent"] = value
         return result
+
+    def _call_tool_with_context(self, params: Any, context: Context) -> dict[str, Any]:
+        return self._call_tool(params, context)
 
     def _read_resource(self, params: Any) -> dict[str, Any]:
         entry = self._resources.get(params["uri"])
@@ -241,7 +277,7 @@ class Server(Service):
         handlers.setdefault("ping", lambda params: {})
         if self._tools:
             handlers.setdefault("tools/list", lambda params: {"tools": [e.listing for e in self._tools.values()]})
-            handlers.setdefault("tools/call", self._call_tool)
+            handlers.setdefault("tools/call", self._call_tool_with_context)
         if self._resources:
             handlers.setdefault(
                 "resources/list", lambda params: {"resources": [e.listing for e in self._resources.values()]}
