@@ -10,7 +10,6 @@ pub mod bundle;
 mod capabilities;
 mod error;
 mod manifest;
-#[cfg(feature = "host")]
 pub(crate) mod pointer;
 mod registry;
 pub mod resources;
