@@ -8,6 +8,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[allow(dead_code)] // the shared helpers this file does not use
+mod support;
+
 fn repo(path: &str) -> PathBuf {
     PathBuf::from(format!("{}/../{path}", env!("CARGO_MANIFEST_DIR")))
 }
@@ -29,23 +32,7 @@ fn rust_driver() -> PathBuf {
 
 /// Runs the command with `--json`; the exit code and the report.
 fn conformance(args: &[&str], server: &[&str]) -> (i32, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .arg("conformance")
-        .args(args)
-        .arg("--json")
-        .arg("--")
-        .args(server)
-        .output()
-        .expect("wirekit runs");
-    let report: Result<Value, _> = serde_json::from_slice(&output.stdout);
-    assert!(
-        report.is_ok(),
-        "not a JSON report:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report = report.unwrap_or_default();
-    (output.status.code().unwrap_or(-1), report)
+    support::conformance_report(&[args, &["--json", "--"], server].concat())
 }
 
 /// `group/name` of every check with `outcome`.

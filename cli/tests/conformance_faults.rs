@@ -12,6 +12,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[allow(dead_code)] // the shared helpers this file does not use
+mod support;
+
 fn repo(path: &str) -> String {
     format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -28,21 +31,9 @@ fn kv_server() -> String {
 
 /// Runs conformance of kv@1 with `--json`: the exit code and the report.
 fn conformance(server: &[&str]) -> (i32, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args(["conformance", "--schemas", &repo("tests/conformance")])
-        .args(["--protocol", "kv@1", "--json", "--"])
-        .args(server)
-        .output()
-        .expect("wirekit runs");
-    let report: Result<Value, _> = serde_json::from_slice(&output.stdout);
-    assert!(
-        report.is_ok(),
-        "not a JSON report:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report = report.unwrap_or_default();
-    (output.status.code().unwrap_or(-1), report)
+    let schemas = repo("tests/conformance");
+    let args = ["--schemas", &schemas, "--protocol", "kv@1", "--json", "--"];
+    support::conformance_report(&[&args[..], server].concat())
 }
 
 /// The checks that did not pass: (outcome, group/name, pointer, message).

@@ -5,9 +5,10 @@
 //! check for each broken member and keyword, naming the pointer; the same
 //! server checking them passes every such check (issue 34).
 
-use std::process::Command;
-
 use serde_json::Value;
+
+#[allow(dead_code)] // the shared helpers this file does not use
+mod support;
 
 fn server() -> String {
     format!(
@@ -19,26 +20,19 @@ fn server() -> String {
 /// The `tools/call` argument checks of a conformance run: (outcome, name, pointer).
 fn argument_checks(extra: &[&str]) -> Vec<(String, String, String)> {
     let server = server();
-    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
-        .args([
-            "conformance",
+    let args = [
+        &[
             "--protocol",
             "mcp@2025-11-25",
             "--json",
             "--",
-        ])
-        .args(["python3", server.as_str()])
-        .args(extra)
-        .output()
-        .expect("wirekit runs");
-    let report: Result<Value, _> = serde_json::from_slice(&output.stdout);
-    assert!(
-        report.is_ok(),
-        "not a JSON report:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report = report.unwrap_or_default();
+            "python3",
+            server.as_str(),
+        ][..],
+        extra,
+    ]
+    .concat();
+    let (_, report) = support::conformance_report(&args);
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     report["checks"]
         .as_array()

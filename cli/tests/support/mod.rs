@@ -40,6 +40,24 @@ pub fn json_lines_of(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Runs `wirekit conformance ARGS` (ending with `--json -- SERVER...`):
+/// the exit code and the JSON report, failing the test with both outputs
+/// when the report is not JSON.
+pub fn conformance_report(args: &[&str]) -> (i32, Value) {
+    let output = wirekit(&[&["conformance"], args].concat(), b"");
+    let report: Result<Value, _> = serde_json::from_slice(&output.stdout);
+    assert!(
+        report.is_ok(),
+        "not a JSON report:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        output.status.code().unwrap_or(-1),
+        report.unwrap_or_default(),
+    )
+}
+
 /// Standard output as text.
 pub fn stdout_text(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
