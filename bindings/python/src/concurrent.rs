@@ -11,14 +11,14 @@ use pyo3::prelude::*;
 use serde_json::Value;
 
 use wirekit::envelope::ErrorObject;
-use wirekit::serve::{ConcurrentHandler, Emit, Peer, RequestContext};
+use wirekit::serve::{ConcurrentHandler, Emit, Handler, Peer, RequestContext};
 
 use crate::context::PyContext;
 use crate::handler::{params_to_python, stash, PythonHandler};
 
 impl ConcurrentHandler for PythonHandler {
     fn implements(&self, method: &str) -> bool {
-        self.requests.contains_key(method) || self.streams.contains_key(method)
+        Handler::implements(self, method)
     }
 
     fn handle(
@@ -72,6 +72,6 @@ impl ConcurrentHandler for PythonHandler {
     }
 
     fn stopped(&self) -> bool {
-        self.fatal.lock().map(|slot| slot.is_some()).unwrap_or(true)
+        Handler::stopped(self)
     }
 }

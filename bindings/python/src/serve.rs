@@ -153,23 +153,18 @@ impl PyServer {
                 None => server.serve(handler, input, guarded),
             })
         };
-        if let Some(max_in_flight) = self.concurrency {
-            let concurrency = Concurrency {
-                max_in_flight,
-                ..Concurrency::default()
-            };
-            let served =
-                py.detach(|| server.serve_concurrent(&handler, input, &mut guarded, concurrency));
-            let stashed = fatal.lock().ok().and_then(|mut slot| slot.take());
-            if let Some(error) = stashed {
-                return Err(error);
+        let served = match (&self.notifier, self.concurrency) {
+            // The core's concurrent loop: `Service.notify` goes through a
+            // handler's context there, not through the notifier.
+            (_, Some(max_in_flight)) => {
+                let concurrency = Concurrency {
+                    max_in_flight,
+                    ..Concurrency::default()
+                };
+                py.detach(|| server.serve_concurrent(&handler, input, &mut guarded, concurrency))
             }
-            let outcome = served.map_err(PyErr::from)?;
-            return Ok((outcome, guarded.inner));
-        }
-        let served = match &self.notifier {
-            None => plain(&mut server, &mut handler, &mut guarded, input),
-            Some(notifier) if !self.outbox => {
+            (None, None) => plain(&mut server, &mut handler, &mut guarded, input),
+            (Some(notifier), None) if !self.outbox => {
                 notifier.get().attach(
                     Arc::clone(&self.protocol),
                     self.result_check,
@@ -180,7 +175,7 @@ impl PyServer {
                 notifier.get().detach(&pending);
                 served
             }
-            Some(notifier) => {
+            (Some(notifier), None) => {
                 // Notifications from other threads (the core's outbox): the
                 // input is read on a thread of its own.
                 let (outbox, inbox) = outbox();

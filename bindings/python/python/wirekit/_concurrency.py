@@ -47,6 +47,12 @@ def current_context() -> Optional[Context]:
     return context
 
 
+def is_context(parameter: inspect.Parameter) -> bool:
+    """Whether `parameter` is annotated `Context` (the class, or a string naming it)."""
+    annotation = parameter.annotation
+    return annotation is Context or (isinstance(annotation, str) and annotation.split(".")[-1] == "Context")
+
+
 def takes_context(function: Callable[..., Any]) -> bool:
     """Whether `function` takes a context: a parameter annotated `Context`
     (the class, or a string naming it), or a second positional parameter
@@ -56,10 +62,7 @@ def takes_context(function: Callable[..., Any]) -> bool:
     except (TypeError, ValueError):
         return False
     parameters = list(signature.parameters.values())
-    annotated = any(
-        p.annotation is Context or (isinstance(p.annotation, str) and p.annotation.split(".")[-1] == "Context")
-        for p in parameters
-    )
+    annotated = any(is_context(p) for p in parameters)
     required = [
         p
         for p in parameters

@@ -43,6 +43,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from ._native import embedded_protocols
 from .errors import RpcError
+from ._concurrency import is_context
 from ._native import Context
 from .service import DEFAULT_CONCURRENCY, ResultCheck, Service
 
@@ -74,16 +75,11 @@ def negotiate(requested: Any, supported: list[str]) -> str:
     return requested if isinstance(requested, str) and requested in supported else supported[0]
 
 
-def _is_context(parameter: inspect.Parameter) -> bool:
-    annotation = parameter.annotation
-    return annotation is Context or (isinstance(annotation, str) and annotation.split(".")[-1] == "Context")
-
-
 def _context_parameter(handler: Callable[..., Any]) -> Optional[str]:
     """The name of the handler's parameter annotated `wirekit.Context`, if
     any: it gets the request's context, and is no argument a client names."""
     for p in inspect.signature(handler).parameters.values():
-        if _is_context(p):
+        if is_context(p):
             return p.name
     return None
 
@@ -93,7 +89,7 @@ def _named_parameters(handler: Callable[..., Any]) -> list[inspect.Parameter]:
     return [
         p
         for p in inspect.signature(handler).parameters.values()
-        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and not _is_context(p)
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and not is_context(p)
     ]
 
 

@@ -81,6 +81,9 @@ class Service:
         self._events = _concurrency.EventLoop()
         # A context of the serving session's (concurrent loop): `notify` from other threads.
         self._session_context: Optional[Context] = None
+        # Whether the last `server()` serves on the sequential loop (`notify`
+        # then takes the notifier's path without looking at the handlers).
+        self._sequential_loop = False
         self.exit_promptly = exit_promptly
         self.notify_from_threads = notify_from_threads
         self.protocol = protocol if isinstance(protocol, Protocol) else Protocol(protocol, schemas=schemas)
@@ -167,18 +170,16 @@ class Service:
         lifecycle state, the protocol's rules) is dropped by the loop with a
         line in the log.
         """
-        if self._serves_concurrently():
+        if not self._sequential_loop:
             context = _concurrency.current_context() or self._session_context
-            if context is None:
+            if context is not None:
+                context.notify(method, params)
+                return
+            if self._concurrency() is not None:
                 raise RuntimeError(
                     f"no session is being served yet: `{method}` can be sent once a handler has run"
                 )
-            context.notify(method, params)
-            return
         self._notifier.send(method, params)
-
-    def _serves_concurrently(self) -> bool:
-        return self._concurrency() is not None
 
     def _concurrency(self) -> Optional[int]:
         """How many handlers run at once, or None for the sequential loop."""
@@ -209,6 +210,7 @@ class Service:
     def server(self, *, log: Union[Callable[[str], object], None] = None) -> Server:
         """The native server with the handlers registered so far."""
         concurrency = self._concurrency()
+        self._sequential_loop = concurrency is None
         requests: dict[str, Any] = self._handlers()
         notifications: dict[str, Any] = dict(self._notifications)
         if concurrency is not None:
