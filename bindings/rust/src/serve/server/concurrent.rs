@@ -739,7 +739,7 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                 notification,
                 reply,
             } => {
-                if self.server.session.is_ended() || !self.starting() && self.input_open {
+                if self.server.session.is_ended() || !self.starting() {
                     let _ = reply.send(Err(PeerError::Closed));
                     return Ok(());
                 }
