@@ -33,6 +33,8 @@ struct RsMethod {
     constant: String,
     variant: String,
     func: String,
+    /// The snake_case name, for the `notify_…` and `request_…` helpers.
+    snake: String,
     doc: String,
     /// Params type as the trait takes it, if the method has params.
     params: Option<String>,
@@ -122,6 +124,7 @@ fn method(
         constant: naming::screaming(&m.name),
         variant: naming::pascal(&m.name),
         func: rust_fn_name(&m.name),
+        snake: naming::snake(&m.name),
         doc: rust_doc(&doc, ""),
         params: m.params.as_ref().map(ty).transpose()?,
         params_optional: m.spec.params_optional,
@@ -272,8 +275,10 @@ fn space_items(text: &str) -> String {
     for line in text.lines() {
         let t = line.trim_start();
         let p = prev.trim();
-        let closes =
-            p == "}" || p.ends_with(';') || (p.starts_with("//!") && !t.starts_with("//!"));
+        let closes = p == "}"
+            || p.ends_with(';')
+            || (prev.starts_with("impl") && p.ends_with(" {}"))
+            || (p.starts_with("//!") && !t.starts_with("//!"));
         let opens = [
             "///", "#[", "pub ", "impl", "fn ", "mod ", "const ", "static ", "use ", "trait ",
         ]

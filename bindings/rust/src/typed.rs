@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::envelope::{ErrorCode, ErrorObject};
+use crate::serve::{AsPeer, PeerError, RuntimeFault};
 
 pub use crate::bounded::{BoundedInt, OutOfBounds};
 
@@ -91,7 +92,8 @@ impl From<std::io::Error> for CallError {
     }
 }
 
-/// Decodes required params: -32602 Invalid params when absent or ill-typed.
+/// Decodes required params: -32602 Invalid params when absent or ill-typed,
+/// naming the JSON pointer (`/params/...`) where they stopped fitting.
 pub fn decode_params<T: DeserializeOwned>(
     method: &str,
     params: Option<Value>,
@@ -102,10 +104,21 @@ pub fn decode_params<T: DeserializeOwned>(
             format!("Invalid params: {method} takes params"),
         ));
     };
-    serde_json::from_value(params).map_err(|e| {
+    decode_at(params).map_err(|(pointer, message)| {
         ErrorObject::new(
             ErrorCode::INVALID_PARAMS,
-            format!("Invalid params for {method}: {e}"),
+            format!("Invalid params for {method} at /params{pointer}: {message}"),
+        )
+    })
+}
+
+/// Decodes `value` as `T`; when it does not fit, the JSON pointer (below
+/// `value`) where serde stopped, and what it said.
+fn decode_at<T: DeserializeOwned>(value: Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        (
+            crate::protocol::pointer::from_serde_path(error.path()),
+            error.inner().to_string(),
         )
     })
 }
@@ -155,4 +168,109 @@ pub fn decode_result<T: DeserializeOwned>(method: &str, result: Value) -> Result
         method: method.to_string(),
         message: e.to_string(),
     })
+}
+
+/// Sends a typed notification to the client from a handler of the
+/// concurrent loop (what a generated `…PeerExt`'s `notify_…` calls):
+/// `params` encoded (`()` or `None` sends none), then checked and sent by
+/// the loop as [`Peer::notify`](crate::serve::Peer::notify) does.
+pub fn notify_peer<P: Serialize>(
+    peer: &(impl AsPeer + ?Sized),
+    method: &str,
+    params: P,
+) -> Result<(), PeerError> {
+    let params = peer_params(method, params)
+        .map_err(|why| PeerError::Refused(RuntimeFault::dropped(method, "/params", &why)))?;
+    peer.as_peer().notify(method, params)
+}
+
+/// Sends a typed request to the client from a handler of the concurrent
+/// loop and decodes its answer (what a generated `…PeerExt`'s `request_…`
+/// calls): the loop checks the answer against the method's result schema,
+/// then [`decode_answer`] fits it to `R`.
+pub fn request_peer<P: Serialize, R: DeserializeOwned>(
+    peer: &(impl AsPeer + ?Sized),
+    method: &str,
+    params: P,
+) -> Result<R, PeerError> {
+    let params = peer_params(method, params).map_err(|why| {
+        PeerError::Refused(RuntimeFault::dropped_request(method, "/params", &why))
+    })?;
+    let answer = peer.as_peer().request(method, params)?;
+    decode_answer(method, answer)
+}
+
+/// Decodes the client's answer to `method` as `R`: one that does not fit is
+/// [`PeerError::InvalidAnswer`], its pointer where it stopped fitting
+/// (`/result/...`).
+pub fn decode_answer<R: DeserializeOwned>(method: &str, answer: Value) -> Result<R, PeerError> {
+    decode_at(answer).map_err(|(pointer, message)| {
+        PeerError::InvalidAnswer(RuntimeFault {
+            kind: "invalid_answer".to_owned(),
+            method: method.to_owned(),
+            pointer: format!("/result{pointer}"),
+            message: format!("the client's result for `{method}` does not fit its type: {message}"),
+        })
+    })
+}
+
+/// A message's params as the loop takes them: `null` is none.
+fn peer_params<P: Serialize>(method: &str, params: P) -> Result<Option<Value>, String> {
+    match serde_json::to_value(params) {
+        Ok(Value::Null) => Ok(None),
+        Ok(value) => Ok(Some(value)),
+        Err(e) => Err(format!("cannot encode the params of {method}: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decode_answer, decode_params};
+    use crate::serve::PeerError;
+    use serde_json::json;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Roots {
+        roots: Vec<Root>,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Root {
+        uri: String,
+    }
+
+    #[test]
+    fn params_that_do_not_fit_are_answered_invalid_params_with_their_pointer() {
+        let error = decode_params::<Roots>("m", Some(json!({"roots": [{"uri": "a"}, {"uri": 7}]})))
+            .err()
+            .map(|e| (e.code, e.message));
+        assert_eq!(
+            error,
+            Some((
+                -32602,
+                "Invalid params for m at /params/roots/1/uri: invalid type: integer `7`, expected a string"
+                    .to_owned()
+            ))
+        );
+    }
+
+    #[test]
+    fn an_answer_that_does_not_fit_is_an_invalid_answer_with_its_pointer() {
+        let error = decode_answer::<Roots>("roots/list", json!({"roots": [{"name": "x"}]})).err();
+        assert_eq!(error.as_ref().map(PeerError::code), Some("invalid-answer"));
+        if let Some(PeerError::InvalidAnswer(fault)) = error {
+            assert_eq!(
+                (fault.kind.as_str(), fault.pointer.as_str()),
+                ("invalid_answer", "/result/roots/0")
+            );
+            assert!(
+                fault.message.contains("missing field `uri`"),
+                "{}",
+                fault.message
+            );
+        }
+        assert!(decode_answer::<Roots>("roots/list", json!({"roots": []})).is_ok());
+    }
 }

@@ -1980,6 +1980,200 @@ impl<S: AgentapiDriverServer> ::wirekit::serve::Handler for AgentapiDriverHandle
     }
 }
 
+/// What a `AgentapiDriver` server implements to run on the concurrent serve
+/// loop ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// the methods of [`AgentapiDriverServer`], each taking `&self` (requests run
+/// side by side, so state sits behind locks) and a request's
+/// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
+/// cancelled, progress, and the client: see [`AgentapiDriverPeerExt`] where the
+/// server sends messages of its own), a notification's
+/// [`Peer`](::wirekit::serve::Peer).
+///
+/// Required methods must be written; an optional method (one behind a
+/// capability) answers -32601 Method not found unless overridden, and a
+/// notification is ignored unless overridden. Serve it with
+/// [`AgentapiDriverConcurrentHandler`].
+pub trait AgentapiDriverConcurrentServer: Sync {
+    /// Handshake. Core offers its supported Driver API range; the driver answers its own range, identity, capabilities and requested permissions. Advances NEW to HELLO.
+    fn driver_hello(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::HelloParams,
+    ) -> Result<types::HelloResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Pins the approved plan and the permission subset offered to the driver; the driver answers the subset it accepts. Advances HELLO to PREPARED after Core and the driver agree on the exact plan and permission subset.
+    fn driver_prepare(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::PrepareParams,
+    ) -> Result<types::PrepareResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Returns the driver's capabilities. A query only: it does not change state. Allowed after hello and once prepared, not while invoking (reference Machine.CheckCapabilities).
+    fn driver_capabilities(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::CapabilitiesParams>,
+    ) -> Result<types::CapabilitiesResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Starts one invocation and binds sequence and terminal validation to its invocation and attempt IDs. Advances PREPARED to INVOKING. A completed invocation ID cannot be reused in the same driver session.
+    fn driver_invoke(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InvokeParams,
+    ) -> Result<types::InvokeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Asks the driver to begin cancellation of the active invocation within a relative deadline. Deliberately stays in INVOKING: the acknowledgement is not termination; only driver.completed ends the invocation. The invocation_id must be the active invocation's.
+    fn driver_cancel(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CancelParams,
+    ) -> Result<types::CancelResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Clears driver-owned prepared session data. It cannot run while an invocation is active and does not relax invocation-ID uniqueness.
+    fn driver_reset(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ResetParams>,
+    ) -> Result<types::ResetResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Advances PREPARED to the terminal SHUTDOWN state.
+    fn driver_shutdown(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ShutdownParams>,
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
+}
+
+/// Serves a [`AgentapiDriverConcurrentServer`] on the concurrent serve loop
+/// ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// decodes params into their types (-32602 naming where they do not fit),
+/// calls the trait, encodes the result, as [`AgentapiDriverHandler`] does for
+/// the sequential loop.
+#[derive(Debug, Default)]
+pub struct AgentapiDriverConcurrentHandler<S>(pub S);
+
+impl<S: AgentapiDriverConcurrentServer> ::wirekit::serve::ConcurrentHandler
+for AgentapiDriverConcurrentHandler<S> {
+    fn implements(&self, method: &str) -> bool {
+        Method::from_name(method).is_some()
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::DRIVER_HELLO => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.driver_hello(context, params)?,
+                )
+            }
+            methods::DRIVER_PREPARE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.driver_prepare(context, params)?,
+                )
+            }
+            methods::DRIVER_CAPABILITIES => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.driver_capabilities(context, params)?,
+                )
+            }
+            methods::DRIVER_INVOKE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.driver_invoke(context, params)?,
+                )
+            }
+            methods::DRIVER_CANCEL => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.driver_cancel(context, params)?,
+                )
+            }
+            methods::DRIVER_RESET => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.driver_reset(context, params)?,
+                )
+            }
+            methods::DRIVER_SHUTDOWN => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.driver_shutdown(context, params)?,
+                )
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
+        match method {
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn notify(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) {
+        match method {
+            _ => {}
+        }
+    }
+}
+
+/// Typed messages to the client from a handler of the concurrent loop, on a
+/// request's [`RequestContext`](::wirekit::serve::RequestContext) or a
+/// notification's [`Peer`](::wirekit::serve::Peer): `notify_…` for each
+/// notification the server sends, `request_…` for each request, its answer
+/// decoded. Each goes through the loop, which checks it (schema, direction,
+/// state, the client's declared capabilities) as it checks its own answers,
+/// and checks the client's answer against the result schema; a refusal, an
+/// error answer, or an answer that does not fit its type
+/// ([`PeerError::InvalidAnswer`](::wirekit::serve::PeerError::InvalidAnswer))
+/// comes back as a [`PeerError`](::wirekit::serve::PeerError).
+pub trait AgentapiDriverPeerExt: ::wirekit::serve::AsPeer {
+    /// The only semantic observation notification, for the active invocation and attempt. Sequence values need not be contiguous, but each must be strictly greater than the previous one. Large payloads travel on the companion stream (data_stream) instead of inline.
+    fn notify_driver_observation(
+        &self,
+        params: &types::ObservationParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::DRIVER_OBSERVATION, params)
+    }
+
+    /// The unique terminal notification of an invocation. Advances INVOKING back to PREPARED. last_sequence is omitted when no observation was emitted and otherwise equals the last observed sequence.
+    fn notify_driver_completed(
+        &self,
+        params: &types::CompletedParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::DRIVER_COMPLETED, params)
+    }
+}
+
+impl<T: ::wirekit::serve::AsPeer + ?Sized> AgentapiDriverPeerExt for T {}
+
 /// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct AgentapiDriverClient<T>(pub T);

@@ -1166,6 +1166,260 @@ impl<S: GazeAnalyzerServer> ::wirekit::serve::Handler for GazeAnalyzerHandler<S>
     }
 }
 
+/// What a `GazeAnalyzer` server implements to run on the concurrent serve
+/// loop ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// the methods of [`GazeAnalyzerServer`], each taking `&self` (requests run
+/// side by side, so state sits behind locks) and a request's
+/// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
+/// cancelled, progress, and the client: see [`GazeAnalyzerPeerExt`] where the
+/// server sends messages of its own), a notification's
+/// [`Peer`](::wirekit::serve::Peer).
+///
+/// Required methods must be written; an optional method (one behind a
+/// capability) answers -32601 Method not found unless overridden, and a
+/// notification is ignored unless overridden. Serve it with
+/// [`GazeAnalyzerConcurrentHandler`].
+pub trait GazeAnalyzerConcurrentServer: Sync {
+    /// Handshake method. Must be the first method called. Returns the analyzer's capabilities and identity.
+    ///
+    /// Timeout: 30000 ms.
+    fn initialize(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InitializeParams,
+    ) -> Result<types::InitializeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Detect side effects for all functions in the project.
+    ///
+    /// Timeout: 300000 ms.
+    fn analyze(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::AnalyzeParams,
+    ) -> Result<types::AnalyzeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Streaming alternative to the batch analyze method, called instead of analyze when the analyzer declares capabilities.streaming. The answer is not a JSON-RPC response: the analyzer writes one AnalyzedFunction a line (JSONL, no envelope) to stdout and then closes stdout, which ends the session (Gaze reads until EOF, with no deadline, so the stream must end with the session). Gaze stops with an error at the first line that does not decode as an AnalyzedFunction; a JSON-RPC error response does decode (as a function with no name), so a stream that fails, before its first item or after some, ends with its error response inside a one-element array ([{"jsonrpc":"2.0","id":N,"error":{...}}], a JSON-RPC batch response) and closes stdout: Gaze reports the line's first 200 bytes, and the items before it are never taken for a whole result.
+    ///
+    /// Timeout: 300000 ms.
+    ///
+    /// Optional: only called when the `streaming` capability is on.
+    fn analyze_stream(
+        &self,
+        params: types::AnalyzeParams,
+        emit: &mut dyn FnMut(types::AnalyzedFunction) -> std::io::Result<()>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
+        let _ = params;
+        let _ = emit;
+        Err(::wirekit::serve::method_not_found(methods::ANALYZE_STREAM))
+    }
+
+    /// Compute cyclomatic complexity for all functions.
+    ///
+    /// Timeout: 300000 ms.
+    fn complexity(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ComplexityParams,
+    ) -> Result<types::ComplexityResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Produce per-function line coverage data. The analyzer is responsible for running tests and collecting coverage internally.
+    ///
+    /// Timeout: 300000 ms.
+    fn coverage(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CoverageParams,
+    ) -> Result<types::CoverageResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Request the analyzer to shut down cleanly. The analyzer should finish any pending work and exit. Params: none (or null). After receiving the response ({}), Gaze closes stdin and waits for the process to exit.
+    ///
+    /// Timeout: 10000 ms.
+    fn shutdown(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ShutdownParams>,
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Find source and test files in the project. Reserved for future use -- currently not consumed by Gaze's provider interfaces.
+    ///
+    /// Timeout: 300000 ms.
+    ///
+    /// Optional: only called when the `discover` capability is on.
+    fn discover(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DiscoverParams,
+    ) -> Result<types::DiscoverResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::DISCOVER))
+    }
+
+    /// Map test assertions to side effects. When supported, this enables GazeCRAP scoring (contract coverage).
+    ///
+    /// Timeout: 300000 ms.
+    ///
+    /// Optional: only called when the `test_mapping` capability is on.
+    fn test_mapping(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::TestMappingParams,
+    ) -> Result<types::TestMappingResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TEST_MAPPING))
+    }
+
+    /// Provide raw classification signals for Gaze's scoring engine. When supported, these signals are fed into classify.ComputeScore alongside Gaze's built-in signals.
+    ///
+    /// Timeout: 300000 ms.
+    ///
+    /// Optional: only called when the `classify_signals` capability is on.
+    fn classify_signals(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ClassifySignalsParams,
+    ) -> Result<types::ClassifySignalsResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::CLASSIFY_SIGNALS))
+    }
+
+    /// Report documentation coverage for public symbols. When supported, Gaze uses the analyzer's native documentation analysis instead of heuristic backtick scanning.
+    ///
+    /// Timeout: 300000 ms.
+    ///
+    /// Optional: only called when the `doc_coverage` capability is on.
+    fn doc_coverage(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocCoverageParams,
+    ) -> Result<types::DocCoverageResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::DOC_COVERAGE))
+    }
+}
+
+/// Serves a [`GazeAnalyzerConcurrentServer`] on the concurrent serve loop
+/// ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// decodes params into their types (-32602 naming where they do not fit),
+/// calls the trait, encodes the result, as [`GazeAnalyzerHandler`] does for
+/// the sequential loop.
+#[derive(Debug, Default)]
+pub struct GazeAnalyzerConcurrentHandler<S>(pub S);
+
+impl<S: GazeAnalyzerConcurrentServer> ::wirekit::serve::ConcurrentHandler
+for GazeAnalyzerConcurrentHandler<S> {
+    fn implements(&self, method: &str) -> bool {
+        Method::from_name(method).is_some()
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::INITIALIZE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.initialize(context, params)?,
+                )
+            }
+            methods::ANALYZE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.analyze(context, params)?)
+            }
+            methods::COMPLEXITY => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.complexity(context, params)?,
+                )
+            }
+            methods::COVERAGE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.coverage(context, params)?,
+                )
+            }
+            methods::SHUTDOWN => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.shutdown(context, params)?,
+                )
+            }
+            methods::DISCOVER => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.discover(context, params)?,
+                )
+            }
+            methods::TEST_MAPPING => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.test_mapping(context, params)?,
+                )
+            }
+            methods::CLASSIFY_SIGNALS => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.classify_signals(context, params)?,
+                )
+            }
+            methods::DOC_COVERAGE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.doc_coverage(context, params)?,
+                )
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::ANALYZE_STREAM => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                let mut typed = |item: types::AnalyzedFunction| ::wirekit::typed::emit_item(
+                    &mut *emit,
+                    item,
+                );
+                self.0.analyze_stream(params, &mut typed)
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn notify(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) {
+        match method {
+            _ => {}
+        }
+    }
+}
+
 /// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct GazeAnalyzerClient<T>(pub T);

@@ -802,6 +802,111 @@ for GzkitAuthoringGuideHandler<S> {
     }
 }
 
+/// What a `GzkitAuthoringGuide` server implements to run on the concurrent serve
+/// loop ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// the methods of [`GzkitAuthoringGuideServer`], each taking `&self` (requests run
+/// side by side, so state sits behind locks) and a request's
+/// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
+/// cancelled, progress, and the client: see [`GzkitAuthoringGuidePeerExt`] where the
+/// server sends messages of its own), a notification's
+/// [`Peer`](::wirekit::serve::Peer).
+///
+/// Required methods must be written; an optional method (one behind a
+/// capability) answers -32601 Method not found unless overridden, and a
+/// notification is ignored unless overridden. Serve it with
+/// [`GzkitAuthoringGuideConcurrentHandler`].
+pub trait GzkitAuthoringGuideConcurrentServer: Sync {
+    /// Establishes the session and negotiates version compatibility. Must be the first request sent; the server rejects subsequent initialize calls on the same session. Returns VERSION_MISMATCH (-32099) and exits when the client's major version differs from the server's, INVALID_PARAMS (-32602) when clientVersion is absent or does not match the pattern.
+    fn initialize(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InitializeParams,
+    ) -> Result<types::InitializeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Analyzes a source file and returns authoring hints. Requires a completed initialize handshake (before it: METHOD_NOT_FOUND, -32601). Returns INVALID_PARAMS (-32602) when file_path is absent. If the file cannot be read, the server returns an empty hints list rather than an error.
+    fn analyze(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::AnalyzeParams,
+    ) -> Result<types::AnalyzeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Signals the server to flush any pending state and exit cleanly. The server sends a response before exiting and does not return errors for shutdown; received before initialize, it exits cleanly with an empty result.
+    fn shutdown(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ShutdownParams,
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
+}
+
+/// Serves a [`GzkitAuthoringGuideConcurrentServer`] on the concurrent serve loop
+/// ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// decodes params into their types (-32602 naming where they do not fit),
+/// calls the trait, encodes the result, as [`GzkitAuthoringGuideHandler`] does for
+/// the sequential loop.
+#[derive(Debug, Default)]
+pub struct GzkitAuthoringGuideConcurrentHandler<S>(pub S);
+
+impl<S: GzkitAuthoringGuideConcurrentServer> ::wirekit::serve::ConcurrentHandler
+for GzkitAuthoringGuideConcurrentHandler<S> {
+    fn implements(&self, method: &str) -> bool {
+        Method::from_name(method).is_some()
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::INITIALIZE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.initialize(context, params)?,
+                )
+            }
+            methods::ANALYZE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.analyze(context, params)?)
+            }
+            methods::SHUTDOWN => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.shutdown(context, params)?,
+                )
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
+        match method {
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn notify(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) {
+        match method {
+            _ => {}
+        }
+    }
+}
+
 /// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct GzkitAuthoringGuideClient<T>(pub T);

@@ -15205,6 +15205,1564 @@ impl<S: LspServer> ::wirekit::serve::Handler for LspHandler<S> {
     }
 }
 
+/// What a `Lsp` server implements to run on the concurrent serve
+/// loop ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// the methods of [`LspServer`], each taking `&self` (requests run
+/// side by side, so state sits behind locks) and a request's
+/// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
+/// cancelled, progress, and the client: see [`LspPeerExt`] where the
+/// server sends messages of its own), a notification's
+/// [`Peer`](::wirekit::serve::Peer).
+///
+/// Required methods must be written; an optional method (one behind a
+/// capability) answers -32601 Method not found unless overridden, and a
+/// notification is ignored unless overridden. Serve it with
+/// [`LspConcurrentHandler`].
+pub trait LspConcurrentServer: Sync {
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_implementation(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ImplementationParams,
+    ) -> Result<
+        types::TextDocumentImplementationResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_type_definition(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::TypeDefinitionParams,
+    ) -> Result<
+        types::TextDocumentTypeDefinitionResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_document_color(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentColorParams,
+    ) -> Result<
+        types::TextDocumentDocumentColorResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_color_presentation(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ColorPresentationParams,
+    ) -> Result<
+        types::TextDocumentColorPresentationResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_folding_range(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::FoldingRangeParams,
+    ) -> Result<types::TextDocumentFoldingRangeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_declaration(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DeclarationParams,
+    ) -> Result<types::TextDocumentDeclarationResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_selection_range(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::SelectionRangeParams,
+    ) -> Result<
+        types::TextDocumentSelectionRangeResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// The call hierarchy items at a position, echoed verbatim to the two calls requests (their `data` is the server's).
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `callHierarchyProvider` capability is on.
+    fn text_document_prepare_call_hierarchy(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CallHierarchyPrepareParams,
+    ) -> Result<types::PrepareCallHierarchyResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(
+            ::wirekit::serve::method_not_found(
+                methods::TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY,
+            ),
+        )
+    }
+
+    /// Who calls an item (one level).
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `callHierarchyProvider` capability is on.
+    fn call_hierarchy_incoming_calls(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CallHierarchyIncomingCallsParams,
+    ) -> Result<types::IncomingCallsResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::CALL_HIERARCHY_INCOMING_CALLS))
+    }
+
+    /// What an item calls (one level).
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `callHierarchyProvider` capability is on.
+    fn call_hierarchy_outgoing_calls(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CallHierarchyOutgoingCallsParams,
+    ) -> Result<types::OutgoingCallsResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::CALL_HIERARCHY_OUTGOING_CALLS))
+    }
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_semantic_tokens_full(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::SemanticTokensParams,
+    ) -> Result<
+        types::TextDocumentSemanticTokensFullResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_semantic_tokens_full_delta(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::SemanticTokensDeltaParams,
+    ) -> Result<
+        types::TextDocumentSemanticTokensFullDeltaResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_semantic_tokens_range(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::SemanticTokensRangeParams,
+    ) -> Result<
+        types::TextDocumentSemanticTokensRangeResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_linked_editing_range(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::LinkedEditingRangeParams,
+    ) -> Result<
+        types::TextDocumentLinkedEditingRangeResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn workspace_will_create_files(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CreateFilesParams,
+    ) -> Result<types::WorkspaceWillCreateFilesResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn workspace_will_rename_files(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::RenameFilesParams,
+    ) -> Result<types::WorkspaceWillRenameFilesResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn workspace_will_delete_files(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DeleteFilesParams,
+    ) -> Result<types::WorkspaceWillDeleteFilesResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_moniker(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::MonikerParams,
+    ) -> Result<types::TextDocumentMonikerResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_prepare_type_hierarchy(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::TypeHierarchyPrepareParams,
+    ) -> Result<
+        types::TextDocumentPrepareTypeHierarchyResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn type_hierarchy_supertypes(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::TypeHierarchySupertypesParams,
+    ) -> Result<types::TypeHierarchySupertypesResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn type_hierarchy_subtypes(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::TypeHierarchySubtypesParams,
+    ) -> Result<types::TypeHierarchySubtypesResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_inline_value(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InlineValueParams,
+    ) -> Result<types::TextDocumentInlineValueResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_inlay_hint(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InlayHintParams,
+    ) -> Result<types::TextDocumentInlayHintResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn inlay_hint_resolve(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InlayHint,
+    ) -> Result<types::InlayHint, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_diagnostic(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentDiagnosticParams,
+    ) -> Result<types::DocumentDiagnosticReport, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn workspace_diagnostic(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::WorkspaceDiagnosticParams,
+    ) -> Result<types::WorkspaceDiagnosticReport, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_inline_completion(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InlineCompletionParams,
+    ) -> Result<
+        types::TextDocumentInlineCompletionResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// The first request: the client's capabilities in (Loom declares `window.workDoneProgress: true`, `workspace.applyEdit: false` and no resource operations), the server's capabilities out. Nothing else may be sent before it is answered.
+    ///
+    /// Timeout: 60000 ms.
+    fn initialize(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InitializeParams,
+    ) -> Result<types::InitializeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Asks the server to shut down; it answers `null` and waits for `exit`.
+    ///
+    /// Timeout: 10000 ms.
+    fn shutdown(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::NoParams>,
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_will_save_wait_until(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::WillSaveTextDocumentParams,
+    ) -> Result<
+        types::TextDocumentWillSaveWaitUntilResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_completion(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CompletionParams,
+    ) -> Result<types::TextDocumentCompletionResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn completion_item_resolve(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CompletionItem,
+    ) -> Result<types::CompletionItem, ::wirekit::envelope::ErrorObject>;
+
+    /// Hover information at a position: `MarkupContent`, a `MarkedString`, a `MarkedString[]` (in `Hover.contents`) or `null`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `hoverProvider` capability is on.
+    fn text_document_hover(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::HoverParams,
+    ) -> Result<types::HoverResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_HOVER))
+    }
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_signature_help(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::SignatureHelpParams,
+    ) -> Result<
+        types::TextDocumentSignatureHelpResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// Where the symbol at a position is defined: a `Location`, a `Location[]`, a `LocationLink[]` or `null`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `definitionProvider` capability is on.
+    fn text_document_definition(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DefinitionParams,
+    ) -> Result<types::DefinitionResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_DEFINITION))
+    }
+
+    /// Every reference to the symbol at a position (Loom includes the declaration): `Location[]` or `null`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `referencesProvider` capability is on.
+    fn text_document_references(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ReferenceParams,
+    ) -> Result<types::ReferencesResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_REFERENCES))
+    }
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_document_highlight(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentHighlightParams,
+    ) -> Result<
+        types::TextDocumentDocumentHighlightResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// The outline of a document: hierarchical `DocumentSymbol[]`, flat `SymbolInformation[]`, or `null`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `documentSymbolProvider` capability is on.
+    fn text_document_document_symbol(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentSymbolParams,
+    ) -> Result<types::DocumentSymbolResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_DOCUMENT_SYMBOL))
+    }
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_code_action(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CodeActionParams,
+    ) -> Result<types::TextDocumentCodeActionResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn code_action_resolve(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CodeAction,
+    ) -> Result<types::CodeAction, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn workspace_symbol(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::WorkspaceSymbolParams,
+    ) -> Result<types::WorkspaceSymbolResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn workspace_symbol_resolve(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::WorkspaceSymbol,
+    ) -> Result<types::WorkspaceSymbol, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_code_lens(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CodeLensParams,
+    ) -> Result<types::TextDocumentCodeLensResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn code_lens_resolve(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CodeLens,
+    ) -> Result<types::CodeLens, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_document_link(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentLinkParams,
+    ) -> Result<types::TextDocumentDocumentLinkResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn document_link_resolve(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentLink,
+    ) -> Result<types::DocumentLink, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_formatting(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentFormattingParams,
+    ) -> Result<types::TextDocumentFormattingResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_range_formatting(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentRangeFormattingParams,
+    ) -> Result<
+        types::TextDocumentRangeFormattingResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_ranges_formatting(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentRangesFormattingParams,
+    ) -> Result<
+        types::TextDocumentRangesFormattingResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn text_document_on_type_formatting(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::DocumentOnTypeFormattingParams,
+    ) -> Result<
+        types::TextDocumentOnTypeFormattingResult,
+        ::wirekit::envelope::ErrorObject,
+    >;
+
+    /// The edit a rename would make (Loom never applies it): a `WorkspaceEdit` with `changes` or `documentChanges`, or `null`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `renameProvider` capability is on.
+    fn text_document_rename(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::RenameParams,
+    ) -> Result<types::RenameResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_RENAME))
+    }
+
+    /// Whether a rename is valid at a position: a `Range`, `{range, placeholder}`, `{defaultBehavior}` or `null`. Only when the server's `renameProvider` is an options object with `prepareProvider: true`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `renameProvider/prepareProvider` capability is on.
+    fn text_document_prepare_rename(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::PrepareRenameParams,
+    ) -> Result<types::PrepareRenameResponse, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TEXT_DOCUMENT_PREPARE_RENAME))
+    }
+
+    /// A request from the client to the server, as the LSP 3.17 meta model defines it.
+    ///
+    /// Timeout: 30000 ms.
+    fn workspace_execute_command(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ExecuteCommandParams,
+    ) -> Result<types::WorkspaceExecuteCommandResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn workspace_did_change_workspace_folders(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidChangeWorkspaceFoldersParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn window_work_done_progress_cancel(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::WorkDoneProgressCancelParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn workspace_did_create_files(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::CreateFilesParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn workspace_did_rename_files(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::RenameFilesParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn workspace_did_delete_files(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DeleteFilesParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn notebook_document_did_open(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidOpenNotebookDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn notebook_document_did_change(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidChangeNotebookDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn notebook_document_did_save(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidSaveNotebookDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn notebook_document_did_close(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidCloseNotebookDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// The client received the initialize result; from now on the server may send its own requests.
+    fn initialized(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::InitializedParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// Asks the server to exit (after `shutdown`, with status 0).
+    fn exit(&self, peer: &::wirekit::serve::Peer, params: Option<types::NoParams>) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn workspace_did_change_configuration(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidChangeConfigurationParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A document is opened: its full text, language and version (Loom keeps at most 64 open, versions from one counter).
+    fn text_document_did_open(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidOpenTextDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A document changed: Loom sends the whole new text (full sync) and the next version.
+    fn text_document_did_change(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidChangeTextDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A document is closed.
+    fn text_document_did_close(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidCloseTextDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn text_document_did_save(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidSaveTextDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn text_document_will_save(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::WillSaveTextDocumentParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn workspace_did_change_watched_files(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::DidChangeWatchedFilesParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server, as the LSP 3.17 meta model defines it.
+    fn set_trace(&self, peer: &::wirekit::serve::Peer, params: types::SetTraceParams) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result.
+    fn cancel_request(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::CancelParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// Work-done progress reported against a token (`begin`, `report`, `end` values).
+    fn progress(&self, peer: &::wirekit::serve::Peer, params: types::ProgressParams) {
+        let _ = peer;
+        let _ = params;
+    }
+}
+
+/// Serves a [`LspConcurrentServer`] on the concurrent serve loop
+/// ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// decodes params into their types (-32602 naming where they do not fit),
+/// calls the trait, encodes the result, as [`LspHandler`] does for
+/// the sequential loop.
+#[derive(Debug, Default)]
+pub struct LspConcurrentHandler<S>(pub S);
+
+impl<S: LspConcurrentServer> ::wirekit::serve::ConcurrentHandler
+for LspConcurrentHandler<S> {
+    fn implements(&self, method: &str) -> bool {
+        Method::from_name(method).is_some()
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::TEXT_DOCUMENT_IMPLEMENTATION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_implementation(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_TYPE_DEFINITION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_type_definition(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_DOCUMENT_COLOR => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_document_color(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_COLOR_PRESENTATION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_color_presentation(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_FOLDING_RANGE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_folding_range(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_DECLARATION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_declaration(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_SELECTION_RANGE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_selection_range(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_prepare_call_hierarchy(context, params)?,
+                )
+            }
+            methods::CALL_HIERARCHY_INCOMING_CALLS => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.call_hierarchy_incoming_calls(context, params)?,
+                )
+            }
+            methods::CALL_HIERARCHY_OUTGOING_CALLS => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.call_hierarchy_outgoing_calls(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_semantic_tokens_full(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_semantic_tokens_full_delta(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_semantic_tokens_range(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_LINKED_EDITING_RANGE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_linked_editing_range(context, params)?,
+                )
+            }
+            methods::WORKSPACE_WILL_CREATE_FILES => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.workspace_will_create_files(context, params)?,
+                )
+            }
+            methods::WORKSPACE_WILL_RENAME_FILES => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.workspace_will_rename_files(context, params)?,
+                )
+            }
+            methods::WORKSPACE_WILL_DELETE_FILES => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.workspace_will_delete_files(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_MONIKER => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_moniker(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_prepare_type_hierarchy(context, params)?,
+                )
+            }
+            methods::TYPE_HIERARCHY_SUPERTYPES => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.type_hierarchy_supertypes(context, params)?,
+                )
+            }
+            methods::TYPE_HIERARCHY_SUBTYPES => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.type_hierarchy_subtypes(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_INLINE_VALUE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_inline_value(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_INLAY_HINT => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_inlay_hint(context, params)?,
+                )
+            }
+            methods::INLAY_HINT_RESOLVE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.inlay_hint_resolve(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_DIAGNOSTIC => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_diagnostic(context, params)?,
+                )
+            }
+            methods::WORKSPACE_DIAGNOSTIC => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.workspace_diagnostic(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_INLINE_COMPLETION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_inline_completion(context, params)?,
+                )
+            }
+            methods::INITIALIZE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.initialize(context, params)?,
+                )
+            }
+            methods::SHUTDOWN => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.shutdown(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_will_save_wait_until(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_COMPLETION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_completion(context, params)?,
+                )
+            }
+            methods::COMPLETION_ITEM_RESOLVE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.completion_item_resolve(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_HOVER => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_hover(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_SIGNATURE_HELP => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_signature_help(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_DEFINITION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_definition(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_REFERENCES => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_references(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_document_highlight(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_DOCUMENT_SYMBOL => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_document_symbol(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_CODE_ACTION => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_code_action(context, params)?,
+                )
+            }
+            methods::CODE_ACTION_RESOLVE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.code_action_resolve(context, params)?,
+                )
+            }
+            methods::WORKSPACE_SYMBOL => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.workspace_symbol(context, params)?,
+                )
+            }
+            methods::WORKSPACE_SYMBOL_RESOLVE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.workspace_symbol_resolve(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_CODE_LENS => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_code_lens(context, params)?,
+                )
+            }
+            methods::CODE_LENS_RESOLVE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.code_lens_resolve(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_DOCUMENT_LINK => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_document_link(context, params)?,
+                )
+            }
+            methods::DOCUMENT_LINK_RESOLVE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.document_link_resolve(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_FORMATTING => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_formatting(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_RANGE_FORMATTING => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_range_formatting(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_RANGES_FORMATTING => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_ranges_formatting(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_ON_TYPE_FORMATTING => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_on_type_formatting(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_RENAME => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_rename(context, params)?,
+                )
+            }
+            methods::TEXT_DOCUMENT_PREPARE_RENAME => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.text_document_prepare_rename(context, params)?,
+                )
+            }
+            methods::WORKSPACE_EXECUTE_COMMAND => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.workspace_execute_command(context, params)?,
+                )
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
+        match method {
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn notify(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) {
+        match method {
+            methods::WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.workspace_did_change_workspace_folders(peer, params);
+                }
+            }
+            methods::WINDOW_WORK_DONE_PROGRESS_CANCEL => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.window_work_done_progress_cancel(peer, params);
+                }
+            }
+            methods::WORKSPACE_DID_CREATE_FILES => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.workspace_did_create_files(peer, params);
+                }
+            }
+            methods::WORKSPACE_DID_RENAME_FILES => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.workspace_did_rename_files(peer, params);
+                }
+            }
+            methods::WORKSPACE_DID_DELETE_FILES => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.workspace_did_delete_files(peer, params);
+                }
+            }
+            methods::NOTEBOOK_DOCUMENT_DID_OPEN => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.notebook_document_did_open(peer, params);
+                }
+            }
+            methods::NOTEBOOK_DOCUMENT_DID_CHANGE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.notebook_document_did_change(peer, params);
+                }
+            }
+            methods::NOTEBOOK_DOCUMENT_DID_SAVE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.notebook_document_did_save(peer, params);
+                }
+            }
+            methods::NOTEBOOK_DOCUMENT_DID_CLOSE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.notebook_document_did_close(peer, params);
+                }
+            }
+            methods::INITIALIZED => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.initialized(peer, params);
+                }
+            }
+            methods::EXIT => {
+                if let Ok(params) = ::wirekit::typed::decode_optional_params(
+                    method,
+                    params,
+                ) {
+                    self.0.exit(peer, params);
+                }
+            }
+            methods::WORKSPACE_DID_CHANGE_CONFIGURATION => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.workspace_did_change_configuration(peer, params);
+                }
+            }
+            methods::TEXT_DOCUMENT_DID_OPEN => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.text_document_did_open(peer, params);
+                }
+            }
+            methods::TEXT_DOCUMENT_DID_CHANGE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.text_document_did_change(peer, params);
+                }
+            }
+            methods::TEXT_DOCUMENT_DID_CLOSE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.text_document_did_close(peer, params);
+                }
+            }
+            methods::TEXT_DOCUMENT_DID_SAVE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.text_document_did_save(peer, params);
+                }
+            }
+            methods::TEXT_DOCUMENT_WILL_SAVE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.text_document_will_save(peer, params);
+                }
+            }
+            methods::WORKSPACE_DID_CHANGE_WATCHED_FILES => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.workspace_did_change_watched_files(peer, params);
+                }
+            }
+            methods::SET_TRACE => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.set_trace(peer, params);
+                }
+            }
+            methods::CANCEL_REQUEST => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.cancel_request(peer, params);
+                }
+            }
+            methods::PROGRESS => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.progress(peer, params);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Typed messages to the client from a handler of the concurrent loop, on a
+/// request's [`RequestContext`](::wirekit::serve::RequestContext) or a
+/// notification's [`Peer`](::wirekit::serve::Peer): `notify_…` for each
+/// notification the server sends, `request_…` for each request, its answer
+/// decoded. Each goes through the loop, which checks it (schema, direction,
+/// state, the client's declared capabilities) as it checks its own answers,
+/// and checks the client's answer against the result schema; a refusal, an
+/// error answer, or an answer that does not fit its type
+/// ([`PeerError::InvalidAnswer`](::wirekit::serve::PeerError::InvalidAnswer))
+/// comes back as a [`PeerError`](::wirekit::serve::PeerError).
+pub trait LspPeerExt: ::wirekit::serve::AsPeer {
+    /// A message the client should show to its user.
+    fn notify_window_show_message(
+        &self,
+        params: &types::ShowMessageParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::WINDOW_SHOW_MESSAGE, params)
+    }
+
+    /// A message for the client's log (Loom keeps the last error-level one).
+    fn notify_window_log_message(
+        &self,
+        params: &types::LogMessageParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::WINDOW_LOG_MESSAGE, params)
+    }
+
+    /// A notification from the server to the client, as the LSP 3.17 meta model defines it.
+    fn notify_telemetry_event(
+        &self,
+        params: &types::LspAny,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::TELEMETRY_EVENT, params)
+    }
+
+    /// The diagnostics of a document, replacing earlier ones; `version` is the document version they were computed for, when the server tracks versions.
+    fn notify_text_document_publish_diagnostics(
+        &self,
+        params: &types::PublishDiagnosticsParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(
+            self,
+            methods::TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+            params,
+        )
+    }
+
+    /// A notification from the server to the client, as the LSP 3.17 meta model defines it.
+    fn notify_log_trace(
+        &self,
+        params: &types::LogTraceParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::LOG_TRACE, params)
+    }
+
+    /// Cancels a request the client sent earlier (Loom sends it when a request timed out); the server answers that request with -32800 RequestCancelled or with its result.
+    fn notify_cancel_request(
+        &self,
+        params: &types::CancelParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::CANCEL_REQUEST, params)
+    }
+
+    /// Work-done progress reported against a token (`begin`, `report`, `end` values).
+    fn notify_progress(
+        &self,
+        params: &types::ProgressParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::PROGRESS, params)
+    }
+
+    /// The server asks for the open workspace folders (Loom answers its one root folder); it sends no params.
+    fn request_workspace_workspace_folders(
+        &self,
+        params: Option<&types::NoParams>,
+    ) -> Result<types::WorkspaceFoldersResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WORKSPACE_WORKSPACE_FOLDERS,
+            params,
+        )
+    }
+
+    /// The server asks for configuration sections; the client answers one value per item, in order (Loom answers `null` for each).
+    fn request_workspace_configuration(
+        &self,
+        params: &types::ConfigurationParams,
+    ) -> Result<types::ConfigurationResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::WORKSPACE_CONFIGURATION, params)
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_workspace_folding_range_refresh(
+        &self,
+        params: Option<&types::NoParams>,
+    ) -> Result<types::WorkspaceFoldingRangeRefreshResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WORKSPACE_FOLDING_RANGE_REFRESH,
+            params,
+        )
+    }
+
+    /// The server creates a work-done progress token; the client answers `null`.
+    fn request_window_work_done_progress_create(
+        &self,
+        params: &types::WorkDoneProgressCreateParams,
+    ) -> Result<types::WorkDoneProgressCreateResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WINDOW_WORK_DONE_PROGRESS_CREATE,
+            params,
+        )
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_workspace_semantic_tokens_refresh(
+        &self,
+        params: Option<&types::NoParams>,
+    ) -> Result<
+        types::WorkspaceSemanticTokensRefreshResult,
+        ::wirekit::serve::PeerError,
+    > {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+            params,
+        )
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_window_show_document(
+        &self,
+        params: &types::ShowDocumentParams,
+    ) -> Result<types::ShowDocumentResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::WINDOW_SHOW_DOCUMENT, params)
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_workspace_inline_value_refresh(
+        &self,
+        params: Option<&types::NoParams>,
+    ) -> Result<types::WorkspaceInlineValueRefreshResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WORKSPACE_INLINE_VALUE_REFRESH,
+            params,
+        )
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_workspace_inlay_hint_refresh(
+        &self,
+        params: Option<&types::NoParams>,
+    ) -> Result<types::WorkspaceInlayHintRefreshResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WORKSPACE_INLAY_HINT_REFRESH,
+            params,
+        )
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_workspace_diagnostic_refresh(
+        &self,
+        params: Option<&types::NoParams>,
+    ) -> Result<types::WorkspaceDiagnosticRefreshResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WORKSPACE_DIAGNOSTIC_REFRESH,
+            params,
+        )
+    }
+
+    /// The server registers a capability dynamically; the client answers `null` (Loom declares no dynamic registration).
+    fn request_client_register_capability(
+        &self,
+        params: &types::RegistrationParams,
+    ) -> Result<types::RegisterCapabilityResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::CLIENT_REGISTER_CAPABILITY, params)
+    }
+
+    /// The server unregisters a capability it registered; the client answers `null`.
+    fn request_client_unregister_capability(
+        &self,
+        params: &types::UnregistrationParams,
+    ) -> Result<types::UnregisterCapabilityResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::CLIENT_UNREGISTER_CAPABILITY,
+            params,
+        )
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_window_show_message_request(
+        &self,
+        params: &types::ShowMessageRequestParams,
+    ) -> Result<types::WindowShowMessageRequestResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WINDOW_SHOW_MESSAGE_REQUEST,
+            params,
+        )
+    }
+
+    /// A request from the server to the client, as the LSP 3.17 meta model defines it.
+    fn request_workspace_code_lens_refresh(
+        &self,
+        params: Option<&types::NoParams>,
+    ) -> Result<types::WorkspaceCodeLensRefreshResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(
+            self,
+            methods::WORKSPACE_CODE_LENS_REFRESH,
+            params,
+        )
+    }
+
+    /// The server asks the client to apply an edit; Loom never writes and answers `applied: false`.
+    fn request_workspace_apply_edit(
+        &self,
+        params: &types::ApplyWorkspaceEditParams,
+    ) -> Result<types::ApplyWorkspaceEditResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::WORKSPACE_APPLY_EDIT, params)
+    }
+}
+
+impl<T: ::wirekit::serve::AsPeer + ?Sized> LspPeerExt for T {}
+
 /// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct LspClient<T>(pub T);

@@ -3879,6 +3879,553 @@ impl<S: McpServer> ::wirekit::serve::Handler for McpHandler<S> {
     }
 }
 
+/// What a `Mcp` server implements to run on the concurrent serve
+/// loop ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// the methods of [`McpServer`], each taking `&self` (requests run
+/// side by side, so state sits behind locks) and a request's
+/// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
+/// cancelled, progress, and the client: see [`McpPeerExt`] where the
+/// server sends messages of its own), a notification's
+/// [`Peer`](::wirekit::serve::Peer).
+///
+/// Required methods must be written; an optional method (one behind a
+/// capability) answers -32601 Method not found unless overridden, and a
+/// notification is ignored unless overridden. Serve it with
+/// [`McpConcurrentHandler`].
+pub trait McpConcurrentServer: Sync {
+    /// The first request: the client's latest protocol version, capabilities and implementation in; the version the server chose (the client's when it supports it, else its own latest), its capabilities, implementation and instructions out. Only `ping` may come before its answer.
+    ///
+    /// Timeout: 60000 ms.
+    fn initialize(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InitializeRequestParams,
+    ) -> Result<types::InitializeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
+    ///
+    /// Timeout: 30000 ms.
+    fn ping(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::PingRequestParams>,
+    ) -> Result<types::EmptyResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A request from the client to the server: `ListResourcesRequest` of the MCP 2025-06-18 schema, answered with `ListResourcesResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `resources` capability is on.
+    fn resources_list(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ListResourcesRequestParams>,
+    ) -> Result<types::ListResourcesResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::RESOURCES_LIST))
+    }
+
+    /// A request from the client to the server: `ListResourceTemplatesRequest` of the MCP 2025-06-18 schema, answered with `ListResourceTemplatesResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `resources` capability is on.
+    fn resources_templates_list(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ListResourceTemplatesRequestParams>,
+    ) -> Result<types::ListResourceTemplatesResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::RESOURCES_TEMPLATES_LIST))
+    }
+
+    /// A request from the client to the server: `ReadResourceRequest` of the MCP 2025-06-18 schema, answered with `ReadResourceResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `resources` capability is on.
+    fn resources_read(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::ReadResourceRequestParams,
+    ) -> Result<types::ReadResourceResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::RESOURCES_READ))
+    }
+
+    /// A request from the client to the server: `SubscribeRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `resources/subscribe` capability is on.
+    fn resources_subscribe(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::SubscribeRequestParams,
+    ) -> Result<types::EmptyResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::RESOURCES_SUBSCRIBE))
+    }
+
+    /// A request from the client to the server: `UnsubscribeRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `resources/subscribe` capability is on.
+    fn resources_unsubscribe(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::UnsubscribeRequestParams,
+    ) -> Result<types::EmptyResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::RESOURCES_UNSUBSCRIBE))
+    }
+
+    /// A request from the client to the server: `ListPromptsRequest` of the MCP 2025-06-18 schema, answered with `ListPromptsResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `prompts` capability is on.
+    fn prompts_list(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ListPromptsRequestParams>,
+    ) -> Result<types::ListPromptsResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::PROMPTS_LIST))
+    }
+
+    /// A request from the client to the server: `GetPromptRequest` of the MCP 2025-06-18 schema, answered with `GetPromptResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `prompts` capability is on.
+    fn prompts_get(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::GetPromptRequestParams,
+    ) -> Result<types::GetPromptResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::PROMPTS_GET))
+    }
+
+    /// The tools the server offers (paginated).
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `tools` capability is on.
+    fn tools_list(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ListToolsRequestParams>,
+    ) -> Result<types::ListToolsResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TOOLS_LIST))
+    }
+
+    /// Calls a tool by name with arguments; a tool's own failure is a result with `isError: true`, an unknown tool or invalid arguments a JSON-RPC error.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `tools` capability is on.
+    fn tools_call(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CallToolRequestParams,
+    ) -> Result<types::CallToolResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TOOLS_CALL))
+    }
+
+    /// A request from the client to the server: `SetLevelRequest` of the MCP 2025-06-18 schema, answered with `EmptyResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `logging` capability is on.
+    fn logging_set_level(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::SetLevelRequestParams,
+    ) -> Result<types::EmptyResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::LOGGING_SET_LEVEL))
+    }
+
+    /// A request from the client to the server: `CompleteRequest` of the MCP 2025-06-18 schema, answered with `CompleteResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only called when the `completions` capability is on.
+    fn completion_complete(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::CompleteRequestParams,
+    ) -> Result<types::CompleteResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::COMPLETION_COMPLETE))
+    }
+
+    /// A notification either peer sends: `CancelledNotification` of the MCP 2025-06-18 schema.
+    fn notifications_cancelled(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::CancelledNotificationParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// The client received the initialize result; the session is ready.
+    fn notifications_initialized(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: Option<types::InitializedNotificationParams>,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification either peer sends: `ProgressNotification` of the MCP 2025-06-18 schema.
+    fn notifications_progress(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: types::ProgressNotificationParams,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+
+    /// A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only when the client declared the `roots/listChanged` capability.
+    fn notifications_roots_list_changed(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        params: Option<types::RootsListChangedNotificationParams>,
+    ) {
+        let _ = peer;
+        let _ = params;
+    }
+}
+
+/// Serves a [`McpConcurrentServer`] on the concurrent serve loop
+/// ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// decodes params into their types (-32602 naming where they do not fit),
+/// calls the trait, encodes the result, as [`McpHandler`] does for
+/// the sequential loop.
+#[derive(Debug, Default)]
+pub struct McpConcurrentHandler<S>(pub S);
+
+impl<S: McpConcurrentServer> ::wirekit::serve::ConcurrentHandler
+for McpConcurrentHandler<S> {
+    fn implements(&self, method: &str) -> bool {
+        Method::from_name(method).is_some()
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::INITIALIZE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.initialize(context, params)?,
+                )
+            }
+            methods::PING => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.ping(context, params)?)
+            }
+            methods::RESOURCES_LIST => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.resources_list(context, params)?,
+                )
+            }
+            methods::RESOURCES_TEMPLATES_LIST => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.resources_templates_list(context, params)?,
+                )
+            }
+            methods::RESOURCES_READ => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.resources_read(context, params)?,
+                )
+            }
+            methods::RESOURCES_SUBSCRIBE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.resources_subscribe(context, params)?,
+                )
+            }
+            methods::RESOURCES_UNSUBSCRIBE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.resources_unsubscribe(context, params)?,
+                )
+            }
+            methods::PROMPTS_LIST => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.prompts_list(context, params)?,
+                )
+            }
+            methods::PROMPTS_GET => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.prompts_get(context, params)?,
+                )
+            }
+            methods::TOOLS_LIST => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.tools_list(context, params)?,
+                )
+            }
+            methods::TOOLS_CALL => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.tools_call(context, params)?,
+                )
+            }
+            methods::LOGGING_SET_LEVEL => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.logging_set_level(context, params)?,
+                )
+            }
+            methods::COMPLETION_COMPLETE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.completion_complete(context, params)?,
+                )
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
+        match method {
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn notify(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) {
+        match method {
+            methods::NOTIFICATIONS_CANCELLED => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.notifications_cancelled(peer, params);
+                }
+            }
+            methods::NOTIFICATIONS_INITIALIZED => {
+                if let Ok(params) = ::wirekit::typed::decode_optional_params(
+                    method,
+                    params,
+                ) {
+                    self.0.notifications_initialized(peer, params);
+                }
+            }
+            methods::NOTIFICATIONS_PROGRESS => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.notifications_progress(peer, params);
+                }
+            }
+            methods::NOTIFICATIONS_ROOTS_LIST_CHANGED => {
+                if let Ok(params) = ::wirekit::typed::decode_optional_params(
+                    method,
+                    params,
+                ) {
+                    self.0.notifications_roots_list_changed(peer, params);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Typed messages to the client from a handler of the concurrent loop, on a
+/// request's [`RequestContext`](::wirekit::serve::RequestContext) or a
+/// notification's [`Peer`](::wirekit::serve::Peer): `notify_…` for each
+/// notification the server sends, `request_…` for each request, its answer
+/// decoded. Each goes through the loop, which checks it (schema, direction,
+/// state, the client's declared capabilities) as it checks its own answers,
+/// and checks the client's answer against the result schema; a refusal, an
+/// error answer, or an answer that does not fit its type
+/// ([`PeerError::InvalidAnswer`](::wirekit::serve::PeerError::InvalidAnswer))
+/// comes back as a [`PeerError`](::wirekit::serve::PeerError).
+pub trait McpPeerExt: ::wirekit::serve::AsPeer {
+    /// A notification either peer sends: `CancelledNotification` of the MCP 2025-06-18 schema.
+    fn notify_notifications_cancelled(
+        &self,
+        params: &types::CancelledNotificationParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::NOTIFICATIONS_CANCELLED, params)
+    }
+
+    /// A notification either peer sends: `ProgressNotification` of the MCP 2025-06-18 schema.
+    fn notify_notifications_progress(
+        &self,
+        params: &types::ProgressNotificationParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::NOTIFICATIONS_PROGRESS, params)
+    }
+
+    /// A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/listChanged` capability is on.
+    fn notify_notifications_resources_list_changed(
+        &self,
+        params: Option<&types::ResourceListChangedNotificationParams>,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(
+            self,
+            methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+            params,
+        )
+    }
+
+    /// A notification from the server to the client: `ResourceUpdatedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `resources/subscribe` capability is on.
+    fn notify_notifications_resources_updated(
+        &self,
+        params: &types::ResourceUpdatedNotificationParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(
+            self,
+            methods::NOTIFICATIONS_RESOURCES_UPDATED,
+            params,
+        )
+    }
+
+    /// A notification from the server to the client: `PromptListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `prompts/listChanged` capability is on.
+    fn notify_notifications_prompts_list_changed(
+        &self,
+        params: Option<&types::PromptListChangedNotificationParams>,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(
+            self,
+            methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+            params,
+        )
+    }
+
+    /// A notification from the server to the client: `ToolListChangedNotification` of the MCP 2025-06-18 schema.
+    ///
+    /// Optional: only called when the `tools/listChanged` capability is on.
+    fn notify_notifications_tools_list_changed(
+        &self,
+        params: Option<&types::ToolListChangedNotificationParams>,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(
+            self,
+            methods::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+            params,
+        )
+    }
+
+    /// A log message from the server (at or above the level `logging/setLevel` chose); it may come before the session is ready.
+    ///
+    /// Optional: only called when the `logging` capability is on.
+    fn notify_notifications_message(
+        &self,
+        params: &types::LoggingMessageNotificationParams,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::NOTIFICATIONS_MESSAGE, params)
+    }
+
+    /// Either peer checks that the other is alive; the receiver must answer at once with an empty result.
+    ///
+    /// Timeout: 30000 ms.
+    fn request_ping(
+        &self,
+        params: Option<&types::PingRequestParams>,
+    ) -> Result<types::EmptyResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::PING, params)
+    }
+
+    /// A request from the server to the client: `CreateMessageRequest` of the MCP 2025-06-18 schema, answered with `CreateMessageResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `sampling` capability.
+    fn request_sampling_create_message(
+        &self,
+        params: &types::CreateMessageRequestParams,
+    ) -> Result<types::CreateMessageResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::SAMPLING_CREATE_MESSAGE, params)
+    }
+
+    /// A request from the server to the client: `ListRootsRequest` of the MCP 2025-06-18 schema, answered with `ListRootsResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `roots` capability.
+    fn request_roots_list(
+        &self,
+        params: Option<&types::ListRootsRequestParams>,
+    ) -> Result<types::ListRootsResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::ROOTS_LIST, params)
+    }
+
+    /// A request from the server to the client: `ElicitRequest` of the MCP 2025-06-18 schema, answered with `ElicitResult`.
+    ///
+    /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the client declared the `elicitation` capability.
+    fn request_elicitation_create(
+        &self,
+        params: &types::ElicitRequestParams,
+    ) -> Result<types::ElicitResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::ELICITATION_CREATE, params)
+    }
+}
+
+impl<T: ::wirekit::serve::AsPeer + ?Sized> McpPeerExt for T {}
+
 /// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct McpClient<T>(pub T);

@@ -31,6 +31,24 @@ pub(crate) fn set_at(target: &mut Value, at: &str, value: Value) {
     }
 }
 
+/// `serde_path_to_error`'s path as a JSON pointer (`/methods/ping`): where
+/// serde stopped in a value it refused.
+pub(crate) fn from_serde_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
+            Segment::Map { key } => {
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
 #[cfg(test)]
 mod tests {
     use super::set_at;

@@ -43,7 +43,7 @@ impl ProtocolSource {
         let manifest: Manifest =
             serde_path_to_error::deserialize(manifest_json.clone()).map_err(|error| {
                 // The place serde stopped at (an unknown member's own), as a JSON pointer.
-                let pointer = json_pointer(error.path());
+                let pointer = super::pointer::from_serde_path(error.path());
                 let message = error.inner().to_string();
                 ProtocolError::new(
                     ProtocolErrorKind::BadManifest,
@@ -201,23 +201,6 @@ pub fn entry_refs(manifest: &Manifest) -> Vec<(&str, String)> {
     .into_iter()
     .filter_map(|(reference, at)| Some((reference.as_ref()?.reference.as_str(), at.to_owned())));
     methods.chain(errors).collect()
-}
-
-/// `serde_path_to_error`'s path as a JSON pointer (`/methods/ping`).
-fn json_pointer(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut pointer = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
-            Segment::Map { key } => {
-                pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
-            }
-            Segment::Enum { .. } | Segment::Unknown => {}
-        }
-    }
-    pointer
 }
 
 /// Refuses a schema file name that leaves the protocol's folder: an

@@ -223,6 +223,28 @@ impl Peer {
     }
 }
 
+/// What reaches the client: a [`Peer`], or a [`RequestContext`] through
+/// its peer. The generated `…PeerExt` traits (typed `notify_…` and
+/// `request_…` for each message the server sends) are implemented for
+/// every `AsPeer`, so a request's handler and a notification's both have
+/// them.
+pub trait AsPeer {
+    /// The peer messages go through.
+    fn as_peer(&self) -> &Peer;
+}
+
+impl AsPeer for Peer {
+    fn as_peer(&self) -> &Peer {
+        self
+    }
+}
+
+impl AsPeer for RequestContext {
+    fn as_peer(&self) -> &Peer {
+        &self.peer
+    }
+}
+
 /// What a request's handler is given beside its params.
 #[derive(Clone)]
 pub struct RequestContext {

@@ -15,7 +15,7 @@ mod wire;
 
 pub use batching::Batching;
 pub use bound::{over_bound, stream_failure, stream_failure_body, stream_failure_of};
-pub use context::{Concurrency, ConcurrentHandler, Peer, PeerError, RequestContext};
+pub use context::{AsPeer, Concurrency, ConcurrentHandler, Peer, PeerError, RequestContext};
 pub use fault::RuntimeFault;
 pub use handler::{method_not_found, Emit, Handler};
 pub use outbox::{outbox, Inbox, Outbox, OutboxClosed};

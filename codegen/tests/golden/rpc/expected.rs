@@ -513,6 +513,183 @@ impl<S: RpcServer> ::wirekit::serve::Handler for RpcHandler<S> {
     }
 }
 
+/// What a `Rpc` server implements to run on the concurrent serve
+/// loop ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// the methods of [`RpcServer`], each taking `&self` (requests run
+/// side by side, so state sits behind locks) and a request's
+/// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
+/// cancelled, progress, and the client: see [`RpcPeerExt`] where the
+/// server sends messages of its own), a notification's
+/// [`Peer`](::wirekit::serve::Peer).
+///
+/// Required methods must be written; an optional method (one behind a
+/// capability) answers -32601 Method not found unless overridden, and a
+/// notification is ignored unless overridden. Serve it with
+/// [`RpcConcurrentHandler`].
+pub trait RpcConcurrentServer: Sync {
+    /// Say hello; answers the capabilities.
+    ///
+    /// Timeout: 1000 ms.
+    fn initialize(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::InitializeParams,
+    ) -> Result<types::InitializeResult, ::wirekit::envelope::ErrorObject>;
+
+    /// A method named after a Rust keyword, optional behind `async`.
+    ///
+    /// Optional: only called when the `async` capability is on.
+    fn async_(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: types::WorkParams,
+    ) -> Result<types::WorkResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::ASYNC))
+    }
+
+    /// Work, streaming one item at a time.
+    fn work_stream(
+        &self,
+        params: types::WorkParams,
+        emit: &mut dyn FnMut(types::WorkResult) -> std::io::Result<()>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject>;
+
+    /// Stop.
+    fn shutdown(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        params: Option<types::ShutdownParams>,
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Either peer checks that the other is alive.
+    fn ping(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+    ) -> Result<types::ShutdownResult, ::wirekit::envelope::ErrorObject>;
+
+    /// Cancel the current work.
+    fn cancel(&self, peer: &::wirekit::serve::Peer, params: types::CancelParams) {
+        let _ = peer;
+        let _ = params;
+    }
+}
+
+/// Serves a [`RpcConcurrentServer`] on the concurrent serve loop
+/// ([`Server::serve_concurrent`](::wirekit::serve::Server::serve_concurrent)):
+/// decodes params into their types (-32602 naming where they do not fit),
+/// calls the trait, encodes the result, as [`RpcHandler`] does for
+/// the sequential loop.
+#[derive(Debug, Default)]
+pub struct RpcConcurrentHandler<S>(pub S);
+
+impl<S: RpcConcurrentServer> ::wirekit::serve::ConcurrentHandler
+for RpcConcurrentHandler<S> {
+    fn implements(&self, method: &str) -> bool {
+        Method::from_name(method).is_some()
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle(
+        &self,
+        context: &::wirekit::serve::RequestContext,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::INITIALIZE => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.initialize(context, params)?,
+                )
+            }
+            methods::ASYNC => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                ::wirekit::typed::encode_result(method, self.0.async_(context, params)?)
+            }
+            methods::SHUTDOWN => {
+                let params = ::wirekit::typed::decode_optional_params(method, params)?;
+                ::wirekit::typed::encode_result(
+                    method,
+                    self.0.shutdown(context, params)?,
+                )
+            }
+            methods::PING => {
+                ::wirekit::typed::encode_result(method, self.0.ping(context)?)
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn handle_stream(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        emit: &mut ::wirekit::serve::Emit<'_>,
+    ) -> Result<(), ::wirekit::envelope::ErrorObject> {
+        match method {
+            methods::WORK_STREAM => {
+                let params = ::wirekit::typed::decode_params(method, params)?;
+                let mut typed = |item: types::WorkResult| ::wirekit::typed::emit_item(
+                    &mut *emit,
+                    item,
+                );
+                self.0.work_stream(params, &mut typed)
+            }
+            _ => Err(::wirekit::serve::method_not_found(method)),
+        }
+    }
+
+    #[allow(unused_variables, clippy::match_single_binding, clippy::single_match)]
+    fn notify(
+        &self,
+        peer: &::wirekit::serve::Peer,
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) {
+        match method {
+            methods::CANCEL => {
+                if let Ok(params) = ::wirekit::typed::decode_params(method, params) {
+                    self.0.cancel(peer, params);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Typed messages to the client from a handler of the concurrent loop, on a
+/// request's [`RequestContext`](::wirekit::serve::RequestContext) or a
+/// notification's [`Peer`](::wirekit::serve::Peer): `notify_…` for each
+/// notification the server sends, `request_…` for each request, its answer
+/// decoded. Each goes through the loop, which checks it (schema, direction,
+/// state, the client's declared capabilities) as it checks its own answers,
+/// and checks the client's answer against the result schema; a refusal, an
+/// error answer, or an answer that does not fit its type
+/// ([`PeerError::InvalidAnswer`](::wirekit::serve::PeerError::InvalidAnswer))
+/// comes back as a [`PeerError`](::wirekit::serve::PeerError).
+pub trait RpcPeerExt: ::wirekit::serve::AsPeer {
+    /// Progress of the current work.
+    fn notify_progress(
+        &self,
+        params: &types::Progress,
+    ) -> Result<(), ::wirekit::serve::PeerError> {
+        ::wirekit::typed::notify_peer(self, methods::PROGRESS, params)
+    }
+
+    /// Either peer checks that the other is alive.
+    fn request_ping(
+        &self,
+    ) -> Result<types::ShutdownResult, ::wirekit::serve::PeerError> {
+        ::wirekit::typed::request_peer(self, methods::PING, ())
+    }
+}
+
+impl<T: ::wirekit::serve::AsPeer + ?Sized> RpcPeerExt for T {}
+
 /// Typed calls of the protocol over any [`Transport`](::wirekit::typed::Transport).
 #[derive(Debug, Default)]
 pub struct RpcClient<T>(pub T);
