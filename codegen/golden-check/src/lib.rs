@@ -4,13 +4,18 @@
 //!
 //! A new fixture needs one line here.
 //!
-//! It also runs the Rust example of the repository's README as a doc test
-//! (this crate is not published, so it may read a file outside its folder).
+//! It also runs the Rust examples of the repository's README and of
+//! `docs/concurrency.md` as doc tests (this crate is not published, so it
+//! may read a file outside its folder).
 #![deny(warnings)]
 
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct RepositoryReadme;
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/concurrency.md")]
+pub struct ConcurrencyGuide;
 
 #[rustfmt::skip]
 #[path = "../../tests/golden/basics/expected.rs"]
