@@ -22,6 +22,7 @@ mod message;
 mod notifier;
 mod pyjson;
 mod raw;
+mod schema;
 mod serve;
 mod session;
 mod stdio;
@@ -70,6 +71,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(envelope::encode, module)?)?;
     module.add_class::<validate::PyProtocol>()?;
     module.add_class::<issue::Issue>()?;
+    module.add_class::<schema::PyJsonSchema>()?;
     module.add_function(wrap_pyfunction!(validate::embedded_protocols, module)?)?;
     module.add_class::<session::PySession>()?;
     module.add_class::<serve::PyServer>()?;

@@ -75,15 +75,16 @@ def test_initialize_declares_capability_objects_the_schema_accepts() -> None:
     answers = session(example())
     result = answers[0]["result"]
     assert result["capabilities"] == {
+        "logging": {},
         "tools": {"listChanged": False},
-        "resources": {"subscribe": False, "listChanged": False},
+        "resources": {"subscribe": True, "listChanged": False},
         "prompts": {"listChanged": False},
     }
     assert result["serverInfo"] == {"name": "wirekit-example", "version": "0.1.0"}
     for version in supported_versions():
         assert Protocol(f"mcp@{version}").validate("initialize", "result", result) == []
     bare = session(Server("s", "1"))[0]["result"]
-    assert bare["capabilities"] == {}
+    assert bare["capabilities"] == {"logging": {}}
 
 
 def test_tools_are_listed_called_and_fail_as_results() -> None:
@@ -140,7 +141,7 @@ def test_what_is_not_registered_is_not_declared_and_not_served() -> None:
         return text
 
     answers = session(server, ("resources/list", None), ("tools/call", {"name": "echo", "arguments": {"text": "hi"}}))
-    assert answers[0]["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    assert answers[0]["result"]["capabilities"] == {"logging": {}, "tools": {"listChanged": False}}
     assert answers[1]["error"]["code"] == -32601
     assert answers[2]["result"]["content"][0]["text"] == "hi"
 
@@ -199,7 +200,7 @@ def test_the_official_python_sdk_client_talks_to_the_example_server() -> None:
     got = json.loads(done.stdout)
     assert got["protocol_version"] in supported_versions()
     assert got["server"] == "wirekit-example"
-    assert set(got["capabilities"]) == {"tools", "resources", "prompts"}
+    assert set(got["capabilities"]) == {"logging", "tools", "resources", "prompts"}
     assert got["tools"] == ["add", "divide"]
     assert got["add"] == ["5"] and got["add_is_error"] is False
     assert got["divide"] == ["cannot divide by zero"] and got["divide_is_error"] is True

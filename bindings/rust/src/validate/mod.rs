@@ -28,6 +28,7 @@ mod overlap;
 mod pointer;
 mod report;
 mod rules;
+mod schema;
 
 pub use compiled::Protocol;
 pub use issue::{
@@ -35,3 +36,4 @@ pub use issue::{
     Part, ValidationIssue,
 };
 pub use rules::SESSION_RULES;
+pub use schema::{Schema, SchemaError};

@@ -28,6 +28,11 @@ impl SchemaCheck {
         SchemaCheck { validator, bounded }
     }
 
+    /// The crate's verdict.
+    pub(super) fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value)
+    }
+
     /// Whether the report of this schema takes the bounded descent.
     pub(super) fn is_bounded(&self) -> bool {
         self.bounded.is_some()
@@ -36,7 +41,7 @@ impl SchemaCheck {
     /// Appends the issues of `value` (none when valid). The same place and
     /// keyword is reported once.
     pub(super) fn collect(&self, value: &Value, issues: &mut Vec<ValidationIssue>) {
-        if self.validator.is_valid(value) {
+        if self.is_valid(value) {
             return;
         }
         let first = issues.len();
