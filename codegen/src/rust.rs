@@ -2,8 +2,12 @@
 //! `bindings/rust-protocols/src/generated` (crate `wirekit-protocols`), plus
 //! the protocols' files embedded there (`schemas.rs`),
 //! with the typify types (`types`), method-name constants and enums, a typed
-//! server trait plus its [`Handler`](wirekit::serve::Handler) adapter, and a
-//! typed client over a small `Transport` trait.
+//! server trait plus its [`Handler`](wirekit::serve::Handler) adapter, its
+//! concurrent twin plus its [`ConcurrentHandler`](wirekit::serve::ConcurrentHandler)
+//! adapter (both adapters run the same match arms, template macros), the typed
+//! messages to the client from inside a handler (`…PeerExt` on every
+//! [`AsPeer`](wirekit::serve::AsPeer)), and a typed client over a small
+//! `Transport` trait.
 
 use std::path::PathBuf;
 

@@ -997,9 +997,8 @@ impl<S: GazeAnalyzerServer> ::wirekit::serve::Handler for GazeAnalyzerHandler<S>
 /// the methods of [`GazeAnalyzerServer`], each taking `&self` (requests run
 /// side by side, so state sits behind locks) and a request's
 /// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
-/// cancelled, progress, and the client: see [`GazeAnalyzerPeerExt`] where the
-/// server sends messages of its own), a notification's
-/// [`Peer`](::wirekit::serve::Peer).
+/// cancelled, progress, and the client), a
+/// notification's [`Peer`](::wirekit::serve::Peer).
 ///
 /// Required methods must be written; an optional method (one behind a
 /// capability) answers -32601 Method not found unless overridden, and a

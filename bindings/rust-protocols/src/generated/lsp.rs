@@ -15210,9 +15210,9 @@ impl<S: LspServer> ::wirekit::serve::Handler for LspHandler<S> {
 /// the methods of [`LspServer`], each taking `&self` (requests run
 /// side by side, so state sits behind locks) and a request's
 /// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
-/// cancelled, progress, and the client: see [`LspPeerExt`] where the
-/// server sends messages of its own), a notification's
-/// [`Peer`](::wirekit::serve::Peer).
+/// cancelled, progress, and the client:
+/// [`LspPeerExt`] has the typed messages the server sends), a
+/// notification's [`Peer`](::wirekit::serve::Peer).
 ///
 /// Required methods must be written; an optional method (one behind a
 /// capability) answers -32601 Method not found unless overridden, and a

@@ -518,9 +518,9 @@ impl<S: RpcServer> ::wirekit::serve::Handler for RpcHandler<S> {
 /// the methods of [`RpcServer`], each taking `&self` (requests run
 /// side by side, so state sits behind locks) and a request's
 /// [`RequestContext`](::wirekit::serve::RequestContext) (its id, whether it was
-/// cancelled, progress, and the client: see [`RpcPeerExt`] where the
-/// server sends messages of its own), a notification's
-/// [`Peer`](::wirekit::serve::Peer).
+/// cancelled, progress, and the client:
+/// [`RpcPeerExt`] has the typed messages the server sends), a
+/// notification's [`Peer`](::wirekit::serve::Peer).
 ///
 /// Required methods must be written; an optional method (one behind a
 /// capability) answers -32601 Method not found unless overridden, and a
