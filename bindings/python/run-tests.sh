@@ -48,8 +48,8 @@ if command -v cargo >/dev/null; then
 fi
 echo "== mypy --strict: the helper"
 "$py" -m mypy --strict --no-incremental "$repo/bindings/python/python/wirekit"
-echo "== mypy --strict: the MCP example server"
-"$py" -m mypy --strict --no-incremental "$repo/examples/mcp/server.py"
+echo "== mypy --strict: the MCP example servers"
+"$py" -m mypy --strict --no-incremental "$repo/examples/mcp/server.py" "$repo/examples/mcp/everything_server.py" "$repo/tests/mcp/conformance/broken_server.py" "$repo/tests/mcp/context_server.py"
 echo "== mypy --strict: the example analyzer and its tests"
 "$py" -m mypy --strict --no-incremental "$repo/examples/python-analyzer/src" "$repo/examples/python-analyzer/tests"
 echo "== mypy --strict: the example driver and its tests"

@@ -271,3 +271,35 @@ def test_tools_run_side_by_side_with_a_context_and_async(tmp_path: Path) -> None
     assert answer["result"]["content"][0]["text"] == "HI"
     assert peer.line()["id"] == 2  # the slow tool, last
     peer.close()
+
+
+def test_the_official_sdk_client_sees_pings_cancellation_and_the_servers_own_requests() -> None:
+    """The `mcp` package's client (tests/mcp/sdk_client_context.py) against
+    tests/mcp/context_server.py: pings answered at once while a 1.5 s tool
+    runs, a call the SDK cancels on its read timeout seen by the tool as
+    `context.cancelled` (and left unanswered, as MCP says), and sampling,
+    elicitation and roots asked of the client and answered by the SDK's
+    callbacks, with the log line and the progress on the way."""
+    peers = REPO / "tests" / "mcp"
+    subprocess.run(["bash", str(peers / "install-peers.sh")], check=True, capture_output=True, timeout=900)
+    done = subprocess.run(
+        [str(peers / ".venv" / "bin" / "python"), str(peers / "sdk_client_context.py"), "--",
+         sys.executable, str(peers / "context_server.py")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    got = json.loads(done.stdout)
+    assert max(got["ping_seconds"]) < 0.5, got  # not after the tool's 1.5 s
+    assert got["slow"] == ["slept"] and got["slow_seconds"] >= 1.5
+    assert got["timed_out"], got
+    assert len(got["cancelled_calls"]) == 1, got
+    assert "unanswered: the client cancelled it" in done.stderr
+    assert got["ask_everything"] == {
+        "sampled": "hi from the model",
+        "elicited": {"action": "accept", "content": {"name": "Ada"}},
+        "roots": ["file:///work/project"],
+    }
+    assert got["ask_is_error"] is False
+    assert got["async_ask"] == ["hi from the model"]
+    assert got["logged"] == ["sampled"]
+    assert got["progress"] == [0.0, 1.0, 2.0, 3.0]

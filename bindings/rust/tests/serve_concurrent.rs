@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::serve::{
-    Concurrency, ConcurrentHandler, RequestContext, ServeOptions, ServeOutcome, Server,
+    Concurrency, ConcurrentHandler, RequestContext, ResultCheck, ServeOptions, ServeOutcome, Server,
 };
 
 /// The client's end of stdin: lines the test sends.
@@ -63,13 +63,17 @@ struct Session {
 
 impl Session {
     fn start(handler: Tools, concurrency: Concurrency) -> Session {
+        Session::start_with(handler, concurrency, ServeOptions::default())
+    }
+
+    fn start_with(handler: Tools, concurrency: Concurrency, options: ServeOptions) -> Session {
         let (to_server, input) = mpsc::channel();
         let (output, from_server) = mpsc::channel();
         let served = thread::spawn(move || {
             let log = Arc::new(Mutex::new(Vec::new()));
             let sink = Arc::clone(&log);
             let protocol = wirekit_protocols::protocol("mcp@2025-11-25").expect("shipped");
-            let outcome = Server::new(protocol, ServeOptions::default())
+            let outcome = Server::new(protocol, options)
                 .with_logger(Box::new(move |line| {
                     sink.lock().expect("log").push(line.to_owned())
                 }))
@@ -199,6 +203,14 @@ impl ConcurrentHandler for Tools {
                         Ok(roots) => answer(format!("roots: {roots}")),
                         Err(error) => answer(format!("{}: {error}", error.code())),
                     },
+                    "ask_invalid" => {
+                        let peer = context.peer();
+                        let params = Some(json!({"_meta": 5}));
+                        match peer.request_within("roots/list", params, Duration::from_millis(50)) {
+                            Ok(roots) => answer(format!("roots: {roots}")),
+                            Err(error) => answer(format!("{}: {error}", error.code())),
+                        }
+                    }
                     "ask_briefly" => {
                         let peer = context.peer();
                         match peer.request_within("roots/list", None, Duration::from_millis(50)) {
@@ -392,6 +404,53 @@ fn a_request_the_client_did_not_declare_is_refused_before_it_is_sent() {
     assert!(
         log.iter()
             .any(|l| l.starts_with("fault dropped_request method=roots/list")),
+        "{log:?}"
+    );
+}
+
+/// A request of the handler's is checked as its notifications are (one
+/// check for both): invalid params are refused with their pointer, or in
+/// warn mode sent with a warning line, as an invalid notification is.
+#[test]
+fn a_request_with_invalid_params_is_refused_or_in_warn_mode_sent_with_a_warning() {
+    let declared = json!({"roots": {}});
+    let session =
+        Session::start(Tools::default(), Concurrency::default()).initialized(declared.clone());
+    session.send(call(1, "ask_invalid", json!({})));
+    let (_, answer) = session.next();
+    assert!(text(&answer).starts_with("refused: "), "{answer}");
+    let (outcome, log) = session.close();
+    outcome.expect("serves");
+    assert!(
+        log.iter().any(|l| l.starts_with("fault dropped_request method=roots/list pointer=/params/_meta")),
+        "{log:?}"
+    );
+
+    let warn = ServeOptions {
+        result_check: ResultCheck::Warn,
+        ..ServeOptions::default()
+    };
+    let session =
+        Session::start_with(Tools::default(), Concurrency::default(), warn).initialized(declared);
+    session.send(call(1, "ask_invalid", json!({})));
+    let (_, asked) = session.next();
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    assert_eq!(asked["params"], json!({"_meta": 5}));
+    // Not answered within the handler's 50 ms: it is cancelled, and the
+    // handler told.
+    let (_, cancelled) = session.next();
+    assert_eq!(
+        cancelled["method"], "notifications/cancelled",
+        "{cancelled}"
+    );
+    assert_eq!(cancelled["params"]["requestId"], asked["id"]);
+    let (_, answer) = session.next();
+    assert!(text(&answer).starts_with("timed-out"), "{answer}");
+    let (outcome, log) = session.close();
+    outcome.expect("serves");
+    assert!(
+        log.iter()
+            .any(|l| l.starts_with("warning: sending an invalid params for `roots/list` anyway")),
         "{log:?}"
     );
 }

@@ -12,11 +12,12 @@ import runpy
 import sys
 from typing import Any
 
+from wirekit.mcp import Context, Server
+
 fault = sys.argv[1] if len(sys.argv) > 1 else ""
 example = pathlib.Path(__file__).resolve().parents[3] / "examples" / "mcp" / "everything_server.py"
 namespace = runpy.run_path(str(example), run_name="everything")
-server = namespace["server"]
-Context = namespace["Context"]
+server: Server = namespace["server"]
 
 if fault == "image":
     # Text where an image content is due.
@@ -27,7 +28,7 @@ if fault == "image":
 elif fault == "progress":
     # The progress notifications are never sent.
     @server.tool(name="test_tool_with_progress", description="Tests tool that reports progress notifications")
-    def no_progress(context: Context) -> str:  # type: ignore[valid-type]
+    def no_progress(context: Context) -> str:
         return "done"
 
 elif fault == "logging":

@@ -814,33 +814,11 @@ impl Server {
     ) -> Result<Vec<u8>, RuntimeFault> {
         let method = notification.method.clone();
         let method = method.as_str();
-        let known = self.protocol.method(method).is_some_and(|spec| {
-            spec.kind == MethodKind::Notification && spec.direction.server_sends()
-        });
-        if !known {
-            let why = format!("not a server notification of {}", self.protocol.id());
-            return Err(RuntimeFault::dropped(method, "/method", &why));
-        }
-        let issues = self
-            .protocol
-            .validate(method, Part::Params, notification.params.as_ref());
-        if !issues.is_empty() {
-            match self.options.result_check {
-                ResultCheck::Reject => {
-                    let error = self
-                        .protocol
-                        .invalid_result_answer(method, Part::Params, &issues);
-                    let pointer = issues
-                        .first()
-                        .map(|i| format!("/params{}", i.instance_path))
-                        .unwrap_or_else(|| "/params".to_owned());
-                    return Err(RuntimeFault::dropped(method, &pointer, &error.message));
-                }
-                ResultCheck::Warn => {
-                    (self.logger)(&invalid_result_warning(method, Part::Params, &issues))
-                }
-            }
-        }
+        self.check_outgoing(
+            method,
+            MethodKind::Notification,
+            notification.params.as_ref(),
+        )?;
         let params = notification.params.clone();
         let message = Message::Notification(notification);
         // Framed first: only a frame the transport accepts moves the session.
@@ -856,6 +834,60 @@ impl Server {
             ));
         }
         Ok(frame)
+    }
+
+    /// The checks a message the server starts passes before it is framed,
+    /// a notification or a request of its own alike: the protocol has the
+    /// method, of that kind, sent by the server; its params fit their
+    /// schema. An invalid one is dropped with the first issue's pointer, or
+    /// (`ResultCheck::Warn`) sent with a warning line, as an invalid result
+    /// is. The fault is the kind's (`dropped_notification`,
+    /// `dropped_request`).
+    pub(super) fn check_outgoing(
+        &mut self,
+        method: &str,
+        kind: MethodKind,
+        params: Option<&Value>,
+    ) -> Result<(), RuntimeFault> {
+        let fault = match kind {
+            MethodKind::Request => RuntimeFault::dropped_request,
+            MethodKind::Notification => RuntimeFault::dropped,
+        };
+        let sends = self
+            .protocol
+            .method(method)
+            .is_some_and(|spec| spec.kind == kind && spec.direction.server_sends());
+        if !sends {
+            let why = match kind {
+                MethodKind::Request => {
+                    format!("not a request the server sends in {}", self.protocol.id())
+                }
+                MethodKind::Notification => {
+                    format!("not a server notification of {}", self.protocol.id())
+                }
+            };
+            return Err(fault(method, "/method", &why));
+        }
+        let issues = self.protocol.validate(method, Part::Params, params);
+        if issues.is_empty() {
+            return Ok(());
+        }
+        match self.options.result_check {
+            ResultCheck::Reject => {
+                let error = self
+                    .protocol
+                    .invalid_result_answer(method, Part::Params, &issues);
+                let pointer = issues
+                    .first()
+                    .map(|i| format!("/params{}", i.instance_path))
+                    .unwrap_or_else(|| "/params".to_owned());
+                Err(fault(method, &pointer, &error.message))
+            }
+            ResultCheck::Warn => {
+                (self.logger)(&invalid_result_warning(method, Part::Params, &issues));
+                Ok(())
+            }
+        }
     }
 
     /// Whether the protocol ends the session after answering `code`.

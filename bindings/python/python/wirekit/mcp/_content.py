@@ -70,7 +70,8 @@ class EmbeddedResource:
             raise ValueError(f"an embedded resource ({self.uri}) has text or a blob, exactly one")
 
     def content(self) -> dict[str, Any]:
-        return {"type": "resource", "resource": resource_contents(self.uri, self.text if self.blob is None else self.blob, self.mime_type)}
+        value: Union[str, bytes] = self.blob if self.blob is not None else (self.text or "")
+        return {"type": "resource", "resource": resource_contents(self.uri, value, self.mime_type)}
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ def schema_of(hint: Any, where: str) -> dict[str, Any]:
         return {"type": _SCALARS[hint]}
     origin = typing.get_origin(hint)
     arguments = typing.get_args(hint)
+    schema: dict[str, Any]
     if origin is typing.Annotated:
         schema = schema_of(arguments[0], where)
         for extra in arguments[1:]:
@@ -62,7 +63,7 @@ def schema_of(hint: Any, where: str) -> dict[str, Any]:
     if origin is typing.Literal:
         return {"enum": list(arguments)}
     if hint in (list, set, frozenset) or origin in (list, set, frozenset, collections.abc.Sequence, collections.abc.Set):
-        schema: dict[str, Any] = {"type": "array"}
+        schema = {"type": "array"}
         if arguments:
             schema["items"] = schema_of(arguments[0], f"{where}[]")
         if hint in (set, frozenset) or origin in (set, frozenset, collections.abc.Set):

@@ -761,11 +761,17 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                 params,
                 reply,
             } => {
-                if !self.input_open || !self.starting() || self.server.session.is_ended() {
+                if !self.starting() || self.server.session.is_ended() {
                     let _ = reply.send(Err(PeerError::Closed));
                     return Ok(());
                 }
+                // Checked before the input's end is: a request the client
+                // must not get is the handler's fault (`refused`) whether
+                // or not an answer could still come.
                 match self.frame_request(&id, &method, params) {
+                    Ok(_) if !self.input_open => {
+                        let _ = reply.send(Err(PeerError::Closed));
+                    }
                     Ok(frame) => {
                         self.output.write_all(&frame)?;
                         self.dirty = true;
@@ -794,21 +800,8 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
         method: &str,
         params: Option<Value>,
     ) -> Result<Vec<u8>, RuntimeFault> {
-        let protocol = &self.server.protocol;
-        let sends = protocol
-            .method(method)
-            .is_some_and(|spec| spec.kind == MethodKind::Request && spec.direction.server_sends());
-        if !sends {
-            let why = format!("not a request the server sends in {}", protocol.id());
-            return Err(RuntimeFault::dropped_request(method, "/method", &why));
-        }
-        let issues = protocol.validate(method, Part::Params, params.as_ref());
-        if let Some(issue) = issues.first() {
-            let pointer = format!("/params{}", issue.instance_path);
-            let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
-            let why = format!("its params are invalid: {}", listed.join("; "));
-            return Err(RuntimeFault::dropped_request(method, &pointer, &why));
-        }
+        self.server
+            .check_outgoing(method, MethodKind::Request, params.as_ref())?;
         if let Err(violation) = self.server.session.check(method) {
             let why = violation.to_string();
             return Err(RuntimeFault::dropped_request(method, "/method", &why));
