@@ -7,6 +7,7 @@ core, against a server process over real pipes (MCP 2025-11-25)."""
 from __future__ import annotations
 
 import json
+import statistics
 import textwrap
 import time
 from pathlib import Path
@@ -136,6 +137,9 @@ def test_a_ping_is_answered_while_a_slow_sync_handler_sleeps(server: Peer) -> No
     time.sleep(0.05)
     waits = pings_while(server, 2)
     print(f"pings answered in {[round(w * 1000, 2) for w in waits]} ms while the tool slept")
+    # The goal is under 10 ms: the median is held to it, the worst (a busy
+    # CI machine) to 100 ms; after the tool it would be ~950 ms.
+    assert statistics.median(waits) < 0.01, waits
     assert max(waits) < 0.1, waits
     assert text(server.line()) == "slept"
     code, rest, err = server.close()
@@ -147,6 +151,7 @@ def test_a_ping_is_answered_while_an_async_handler_awaits(server: Peer) -> None:
     send(server, {"id": 1, "method": "resources/read", "params": {"uri": "file:///a"}})
     time.sleep(0.05)
     waits = pings_while(server, 2)
+    assert statistics.median(waits) < 0.01, waits
     assert max(waits) < 0.1, waits
     assert server.line()["result"]["contents"][0]["text"] == "slept"
     server.close()

@@ -76,9 +76,9 @@ def test_initialize_declares_capability_objects_the_schema_accepts() -> None:
     result = answers[0]["result"]
     assert result["capabilities"] == {
         "logging": {},
-        "tools": {"listChanged": False},
-        "resources": {"subscribe": True, "listChanged": False},
-        "prompts": {"listChanged": False},
+        "tools": {"listChanged": True},
+        "resources": {"subscribe": True, "listChanged": True},
+        "prompts": {"listChanged": True},
     }
     assert result["serverInfo"] == {"name": "wirekit-example", "version": "0.1.0"}
     for version in supported_versions():
@@ -141,7 +141,7 @@ def test_what_is_not_registered_is_not_declared_and_not_served() -> None:
         return text
 
     answers = session(server, ("resources/list", None), ("tools/call", {"name": "echo", "arguments": {"text": "hi"}}))
-    assert answers[0]["result"]["capabilities"] == {"logging": {}, "tools": {"listChanged": False}}
+    assert answers[0]["result"]["capabilities"] == {"logging": {}, "tools": {"listChanged": True}}
     assert answers[1]["error"]["code"] == -32601
     assert answers[2]["result"]["content"][0]["text"] == "hi"
 

@@ -327,3 +327,37 @@ def test_the_example_of_docs_mcp_md_serves_as_it_says() -> None:
     methods = [line.get("method") for line in lines if "id" not in line]
     assert methods == ["notifications/progress", "notifications/message", "notifications/progress"]
     assert answer(lines, 4)["result"]["contents"][0]["text"] == '{"sky": "clear"}'
+
+
+def test_a_list_that_changes_while_serving_is_announced() -> None:
+    """A tool registered or removed while a client is served: the client is
+    told with `notifications/tools/list_changed` (declared `listChanged`),
+    and the next listing shows the change."""
+    server = Server("s", "1", concurrency=1)
+
+    @server.tool()
+    def grow() -> str:
+        @server.tool()
+        def extra() -> str:
+            return "extra"
+
+        return "grown"
+
+    @server.tool()
+    def shrink() -> str:
+        server.remove_tool("extra")
+        return "shrunk"
+
+    lines = converse(
+        server, ("tools/call", {"name": "grow"}), ("tools/list", None),
+        ("tools/call", {"name": "shrink"}), ("tools/list", None),
+    )
+    assert answer(lines, 0)["result"]["capabilities"]["tools"] == {"listChanged": True}
+    changed = [line for line in lines if line.get("method") == "notifications/tools/list_changed"]
+    assert len(changed) == 2, lines
+    assert [t["name"] for t in answer(lines, 2)["result"]["tools"]] == ["grow", "shrink", "extra"]
+    assert [t["name"] for t in answer(lines, 4)["result"]["tools"]] == ["grow", "shrink"]
+    # Before any session nobody is told, and nothing fails.
+    quiet = Server("q", "1")
+    quiet.tool(name="t")(lambda: "")
+    quiet.remove_tool("t")

@@ -271,7 +271,12 @@ fn a_ping_is_answered_at_once_while_a_slow_tool_runs() {
     assert!(done - slow >= Duration::from_millis(1000));
     let worst = waits.iter().max().copied().unwrap_or_default();
     eprintln!("ping answered in {waits:?} while the tool ran");
-    // The tool takes 1 s: a ping answered after it would wait ~950 ms.
+    // The tool takes 1 s: a ping answered after it would wait ~950 ms. The
+    // goal is under 10 ms; the median is held to it, the worst (a busy CI
+    // machine) to 100 ms.
+    let mut sorted = waits.clone();
+    sorted.sort();
+    assert!(sorted[sorted.len() / 2] < Duration::from_millis(10), "{waits:?}");
     assert!(worst < Duration::from_millis(100), "{waits:?}");
     let (outcome, log) = session.close();
     assert_eq!(outcome.expect("serves"), ServeOutcome::EndOfInput);

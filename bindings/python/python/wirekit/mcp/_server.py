@@ -160,6 +160,7 @@ class Server(Service):
         self._prompts: dict[str, _Prompt] = {}
         self._completion: Optional[Callable[..., Any]] = None
         self._subscriptions: set[str] = set()
+        self._declared: set[str] = set()
         self._lock = threading.Lock()
 
     # ----- registration -----
@@ -199,6 +200,7 @@ class Server(Service):
             except ValueError as error:
                 raise ValueError(f"tool {listing['name']!r}: {error}") from None
             self._tools[listing["name"]] = _Tool(handler, listing, arguments, checked_output)
+            self._changed("tools")
             return handler
 
         return register
@@ -226,6 +228,7 @@ class Server(Service):
             else:
                 listing = _listing(handler, description, uri=uri, name=label, title=title, mimeType=mime_type)
                 self._resources[uri] = _Resource(handler, listing)
+            self._changed("resources")
             return handler
 
         return register
@@ -249,6 +252,7 @@ class Server(Service):
                 arguments.append(entry)
             listing = _listing(handler, description, name=name or handler.__name__, title=title, arguments=arguments)
             self._prompts[listing["name"]] = _Prompt(handler, listing, required)
+            self._changed("prompts")
             return handler
 
         return register
@@ -265,6 +269,32 @@ class Server(Service):
             return handler
 
         return register
+
+    def remove_tool(self, name: str) -> None:
+        """Takes a tool away (`KeyError` for one not registered); a client
+        being served is told (`notifications/tools/list_changed`)."""
+        del self._tools[name]
+        self._changed("tools")
+
+    def remove_resource(self, uri: str) -> None:
+        """Takes a resource or template away; a client being served is told."""
+        if self._resources.pop(uri, None) is None:
+            del self._templates[uri]
+        self._changed("resources")
+
+    def remove_prompt(self, name: str) -> None:
+        """Takes a prompt away; a client being served is told."""
+        del self._prompts[name]
+        self._changed("prompts")
+
+    def _changed(self, kind: str) -> None:
+        """Tells a client being served that a list changed. Before a
+        session (registration at start-up) there is no one to tell; a kind
+        that had nothing registered at `initialize` was not declared, so
+        the client is not told of it either (the core would refuse it)."""
+        if self._session_context is None or self.negotiated is None or kind not in self._declared:
+            return
+        self.notify(f"notifications/{kind}/list_changed")
 
     # ----- sending from anywhere -----
 
@@ -302,20 +332,22 @@ class Server(Service):
         """What is registered, as the schema's `ServerCapabilities` (objects)."""
         declared: dict[str, Any] = {"logging": {}}
         if self._tools:
-            declared["tools"] = {"listChanged": False}
+            declared["tools"] = {"listChanged": True}
         if self._resources or self._templates:
-            declared["resources"] = {"subscribe": True, "listChanged": False}
+            declared["resources"] = {"subscribe": True, "listChanged": True}
         if self._prompts:
-            declared["prompts"] = {"listChanged": False}
+            declared["prompts"] = {"listChanged": True}
         if self._completion is not None:
             declared["completions"] = {}
         return declared
 
     def _initialize(self, params: Any) -> dict[str, Any]:
         self.negotiated = negotiate(params.get("protocolVersion"), self.versions)
+        capabilities = self.capabilities()
+        self._declared = set(capabilities)
         result: dict[str, Any] = {
             "protocolVersion": self.negotiated,
-            "capabilities": self.capabilities(),
+            "capabilities": capabilities,
             "serverInfo": self.info,
         }
         if self.instructions:
@@ -444,21 +476,21 @@ class Server(Service):
         handlers.setdefault("ping", lambda params: {})
         handlers.setdefault("logging/setLevel", self._set_level)
         if self._tools:
-            handlers.setdefault("tools/list", lambda params: {"tools": [t.listing for t in self._tools.values()]})
+            handlers.setdefault("tools/list", lambda params: {"tools": [t.listing for t in list(self._tools.values())]})
             handlers.setdefault("tools/call", self._call_tool)
         if self._resources or self._templates:
             handlers.setdefault(
-                "resources/list", lambda params: {"resources": [r.listing for r in self._resources.values()]}
+                "resources/list", lambda params: {"resources": [r.listing for r in list(self._resources.values())]}
             )
             handlers.setdefault(
                 "resources/templates/list",
-                lambda params: {"resourceTemplates": [r.listing for r in self._templates.values()]},
+                lambda params: {"resourceTemplates": [r.listing for r in list(self._templates.values())]},
             )
             handlers.setdefault("resources/read", self._read_resource)
             handlers.setdefault("resources/subscribe", self._subscribe)
             handlers.setdefault("resources/unsubscribe", self._unsubscribe)
         if self._prompts:
-            handlers.setdefault("prompts/list", lambda params: {"prompts": [p.listing for p in self._prompts.values()]})
+            handlers.setdefault("prompts/list", lambda params: {"prompts": [p.listing for p in list(self._prompts.values())]})
             handlers.setdefault("prompts/get", self._get_prompt)
         if self._completion is not None:
             handlers.setdefault("completion/complete", self._complete)
