@@ -42,6 +42,13 @@ impl ConcurrentHandler for PythonHandler {
         })
     }
 
+    /// The worker stays known to the interpreter between calls: attached
+    /// once, detached while it waits for a job, so each call's attach only
+    /// takes the GIL (no thread state made and freed a request).
+    fn worker(&self, run: &mut (dyn FnMut() + Send)) {
+        Python::attach(|py| py.detach(run));
+    }
+
     fn notify(&self, peer: &Peer, method: &str, params: Option<Value>) {
         Python::attach(|py| {
             let Some(function) = self.notifications.get(method) else {

@@ -64,6 +64,15 @@ pub trait ConcurrentHandler: Sync {
     fn stopped(&self) -> bool {
         false
     }
+
+    /// Runs one worker thread's whole loop (`run` returns when the loop
+    /// needs the worker no more). A binding may wrap it: Python attaches
+    /// the thread to the interpreter once here and detaches it while the
+    /// worker waits, so each call's attach finds its thread state instead
+    /// of making and freeing one.
+    fn worker(&self, run: &mut (dyn FnMut() + Send)) {
+        run();
+    }
 }
 
 /// Why a message a handler sent, or the answer it waited for, did not

@@ -255,6 +255,16 @@ fn work<H: ConcurrentHandler + ?Sized>(
     events: &mpsc::Sender<Event>,
     peer: &Peer,
 ) {
+    handler.worker(&mut || run_jobs(handler, jobs, events, peer));
+}
+
+/// The worker's loop: jobs until the dispatcher stops sending them.
+fn run_jobs<H: ConcurrentHandler + ?Sized>(
+    handler: &H,
+    jobs: &Mutex<mpsc::Receiver<Job>>,
+    events: &mpsc::Sender<Event>,
+    peer: &Peer,
+) {
     loop {
         let job = {
             let jobs = jobs.lock().unwrap_or_else(|e| e.into_inner());
