@@ -29,6 +29,7 @@ pub mod metamodel;
 pub mod model;
 pub mod naming;
 pub mod openrpc;
+pub mod presence;
 pub mod protocol;
 pub mod python;
 pub mod rust;

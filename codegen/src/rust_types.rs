@@ -5,6 +5,11 @@
 //! it has no answer for). Every call is wrapped in `catch_unwind`; after a
 //! panic each type is converted alone (the others stubbed out as "any") to
 //! name the schema that caused it.
+//!
+//! The items then go through three passes over their syntax: fields back in
+//! the schema's order ([`crate::field_order`]), bounded integers
+//! ([`crate::bounds`]), and optional arrays and objects without properties
+//! as `Option`s, so absent and empty stay apart ([`crate::presence`]).
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -202,6 +207,7 @@ pub fn generate(p: &Protocol, root: &str) -> Result<RustTypes> {
     })?;
     crate::field_order::restore_schema_order(&mut file, &p.bundle.defs);
     crate::bounds::bound_integers(&mut file, &p.bundle.defs, &names, root);
+    crate::presence::keep_empty_members(&mut file);
     Ok(RustTypes {
         code: prettyplease::unparse(&file),
         names,

@@ -5,7 +5,9 @@
 //! `request_*` getting the client's answer decoded (and a malformed answer
 //! coming back as `invalid-answer`), a notification's handler asking the
 //! client through its `Peer`, and params that break their schema answered
-//! -32602 with their pointer.
+//! -32602 with their pointer. The typed `InitializeResult` declares
+//! `logging: Some(Map::new())`, which goes out as `"logging":{}`, so the
+//! tool's typed `notifications/message` is let through.
 #![cfg(feature = "mcp")]
 
 use std::io::{Read, Write};
@@ -13,15 +15,16 @@ use std::sync::{mpsc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::serve::{Concurrency, Peer, RequestContext, ServeOptions, ServeOutcome, Server};
 use wirekit::validate::Part;
 use wirekit_protocols::mcp_v2025_11_25::types::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult, EmptyResult,
     GetTaskPayloadRequestParams, GetTaskPayloadResult, GetTaskRequestParams, GetTaskResult,
-    InitializeRequestParams, InitializeResult, ListTasksResult, NotificationParams,
-    PaginatedRequestParams, ProgressNotificationParams, RequestParams,
+    InitializeRequestParams, InitializeResult, ListTasksResult, LoggingLevel,
+    LoggingMessageNotificationParams, NotificationParams, PaginatedRequestParams,
+    ProgressNotificationParams, RequestParams,
 };
 use wirekit_protocols::mcp_v2025_11_25::{
     methods, McpConcurrentHandler, McpConcurrentServer, McpPeerExt,
@@ -48,9 +51,12 @@ impl McpConcurrentServer for Tools {
         _context: &RequestContext,
         _params: InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorObject> {
-        typed(json!({"protocolVersion": "2025-11-25",
+        let mut result: InitializeResult = typed(json!({"protocolVersion": "2025-11-25",
                      "capabilities": {"tools": {"listChanged": true}},
-                     "serverInfo": {"name": "typed-tools", "version": "1"}}))
+                     "serverInfo": {"name": "typed-tools", "version": "1"}}))?;
+        // `{}` declares the capability: the server may send `notifications/message`.
+        result.capabilities.logging = Some(Map::new());
+        Ok(result)
     }
 
     fn ping(
@@ -70,7 +76,8 @@ impl McpConcurrentServer for Tools {
             "sleep" => {
                 let ms = params
                     .arguments
-                    .get("ms")
+                    .as_ref()
+                    .and_then(|arguments| arguments.get("ms"))
                     .and_then(Value::as_u64)
                     .unwrap_or(0);
                 thread::sleep(Duration::from_millis(ms));
@@ -83,7 +90,15 @@ impl McpConcurrentServer for Tools {
                     "progressToken": token, "progress": 0.5, "total": 2.0, "message": "half"}))?;
                 let sent = context.notify_notifications_progress(&progress);
                 let changed = context.notify_notifications_tools_list_changed(None);
-                answer(&format!("{sent:?} {changed:?}"))
+                // Declared by the initialize answer's `"logging": {}`.
+                let logged =
+                    context.notify_notifications_message(&LoggingMessageNotificationParams {
+                        meta: None,
+                        data: json!("half way"),
+                        level: LoggingLevel::Info,
+                        logger: Some("progress".to_owned()),
+                    });
+                answer(&format!("{sent:?} {changed:?} {logged:?}"))
             }
             "roots" => match context.request_roots_list(None) {
                 // A typed answer: `Vec<Root>`, each `uri` a `String`.
@@ -215,8 +230,16 @@ impl Session {
             "protocolVersion": "2025-11-25", "capabilities": capabilities,
             "clientInfo": {"name": "test", "version": "1"}}}),
         );
-        let (_, answer) = session.next();
+        let (_, line) = session.next_line();
+        // The typed `logging: Some(Map::new())` on the wire, not dropped.
+        assert!(line.contains(r#""logging":{}"#), "{line}");
+        let answer: Value = serde_json::from_str(&line).expect("the server writes JSON");
         assert_eq!(answer["id"], 0, "{answer}");
+        assert_eq!(
+            answer["result"]["capabilities"],
+            json!({"logging": {}, "tools": {"listChanged": true}}),
+            "{answer}"
+        );
         assert_eq!(
             answer["result"]["serverInfo"]["name"], "typed-tools",
             "{answer}"
@@ -317,10 +340,15 @@ fn typed_notifications_reach_the_client_as_valid_frames() {
         frame(),
         json!({"jsonrpc": "2.0", "method": methods::NOTIFICATIONS_TOOLS_LIST_CHANGED})
     );
+    assert_eq!(
+        frame(),
+        json!({"jsonrpc": "2.0", "method": methods::NOTIFICATIONS_MESSAGE, "params": {
+            "data": "half way", "level": "info", "logger": "progress"}})
+    );
     let (_, answer) = session.next();
     assert_eq!(
         (answer["id"].clone(), text(&answer)),
-        (json!(1), "Ok(()) Ok(())")
+        (json!(1), "Ok(()) Ok(()) Ok(())")
     );
     let (outcome, _) = session.close();
     assert!(outcome.is_ok(), "{outcome:?}");

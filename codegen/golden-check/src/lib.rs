@@ -103,3 +103,35 @@ mod driver_bounds {
         }
     }
 }
+
+#[cfg(test)]
+mod presence {
+    use super::basics::types::Shape;
+
+    #[test]
+    fn an_empty_optional_member_is_not_an_absent_one() {
+        for text in [
+            r#"{"kind":"polygon","points":[]}"#,
+            r#"{"kind":"polygon","points":[],"tags":[],"matrix":[],"meta":{},"counts":{}}"#,
+            r#"{"kind":"polygon","points":[],"tags":["a"],"meta":{"k":null},"counts":{"n":1}}"#,
+        ] {
+            let shape: Shape = serde_json::from_str(text).expect(text);
+            let back = serde_json::to_string(&shape).expect("serializes");
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&back).expect("json"),
+                serde_json::from_str::<serde_json::Value>(text).expect("json"),
+                "{text} came back as {back}"
+            );
+        }
+        let absent: Shape =
+            serde_json::from_str(r#"{"kind":"polygon","points":[]}"#).expect("absent");
+        let empty: Shape =
+            serde_json::from_str(r#"{"kind":"polygon","points":[],"meta":{},"tags":[]}"#)
+                .expect("empty");
+        assert_eq!((absent.meta, absent.tags), (None, None));
+        assert_eq!(
+            (empty.meta, empty.tags),
+            (Some(serde_json::Map::new()), Some(Vec::new()))
+        );
+    }
+}

@@ -288,11 +288,11 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DiscoverResult {
         ///The list of source file paths.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub source_files: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub source_files: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The list of test file paths.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub test_files: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub test_files: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The test framework name (e.g. "pytest").
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub framework: ::std::option::Option<::std::string::String>,
@@ -338,8 +338,10 @@ pub mod types {
         ///Absolute path to the project root.
         pub root_path: ::std::string::String,
         ///Analyzer-specific config from .gaze.yaml. Omitted when no config is provided.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub config: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub config: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The result of the "initialize" method: the analyzer's capabilities and identity.

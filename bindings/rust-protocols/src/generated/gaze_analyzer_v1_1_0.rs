@@ -294,11 +294,11 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DiscoverResult {
         ///The list of source file paths.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub source_files: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub source_files: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The list of test file paths.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub test_files: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub test_files: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The test framework name (e.g. "pytest").
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub framework: ::std::option::Option<::std::string::String>,
@@ -361,8 +361,10 @@ pub mod types {
         ///Absolute path to the project root.
         pub root_path: ::std::string::String,
         ///Analyzer-specific config from .gaze.yaml. Omitted when no config is provided.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub config: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub config: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The result of the "initialize" method: the analyzer's capabilities and identity.
@@ -467,8 +469,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub classification: ::std::option::Option<Classification>,
         ///Optional language-specific metadata (new in 1.1.0). Opaque to Gaze: passed through to JSON output and AI report pipelines, never used for scoring, classification or CRAP. Size guidance: keep it under 1 KB per effect (not enforced).
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub detail: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub detail: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///A side effect type name from Gaze's taxonomy of 48 canonical types, each in one priority tier (P0 must detect .. P4 exotic). Open enum: the host accepts an unknown type, defaulting it to tier P4 with a warning, so any string is valid. The 1.0.0 spec's mapping table also names FileSystemRead and NetworkCall, which are not canonical and therefore land in P4. Language-neutral aliases are accepted and resolve to canonical types: AsyncTaskSpawn=GoroutineSpawn, AsyncMessageSend=ChannelSend, AsyncChannelClose=ChannelClose, BarrierOp=WaitGroupOp, PanicRecovery=RecoverBehavior, FFICall=CgoCall, ObjectPoolOp=SyncPoolOp, DeferredMutation=DeferredReturnMutation, ArgumentMutation=PointerArgMutation, ProcessTermination=Panic, SentinelErrorDecl=SentinelError.

@@ -90,8 +90,8 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Annotations {
         ///The optional member `audience` of `Annotations`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub audience: ::std::vec::Vec<Role>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub audience: ::std::option::Option<::std::vec::Vec<Role>>,
         ///The optional member `lastModified` of `Annotations`.
         #[serde(
             rename = "lastModified",
@@ -110,9 +110,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `AudioContent`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -143,9 +145,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `blob` of `BlobResourceContents`.
         pub blob: ::std::string::String,
         ///The optional member `mimeType` of `BlobResourceContents`.
@@ -187,8 +191,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CallToolRequestParams {
         ///The optional member `arguments` of `CallToolRequestParams`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub arguments: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `name` of `CallToolRequestParams`.
         pub name: ::std::string::String,
     }
@@ -200,9 +206,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `content` of `CallToolResult`.
         pub content: ::std::vec::Vec<ContentBlock>,
         ///The optional member `isError` of `CallToolResult`.
@@ -215,11 +223,10 @@ pub mod types {
         #[serde(
             rename = "structuredContent",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub structured_content: ::serde_json::Map<
-            ::std::string::String,
-            ::serde_json::Value,
+        pub structured_content: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     }
 
@@ -246,22 +253,25 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ClientCapabilities {
         ///The optional member `elicitation` of `ClientCapabilities`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub elicitation: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///The optional member `experimental` of `ClientCapabilities`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub experimental: ::std::collections::HashMap<
-            ::std::string::String,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub elicitation: ::std::option::Option<
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        ///The optional member `experimental` of `ClientCapabilities`.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub experimental: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub roots: ::std::option::Option<ClientCapabilitiesRoots>,
         ///The optional member `sampling` of `ClientCapabilities`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub sampling: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub sampling: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The optional member `roots` of `ClientCapabilities`.
@@ -472,13 +482,9 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct CompleteRequestParamsContext {
         ///The optional member `arguments` of `CompleteRequestParamsContext`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub arguments: ::std::collections::HashMap<
-            ::std::string::String,
-            ::std::string::String,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
         >,
     }
 
@@ -509,9 +515,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         pub completion: CompleteResultCompletion,
     }
 
@@ -615,8 +623,10 @@ pub mod types {
         ///The required member `messages` of `CreateMessageRequestParams`.
         pub messages: ::std::vec::Vec<SamplingMessage>,
         ///The optional member `metadata` of `CreateMessageRequestParams`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `modelPreferences` of `CreateMessageRequestParams`.
         #[serde(
             rename = "modelPreferences",
@@ -627,9 +637,11 @@ pub mod types {
         #[serde(
             rename = "stopSequences",
             default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub stop_sequences: ::std::vec::Vec<::std::string::String>,
+        pub stop_sequences: ::std::option::Option<
+            ::std::vec::Vec<::std::string::String>,
+        >,
         ///The optional member `systemPrompt` of `CreateMessageRequestParams`.
         #[serde(
             rename = "systemPrompt",
@@ -648,9 +660,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `content` of `CreateMessageResult`.
         pub content: CreateMessageResultContent,
         ///The required member `model` of `CreateMessageResult`.
@@ -767,8 +781,8 @@ pub mod types {
             PrimitiveSchemaDefinition,
         >,
         ///The optional member `required` of `ElicitRequestParamsRequestedSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub required: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The required member `type` of `ElicitRequestParamsRequestedSchema`.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -781,19 +795,17 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `action` of `ElicitResult`.
         pub action: Action,
         ///The optional member `content` of `ElicitResult`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub content: ::std::collections::HashMap<
-            ::std::string::String,
-            ElicitResultContentValue,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub content: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ElicitResultContentValue>,
         >,
     }
 
@@ -835,9 +847,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `EmbeddedResource`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -906,9 +920,9 @@ pub mod types {
         #[serde(
             rename = "enumNames",
             default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub enum_names: ::std::vec::Vec<::std::string::String>,
+        pub enum_names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The optional member `title` of `EnumSchema`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
@@ -1000,13 +1014,9 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetPromptRequestParams {
         ///The optional member `arguments` of `GetPromptRequestParams`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub arguments: ::std::collections::HashMap<
-            ::std::string::String,
-            ::std::string::String,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
         >,
         ///The required member `name` of `GetPromptRequestParams`.
         pub name: ::std::string::String,
@@ -1019,9 +1029,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `description` of `GetPromptResult`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
@@ -1036,9 +1048,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `ImageContent`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -1159,9 +1173,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `capabilities` of `InitializeResult`.
         pub capabilities: ServerCapabilities,
         ///The optional member `instructions` of `InitializeResult`.
@@ -1191,9 +1207,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -1217,9 +1235,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -1352,9 +1372,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListPromptsResult`.
         #[serde(
             rename = "nextCursor",
@@ -1389,9 +1411,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListResourceTemplatesResult`.
         #[serde(
             rename = "nextCursor",
@@ -1427,9 +1451,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListResourcesResult`.
         #[serde(
             rename = "nextCursor",
@@ -1481,9 +1507,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `roots` of `ListRootsResult`.
         pub roots: ::std::vec::Vec<Root>,
     }
@@ -1512,9 +1540,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListToolsResult`.
         #[serde(
             rename = "nextCursor",
@@ -1650,8 +1680,8 @@ pub mod types {
         )]
         pub cost_priority: ::std::option::Option<f64>,
         ///The optional member `hints` of `ModelPreferences`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub hints: ::std::vec::Vec<ModelHint>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub hints: ::std::option::Option<::std::vec::Vec<ModelHint>>,
         ///The optional member `intelligencePriority` of `ModelPreferences`.
         #[serde(
             rename = "intelligencePriority",
@@ -1682,9 +1712,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -1733,9 +1765,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `PaginatedResult`.
         #[serde(
             rename = "nextCursor",
@@ -1866,12 +1900,14 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `arguments` of `Prompt`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub arguments: ::std::vec::Vec<PromptArgument>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<::std::vec::Vec<PromptArgument>>,
         ///The optional member `description` of `Prompt`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
@@ -1914,9 +1950,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -1965,9 +2003,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `contents` of `ReadResourceResult`.
         pub contents: ::std::vec::Vec<ContentsItem>,
     }
@@ -2036,9 +2076,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `Resource`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -2070,9 +2112,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `mimeType` of `ResourceContents`.
         #[serde(
             rename = "mimeType",
@@ -2090,9 +2134,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `ResourceLink`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -2136,9 +2182,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -2150,9 +2198,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `ResourceTemplate`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -2207,9 +2257,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -2284,9 +2336,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `name` of `Root`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -2310,9 +2364,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -2357,20 +2413,23 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ServerCapabilities {
         ///The optional member `completions` of `ServerCapabilities`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub completions: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///The optional member `experimental` of `ServerCapabilities`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub experimental: ::std::collections::HashMap<
-            ::std::string::String,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub completions: ::std::option::Option<
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
+        ///The optional member `experimental` of `ServerCapabilities`.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub experimental: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
         ///The optional member `logging` of `ServerCapabilities`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub logging: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub logging: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub prompts: ::std::option::Option<ServerCapabilitiesPrompts>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2646,9 +2705,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `TextContent`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -2666,9 +2727,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `mimeType` of `TextResourceContents`.
         #[serde(
             rename = "mimeType",
@@ -2688,9 +2751,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `Tool`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<ToolAnnotations>,
@@ -2747,17 +2812,16 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ToolInputSchema {
         ///The optional member `properties` of `ToolInputSchema`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub properties: ::std::collections::HashMap<
-            ::std::string::String,
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub properties: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
         >,
         ///The optional member `required` of `ToolInputSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub required: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The required member `type` of `ToolInputSchema`.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -2779,9 +2843,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -2790,17 +2856,16 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ToolOutputSchema {
         ///The optional member `properties` of `ToolOutputSchema`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub properties: ::std::collections::HashMap<
-            ::std::string::String,
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub properties: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
         >,
         ///The optional member `required` of `ToolOutputSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub required: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The required member `type` of `ToolOutputSchema`.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,

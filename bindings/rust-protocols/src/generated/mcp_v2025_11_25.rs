@@ -90,8 +90,8 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Annotations {
         ///The optional member `audience` of `Annotations`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub audience: ::std::vec::Vec<Role>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub audience: ::std::option::Option<::std::vec::Vec<Role>>,
         ///The optional member `lastModified` of `Annotations`.
         #[serde(
             rename = "lastModified",
@@ -120,9 +120,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `AudioContent`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -153,9 +155,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `blob` of `BlobResourceContents`.
         pub blob: ::std::string::String,
         ///The optional member `mimeType` of `BlobResourceContents`.
@@ -207,8 +211,10 @@ pub mod types {
         )]
         pub meta: ::std::option::Option<CallToolRequestParamsMeta>,
         ///The optional member `arguments` of `CallToolRequestParams`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub arguments: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `name` of `CallToolRequestParams`.
         pub name: ::std::string::String,
         ///The optional member `task` of `CallToolRequestParams`.
@@ -236,9 +242,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `content` of `CallToolResult`.
         pub content: ::std::vec::Vec<ContentBlock>,
         ///The optional member `isError` of `CallToolResult`.
@@ -251,11 +259,10 @@ pub mod types {
         #[serde(
             rename = "structuredContent",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub structured_content: ::serde_json::Map<
-            ::std::string::String,
-            ::serde_json::Value,
+        pub structured_content: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     }
 
@@ -286,9 +293,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `createdAt` of `CancelTaskResult`.
         #[serde(rename = "createdAt")]
         pub created_at: ::std::string::String,
@@ -337,9 +346,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `reason` of `CancelledNotificationParams`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub reason: ::std::option::Option<::std::string::String>,
@@ -357,13 +368,12 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub elicitation: ::std::option::Option<ClientCapabilitiesElicitation>,
         ///The optional member `experimental` of `ClientCapabilities`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub experimental: ::std::collections::HashMap<
-            ::std::string::String,
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub experimental: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub roots: ::std::option::Option<ClientCapabilitiesRoots>,
@@ -377,11 +387,15 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ClientCapabilitiesElicitation {
         ///The optional member `form` of `ClientCapabilitiesElicitation`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub form: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub form: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `url` of `ClientCapabilitiesElicitation`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub url: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The optional member `roots` of `ClientCapabilities`.
@@ -399,22 +413,30 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ClientCapabilitiesSampling {
         ///The optional member `context` of `ClientCapabilitiesSampling`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub context: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub context: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `tools` of `ClientCapabilitiesSampling`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub tools: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub tools: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The optional member `tasks` of `ClientCapabilities`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ClientCapabilitiesTasks {
         ///The optional member `cancel` of `ClientCapabilitiesTasks`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub cancel: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub cancel: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `list` of `ClientCapabilitiesTasks`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub list: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub list: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
     }
@@ -434,8 +456,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ClientCapabilitiesTasksRequestsElicitation {
         ///The optional member `create` of `ClientCapabilitiesTasksRequestsElicitation`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub create: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub create: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The optional member `sampling` of `ClientCapabilitiesTasksRequests`.
@@ -445,11 +469,10 @@ pub mod types {
         #[serde(
             rename = "createMessage",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub create_message: ::serde_json::Map<
-            ::std::string::String,
-            ::serde_json::Value,
+        pub create_message: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     }
 
@@ -723,13 +746,9 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct CompleteRequestParamsContext {
         ///The optional member `arguments` of `CompleteRequestParamsContext`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub arguments: ::std::collections::HashMap<
-            ::std::string::String,
-            ::std::string::String,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
         >,
     }
 
@@ -773,9 +792,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         pub completion: CompleteResultCompletion,
     }
 
@@ -889,8 +910,10 @@ pub mod types {
         ///The required member `messages` of `CreateMessageRequestParams`.
         pub messages: ::std::vec::Vec<SamplingMessage>,
         ///The optional member `metadata` of `CreateMessageRequestParams`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `modelPreferences` of `CreateMessageRequestParams`.
         #[serde(
             rename = "modelPreferences",
@@ -901,9 +924,11 @@ pub mod types {
         #[serde(
             rename = "stopSequences",
             default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub stop_sequences: ::std::vec::Vec<::std::string::String>,
+        pub stop_sequences: ::std::option::Option<
+            ::std::vec::Vec<::std::string::String>,
+        >,
         ///The optional member `systemPrompt` of `CreateMessageRequestParams`.
         #[serde(
             rename = "systemPrompt",
@@ -923,8 +948,8 @@ pub mod types {
         )]
         pub tool_choice: ::std::option::Option<ToolChoice>,
         ///The optional member `tools` of `CreateMessageRequestParams`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tools: ::std::vec::Vec<Tool>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
     }
 
     ///The optional member `_meta` of `CreateMessageRequestParams`.
@@ -947,9 +972,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `content` of `CreateMessageResult`.
         pub content: CreateMessageResultContent,
         ///The required member `model` of `CreateMessageResult`.
@@ -1020,9 +1047,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `task` of `CreateTaskResult`.
         pub task: Task,
     }
@@ -1137,8 +1166,8 @@ pub mod types {
             PrimitiveSchemaDefinition,
         >,
         ///The optional member `required` of `ElicitRequestFormParamsRequestedSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub required: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The required member `type` of `ElicitRequestFormParamsRequestedSchema`.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -1206,19 +1235,17 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `action` of `ElicitResult`.
         pub action: Action,
         ///The optional member `content` of `ElicitResult`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub content: ::std::collections::HashMap<
-            ::std::string::String,
-            ElicitResultContentValue,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub content: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ElicitResultContentValue>,
         >,
     }
 
@@ -1300,9 +1327,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `EmbeddedResource`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -1504,13 +1533,9 @@ pub mod types {
         )]
         pub meta: ::std::option::Option<GetPromptRequestParamsMeta>,
         ///The optional member `arguments` of `GetPromptRequestParams`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub arguments: ::std::collections::HashMap<
-            ::std::string::String,
-            ::std::string::String,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
         >,
         ///The required member `name` of `GetPromptRequestParams`.
         pub name: ::std::string::String,
@@ -1536,9 +1561,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `description` of `GetPromptResult`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
@@ -1573,9 +1600,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -1607,9 +1636,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `createdAt` of `GetTaskResult`.
         #[serde(rename = "createdAt")]
         pub created_at: ::std::string::String,
@@ -1650,8 +1681,8 @@ pub mod types {
         )]
         pub mime_type: ::std::option::Option<::std::string::String>,
         ///The optional member `sizes` of `Icon`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub sizes: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub sizes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The required member `src` of `Icon`.
         pub src: ::std::string::String,
         ///The optional member `theme` of `Icon`.
@@ -1663,8 +1694,8 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Icons {
         ///The optional member `icons` of `Icons`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub icons: ::std::vec::Vec<Icon>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     }
 
     ///The type `ImageContent` of the MCP 2025-11-25 schema.
@@ -1674,9 +1705,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `ImageContent`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -1697,8 +1730,8 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
         ///The optional member `icons` of `Implementation`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub icons: ::std::vec::Vec<Icon>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
         ///The required member `name` of `Implementation`.
         pub name: ::std::string::String,
         ///The optional member `title` of `Implementation`.
@@ -1832,9 +1865,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `capabilities` of `InitializeResult`.
         pub capabilities: ServerCapabilities,
         ///The optional member `instructions` of `InitializeResult`.
@@ -1914,8 +1949,10 @@ pub mod types {
         ///The required member `method` of `JSONRPCNotification`.
         pub method: ::std::string::String,
         ///The optional member `params` of `JSONRPCNotification`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub params: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The type `JSONRPCRequest` of the MCP 2025-11-25 schema.
@@ -1928,8 +1965,10 @@ pub mod types {
         ///The required member `method` of `JSONRPCRequest`.
         pub method: ::std::string::String,
         ///The optional member `params` of `JSONRPCRequest`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub params: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The type `JSONRPCResponse` of the MCP 2025-11-25 schema.
@@ -1979,9 +2018,9 @@ pub mod types {
         #[serde(
             rename = "enumNames",
             default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub enum_names: ::std::vec::Vec<::std::string::String>,
+        pub enum_names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The optional member `title` of `LegacyTitledEnumSchema`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
@@ -2011,9 +2050,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListPromptsResult`.
         #[serde(
             rename = "nextCursor",
@@ -2045,9 +2086,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListResourceTemplatesResult`.
         #[serde(
             rename = "nextCursor",
@@ -2080,9 +2123,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListResourcesResult`.
         #[serde(
             rename = "nextCursor",
@@ -2114,9 +2159,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `roots` of `ListRootsResult`.
         pub roots: ::std::vec::Vec<Root>,
     }
@@ -2142,9 +2189,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListTasksResult`.
         #[serde(
             rename = "nextCursor",
@@ -2176,9 +2225,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `ListToolsResult`.
         #[serde(
             rename = "nextCursor",
@@ -2294,9 +2345,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `data` of `LoggingMessageNotificationParams`.
         pub data: ::serde_json::Value,
         ///The required member `level` of `LoggingMessageNotificationParams`.
@@ -2391,8 +2444,8 @@ pub mod types {
         )]
         pub cost_priority: ::std::option::Option<f64>,
         ///The optional member `hints` of `ModelPreferences`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub hints: ::std::vec::Vec<ModelHint>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub hints: ::std::option::Option<::std::vec::Vec<ModelHint>>,
         ///The optional member `intelligencePriority` of `ModelPreferences`.
         #[serde(
             rename = "intelligencePriority",
@@ -2433,8 +2486,10 @@ pub mod types {
         ///The required member `method` of `Notification`.
         pub method: ::std::string::String,
         ///The optional member `params` of `Notification`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub params: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The type `NotificationParams` of the MCP 2025-11-25 schema.
@@ -2444,9 +2499,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The type `NumberSchema` of the MCP 2025-11-25 schema.
@@ -2529,9 +2586,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `nextCursor` of `PaginatedResult`.
         #[serde(
             rename = "nextCursor",
@@ -2638,9 +2697,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `message` of `ProgressNotificationParams`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
@@ -2684,18 +2745,20 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `arguments` of `Prompt`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub arguments: ::std::vec::Vec<PromptArgument>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub arguments: ::std::option::Option<::std::vec::Vec<PromptArgument>>,
         ///The optional member `description` of `Prompt`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
         ///The optional member `icons` of `Prompt`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub icons: ::std::vec::Vec<Icon>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
         ///The required member `name` of `Prompt`.
         pub name: ::std::string::String,
         ///The optional member `title` of `Prompt`.
@@ -2798,9 +2861,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `contents` of `ReadResourceResult`.
         pub contents: ::std::vec::Vec<ContentsItem>,
     }
@@ -2819,8 +2884,10 @@ pub mod types {
         ///The required member `method` of `Request`.
         pub method: ::std::string::String,
         ///The optional member `params` of `Request`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub params: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The type `RequestId` of the MCP 2025-11-25 schema.
@@ -2876,9 +2943,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `Resource`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -2886,8 +2955,8 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
         ///The optional member `icons` of `Resource`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub icons: ::std::vec::Vec<Icon>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
         ///The optional member `mimeType` of `Resource`.
         #[serde(
             rename = "mimeType",
@@ -2913,9 +2982,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `mimeType` of `ResourceContents`.
         #[serde(
             rename = "mimeType",
@@ -2933,9 +3004,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `ResourceLink`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -2943,8 +3016,8 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
         ///The optional member `icons` of `ResourceLink`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub icons: ::std::vec::Vec<Icon>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
         ///The optional member `mimeType` of `ResourceLink`.
         #[serde(
             rename = "mimeType",
@@ -3010,9 +3083,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `ResourceTemplate`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -3020,8 +3095,8 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
         ///The optional member `icons` of `ResourceTemplate`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub icons: ::std::vec::Vec<Icon>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
         ///The optional member `mimeType` of `ResourceTemplate`.
         #[serde(
             rename = "mimeType",
@@ -3066,9 +3141,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `uri` of `ResourceUpdatedNotificationParams`.
         pub uri: ::std::string::String,
     }
@@ -3080,9 +3157,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
@@ -3157,9 +3236,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `name` of `Root`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -3186,9 +3267,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `content` of `SamplingMessage`.
         pub content: SamplingMessageContent,
         ///The required member `role` of `SamplingMessage`.
@@ -3289,20 +3372,23 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ServerCapabilities {
         ///The optional member `completions` of `ServerCapabilities`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub completions: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///The optional member `experimental` of `ServerCapabilities`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub experimental: ::std::collections::HashMap<
-            ::std::string::String,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub completions: ::std::option::Option<
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
+        ///The optional member `experimental` of `ServerCapabilities`.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub experimental: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
         ///The optional member `logging` of `ServerCapabilities`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub logging: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub logging: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub prompts: ::std::option::Option<ServerCapabilitiesPrompts>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3342,11 +3428,15 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ServerCapabilitiesTasks {
         ///The optional member `cancel` of `ServerCapabilitiesTasks`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub cancel: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub cancel: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `list` of `ServerCapabilitiesTasks`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub list: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub list: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
     }
@@ -3362,8 +3452,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ServerCapabilitiesTasksRequestsTools {
         ///The optional member `call` of `ServerCapabilitiesTasksRequestsTools`.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub call: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub call: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
 
     ///The optional member `tools` of `ServerCapabilities`.
@@ -3899,9 +3991,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `createdAt` of `TaskStatusNotificationParams`.
         #[serde(rename = "createdAt")]
         pub created_at: ::std::string::String,
@@ -4004,9 +4098,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `TextContent`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<Annotations>,
@@ -4024,9 +4120,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `mimeType` of `TextResourceContents`.
         #[serde(
             rename = "mimeType",
@@ -4106,8 +4204,8 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct TitledMultiSelectEnumSchema {
         ///The optional member `default` of `TitledMultiSelectEnumSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub default: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The optional member `description` of `TitledMultiSelectEnumSchema`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
@@ -4167,9 +4265,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The optional member `annotations` of `Tool`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub annotations: ::std::option::Option<ToolAnnotations>,
@@ -4180,8 +4280,8 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub execution: ::std::option::Option<ToolExecution>,
         ///The optional member `icons` of `Tool`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub icons: ::std::vec::Vec<Icon>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
         #[serde(rename = "inputSchema")]
         pub input_schema: ToolInputSchema,
         ///The required member `name` of `Tool`.
@@ -4257,17 +4357,16 @@ pub mod types {
         )]
         pub schema: ::std::option::Option<::std::string::String>,
         ///The optional member `properties` of `ToolInputSchema`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub properties: ::std::collections::HashMap<
-            ::std::string::String,
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub properties: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
         >,
         ///The optional member `required` of `ToolInputSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub required: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The required member `type` of `ToolInputSchema`.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -4295,17 +4394,16 @@ pub mod types {
         )]
         pub schema: ::std::option::Option<::std::string::String>,
         ///The optional member `properties` of `ToolOutputSchema`.
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
-        )]
-        pub properties: ::std::collections::HashMap<
-            ::std::string::String,
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub properties: ::std::option::Option<
+            ::std::collections::HashMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
         >,
         ///The optional member `required` of `ToolOutputSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub required: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The required member `type` of `ToolOutputSchema`.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -4318,9 +4416,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `content` of `ToolResultContent`.
         pub content: ::std::vec::Vec<ContentBlock>,
         ///The optional member `isError` of `ToolResultContent`.
@@ -4333,11 +4433,10 @@ pub mod types {
         #[serde(
             rename = "structuredContent",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub structured_content: ::serde_json::Map<
-            ::std::string::String,
-            ::serde_json::Value,
+        pub structured_content: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
         ///The required member `toolUseId` of `ToolResultContent`.
         #[serde(rename = "toolUseId")]
@@ -4354,9 +4453,11 @@ pub mod types {
         #[serde(
             rename = "_meta",
             default,
-            skip_serializing_if = "::serde_json::Map::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub meta: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The required member `id` of `ToolUseContent`.
         pub id: ::std::string::String,
         ///The required member `input` of `ToolUseContent`.
@@ -4492,8 +4593,8 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct UntitledMultiSelectEnumSchema {
         ///The optional member `default` of `UntitledMultiSelectEnumSchema`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub default: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The optional member `description` of `UntitledMultiSelectEnumSchema`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,

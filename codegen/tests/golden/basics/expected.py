@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Final, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -45,6 +45,9 @@ class Shape(TypedDict):
     tags: NotRequired[list[str]]
     """Default: ``[]``."""
     matrix: NotRequired[list[list[float]]]
+    meta: NotRequired[dict[str, Any]]
+    """Free-form; `{}` is a value of its own, not absent."""
+    counts: NotRequired[dict[str, int]]
 
 
 class ShapeStyle(TypedDict):

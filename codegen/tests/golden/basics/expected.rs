@@ -156,10 +156,19 @@ pub mod types {
         pub points: ::std::vec::Vec<Point>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub style: ::std::option::Option<ShapeStyle>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tags: ::std::vec::Vec<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub matrix: ::std::vec::Vec<::std::vec::Vec<f64>>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub matrix: ::std::option::Option<::std::vec::Vec<::std::vec::Vec<f64>>>,
+        ///Free-form; `{}` is a value of its own, not absent.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub counts: ::std::option::Option<
+            ::std::collections::HashMap<::std::string::String, i64>,
+        >,
     }
 
     ///How to draw it.

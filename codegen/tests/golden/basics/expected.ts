@@ -33,6 +33,9 @@ export interface Shape {
   /** @default [] */
   tags?: string[];
   matrix?: number[][];
+  /** Free-form; `{}` is a value of its own, not absent. */
+  meta?: Record<string, unknown>;
+  counts?: Record<string, number>;
 }
 
 /** How to draw it. */
