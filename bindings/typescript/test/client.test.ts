@@ -32,7 +32,17 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { numberText } from "../src/runtime/json.js";
 import type { SchemaValidator } from "../src/runtime/validation.js";
 import type { ProtocolDescriptor } from "../src/runtime/protocol.js";
-import { agentapiDriver, gazeAnalyzerV1_0_0, gazeAnalyzerV1_1_0, gzkitAuthoringGuide } from "../src/index.js";
+import {
+  agentapiDriver,
+  gazeAnalyzerV1_0_0,
+  gazeAnalyzerV1_1_0,
+  gzkitAuthoringGuide,
+  lspProtocol,
+  mcpV2025_06_18,
+  RequestCancelledError,
+  type RequestContext,
+  type ServerRequestHandler,
+} from "../src/index.js";
 import type { Transport, TransportEnd } from "../src/runtime/transport.js";
 import { loadVectors, repoRoot } from "./support.js";
 
@@ -742,3 +752,207 @@ describe("the exit sequence", () => {
     assert.equal(end.signal, "SIGKILL");
   });
 });
+
+/** Lets every pending promise callback run (handlers, their answers). */
+async function settled(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The bodies the client wrote, decoded (Content-Length headers taken off). */
+function sentBodies(transport: FakeTransport): Record<string, unknown>[] {
+  return transport.written.map((frame) => JSON.parse(frame.includes("\r\n\r\n") ? bodyOf(frame) : frame) as Record<string, unknown>);
+}
+
+/** A Content-Length frame of `message`, as an LSP server writes it. */
+function lspFrame(message: unknown): string {
+  return new TextDecoder().decode(encoderFor("content-length").encode(JSON.stringify(message)));
+}
+
+/** A promise settled by the signal's abort: resolved with `value`, or rejected with the signal's reason when `value` is absent. */
+function untilAborted<T>(signal: AbortSignal, value?: T): Promise<T> {
+  return new Promise((resolve, reject) => {
+    signal.addEventListener("abort", () => (value === undefined ? reject(signal.reason as Error) : resolve(value)), { once: true });
+  });
+}
+
+const SAMPLING_PARAMS = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 };
+const SAMPLED = { role: "assistant", content: { type: "text", text: "hello" }, model: "fake" };
+
+describe("client in memory: the request context of the server's requests (issue 34)", () => {
+  it("a handler gets the request's id and method and a notify that sends checked client notifications", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    const seen: RequestContext[] = [];
+    let refused: unknown;
+    new Client(transport, mcpV2025_06_18, {
+      onProtocolError: (e) => problems.push(e),
+      onRequest: {
+        "roots/list": (_params, _method, context) => {
+          seen.push(context);
+          context.notify("notifications/progress", { progressToken: "tok", progress: 1, total: 2 });
+          try {
+            context.notify("notifications/progress", { progress: "half" });
+          } catch (error) {
+            refused = error;
+          }
+          return { roots: [] };
+        },
+      },
+    });
+    transport.serverSends('{"jsonrpc":"2.0","id":"r-5","method":"roots/list","params":{"_meta":{"progressToken":"tok"}}}\n');
+    await settled();
+    assert.deepEqual(problems, []);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.id, "r-5");
+    assert.equal(seen[0]?.method, "roots/list");
+    assert.equal(seen[0]?.signal.aborted, false);
+    assert.ok(refused instanceof InvalidParamsError, String(refused));
+    assert.deepEqual(sentBodies(transport), [
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "tok", progress: 1, total: 2 } },
+      { jsonrpc: "2.0", id: "r-5", result: { roots: [] } },
+    ]);
+  });
+
+  it("MCP: the server cancelling its sampling/createMessage aborts the handler's signal, and no answer is written for that id", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    const notes: string[] = [];
+    const signals = new Map<string, AbortSignal>();
+    const events: string[] = [];
+    new Client(transport, mcpV2025_06_18, {
+      onProtocolError: (e) => problems.push(e),
+      onNotification: (n) => notes.push(n.method),
+      onRequest: {
+        "sampling/createMessage": (params, _method, { id, signal }) => {
+          signals.set(String(id), signal);
+          signal.addEventListener("abort", () => events.push(`abort ${String(id)}`));
+          // Id 1 returns a (valid) result once aborted, id 2 rejects with the reason, id 3 is never cancelled.
+          if (id === 1) return untilAborted(signal, SAMPLED);
+          if (id === 2) return untilAborted<typeof SAMPLED>(signal);
+          return new Promise((resolve) => setTimeout(() => resolve(SAMPLED), 5));
+        },
+      },
+    });
+    for (const id of [1, 2, 3]) {
+      transport.serverSends(`${JSON.stringify({ jsonrpc: "2.0", id, method: "sampling/createMessage", params: SAMPLING_PARAMS })}\n`);
+    }
+    await settled();
+    assert.deepEqual(transport.written, [], "nothing answered while the handlers run");
+    transport.serverSends('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user stopped it"}}\n');
+    transport.serverSends('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}\n');
+    assert.deepEqual(events, ["abort 1", "abort 2"], "the abort event fires as the cancellation arrives");
+    const first = signals.get("1");
+    assert.ok(first?.aborted === true);
+    assert.ok(first.reason instanceof RequestCancelledError);
+    assert.equal(first.reason.id, 1);
+    assert.equal(first.reason.method, "sampling/createMessage");
+    assert.match(first.reason.message, /cancelled its request "sampling\/createMessage" \(id 1\): user stopped it/);
+    assert.equal(signals.get("3")?.aborted, false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await settled();
+    assert.deepEqual(problems, [], "a late or abandoned answer to a cancelled request is no error");
+    assert.deepEqual(notes, ["notifications/cancelled", "notifications/cancelled"], "the cancellation is still delivered");
+    assert.deepEqual(sentBodies(transport), [{ jsonrpc: "2.0", id: 3, result: SAMPLED }], "only the uncancelled request is answered");
+  });
+
+  it("LSP: a cancelled request is still answered: the handler's result, or RequestCancelled (-32800) when it rejects because of the abort", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    new Client(transport, lspProtocol, {
+      onProtocolError: (e) => problems.push(e),
+      onRequest: {
+        "workspace/configuration": (_params, _method, { id, signal }) => {
+          if (id === 1) return untilAborted(signal, [null]);
+          if (id === 2) return untilAborted<JsonValueList>(signal);
+          // Id 3 answers an error of its own choosing when cancelled.
+          return untilAborted<JsonValueList>(signal).catch(() => {
+            throw new RpcError("workspace/configuration", -32801, "content modified");
+          });
+        },
+      },
+    });
+    const params = { items: [{ section: "editor" }] };
+    for (const id of [1, 2, 3]) transport.serverSends(lspFrame({ jsonrpc: "2.0", id, method: "workspace/configuration", params }));
+    for (const id of [1, 2, 3]) transport.serverSends(lspFrame({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }));
+    await settled();
+    assert.deepEqual(problems, []);
+    assert.deepEqual(sentBodies(transport), [
+      { jsonrpc: "2.0", id: 1, result: [null] },
+      { jsonrpc: "2.0", id: 2, error: { code: -32800, message: "Request cancelled" } },
+      { jsonrpc: "2.0", id: 3, error: { code: -32801, message: "content modified" } },
+    ]);
+  });
+
+  it("a cancellation naming an unknown (or already answered) id is harmless", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    let signal: AbortSignal | undefined;
+    let finish: () => void = () => undefined;
+    new Client(transport, mcpV2025_06_18, {
+      onProtocolError: (e) => problems.push(e),
+      onRequest: {
+        "roots/list": (_params, _method, context) => {
+          signal = context.signal;
+          return new Promise((resolve) => {
+            finish = () => resolve({ roots: [] });
+          });
+        },
+      },
+    });
+    transport.serverSends('{"jsonrpc":"2.0","id":7,"method":"roots/list"}\n');
+    transport.serverSends('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}\n');
+    transport.serverSends('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"7"}}\n');
+    await settled();
+    assert.equal(signal?.aborted, false, "neither 99 nor the string \"7\" names request 7");
+    finish();
+    await settled();
+    transport.serverSends('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}\n');
+    await settled();
+    assert.equal(signal?.aborted, false, "an answered request is no longer cancelled");
+    assert.deepEqual(problems, []);
+    assert.deepEqual(sentBodies(transport), [{ jsonrpc: "2.0", id: 7, result: { roots: [] } }]);
+  });
+
+  it("handlers of one and two arguments work as before", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    const two: ServerRequestHandler = (params, method) => {
+      assert.equal(method, "sampling/createMessage");
+      assert.deepEqual(params, SAMPLING_PARAMS);
+      return SAMPLED;
+    };
+    const one = async (): Promise<{ roots: never[] }> => ({ roots: [] });
+    new Client(transport, mcpV2025_06_18, { onProtocolError: (e) => problems.push(e), onRequest: { "sampling/createMessage": two, "roots/list": one } });
+    transport.serverSends(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "sampling/createMessage", params: SAMPLING_PARAMS })}\n`);
+    transport.serverSends('{"jsonrpc":"2.0","id":2,"method":"roots/list"}\n');
+    await settled();
+    assert.deepEqual(problems, []);
+    assert.deepEqual(sentBodies(transport), [
+      { jsonrpc: "2.0", id: 1, result: SAMPLED },
+      { jsonrpc: "2.0", id: 2, result: { roots: [] } },
+    ]);
+  });
+
+  it("the handlers still running when the server is gone are aborted, and nothing is reported for them", async () => {
+    const transport = new FakeTransport();
+    const problems: ProtocolError[] = [];
+    let signal: AbortSignal | undefined;
+    new Client(transport, mcpV2025_06_18, {
+      onProtocolError: (e) => problems.push(e),
+      onRequest: {
+        "roots/list": (_params, _method, context) => {
+          signal = context.signal;
+          return untilAborted<{ roots: never[] }>(context.signal);
+        },
+      },
+    });
+    transport.serverSends('{"jsonrpc":"2.0","id":1,"method":"roots/list"}\n');
+    transport.exit();
+    await settled();
+    assert.ok(signal?.reason instanceof ServerExitedError);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(transport.written, []);
+  });
+});
+
+type JsonValueList = (string | number | boolean | null)[];

@@ -294,6 +294,21 @@ fn body(p: &Protocol, manifest: &Manifest) -> Result<String> {
             ])
         ));
     }
+    // How a peer cancels a request it sent, and whether it is still answered.
+    if let Some(c) = &manifest.cancellation {
+        let answer = serde_json::to_value(c.answer)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        lines.push(format!(
+            "cancellation: {},",
+            object(&[
+                ("method".into(), json_string(&c.method)),
+                ("idPointer".into(), json_string(&c.id_pointer)),
+                ("answer".into(), json_string(&answer)),
+            ])
+        ));
+    }
     lines.push("errors: [".into());
     for e in &manifest.errors {
         let mut members = vec![

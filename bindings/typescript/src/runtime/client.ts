@@ -36,7 +36,13 @@
  * {@link ClientOptions.onRequest} (params checked first, -32602; its result
  * after, -32603); an undeclared request, or one no handler is registered
  * for, is answered -32601. Each refusal is reported to
- * {@link ClientOptions.onProtocolError}. Where the protocol says the server
+ * {@link ClientOptions.onProtocolError}. A handler gets the request's
+ * {@link RequestContext}: its id and method, a `signal` aborted when the
+ * server cancels the request with the protocol's `cancellation`
+ * notification (which is delivered as usual too), and `notify` for the
+ * client's notifications. A cancelled request is answered or not as the
+ * protocol's `cancellation.answer` says: MCP's goes unanswered, LSP's is
+ * answered (its result, or RequestCancelled when the handler gives up). Where the protocol says the server
  * handles one request at a time (`oneRequestAtATime`), a request waits
  * until every earlier one is answered before it is sent.
  *
@@ -145,11 +151,57 @@ export interface TraceEvent {
 }
 
 /**
+ * What a handler of a server's request gets besides its params: the
+ * request's id and method, a signal aborted when the server cancels the
+ * request, and a way to send the client's notifications while it runs.
+ */
+export interface RequestContext {
+  /** The id of the server's request. */
+  readonly id: Id | null;
+  /** Its method. */
+  readonly method: string;
+  /**
+   * Aborted when the server cancels this request with the protocol's
+   * cancellation notification (the descriptor's `cancellation`: MCP's
+   * `notifications/cancelled` naming it at `/requestId`, LSP's
+   * `$/cancelRequest` at `/id`), its `reason` a {@link RequestCancelledError};
+   * also aborted (with a {@link ServerExitedError}) when the server is gone,
+   * since no answer can reach it any more. What happens to the answer then
+   * follows the protocol's `cancellation.answer`: `optional` (MCP: the
+   * receiver should not answer) sends none, whatever the handler returns;
+   * `required` (LSP) still sends the result, and answers the protocol's
+   * `REQUEST_CANCELLED` error (-32800) when the handler rejects with
+   * anything but an {@link RpcError}. Never aborted in a protocol without
+   * `cancellation`.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Sends the client's notification `method` (MCP: `notifications/progress`
+   * for the server's `progressToken`), checked as {@link Client.notify}
+   * checks it; throws the same errors, nothing sent.
+   */
+  notify(method: string, params?: JsonValue): void;
+}
+
+/**
  * Answers a request from the server: its result, or a promise of it.
  * Throwing (or rejecting with) an {@link RpcError} answers that error; any
- * other failure answers -32603 and is reported.
+ * other failure answers -32603 and is reported. The third argument, the
+ * request's {@link RequestContext}, may be left out: `(params) => ...` and
+ * `(params, method) => ...` handlers work as they are.
+ *
+ * ```ts
+ * const client = spawnServer("my-mcp-server", [], mcpV2025_06_18, {
+ *   onRequest: {
+ *     "sampling/createMessage": async (params, _method, { signal }) => {
+ *       const text = await myModel.complete(params, { signal }); // rejects once the server cancels
+ *       return { role: "assistant", content: { type: "text", text }, model: "my-model" };
+ *     },
+ *   },
+ * });
+ * ```
  */
-export type ServerRequestHandler = (params: JsonValue | undefined, method: string) => JsonValue | Promise<JsonValue>;
+export type ServerRequestHandler = (params: JsonValue | undefined, method: string, context: RequestContext) => JsonValue | Promise<JsonValue>;
 
 /** Options of a {@link Client}. */
 export interface ClientOptions<SN> {
@@ -159,7 +211,7 @@ export interface ClientOptions<SN> {
   onProtocolError?: (error: ProtocolError) => void;
   /** Called with every message body sent and received. */
   onTrace?: (event: TraceEvent) => void;
-  /** Handlers of the requests the protocol lets the server send, by method. */
+  /** Handlers of the requests the protocol lets the server send, by method; each gets the params, the method and a {@link RequestContext}. */
   onRequest?: Readonly<Record<string, ServerRequestHandler>>;
   /** The timeout of methods without one, in milliseconds (default 30000; 0 waits forever). */
   defaultTimeoutMs?: number;
@@ -214,6 +266,26 @@ export class TimeoutError extends ClientError {
     super(`"${method}" got no answer within ${timeoutMs} ms; the server was killed`, method);
     this.name = "TimeoutError";
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The reason of a {@link RequestContext.signal} the server aborted: it
+ * cancelled its request `id` with the protocol's cancellation notification.
+ */
+export class RequestCancelledError extends ClientError {
+  /** The id of the cancelled request. */
+  readonly id: Id;
+  /** The cancellation notification's params (MCP's carry an optional `reason`). */
+  readonly params: JsonValue | undefined;
+
+  /** The server cancelled its request `method` `id` with a notification carrying `params`. */
+  constructor(method: string, id: Id, params: JsonValue | undefined) {
+    const reason = typeof params === "object" && params !== null && !Array.isArray(params) ? params["reason"] : undefined;
+    super(`the server cancelled its request "${method}" (id ${String(id)})${typeof reason === "string" ? `: ${reason}` : ""}`, method);
+    this.name = "RequestCancelledError";
+    this.id = id;
+    this.params = params;
   }
 }
 
@@ -371,6 +443,12 @@ interface Pending {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** A server's request whose handler runs: how to abort it. */
+interface InFlight {
+  method: string;
+  controller: AbortController;
+}
+
 /** A streamed answer being read: bare items until the server closes its output. */
 interface Streaming {
   method: string;
@@ -391,6 +469,9 @@ function streamFailureOf(item: JsonValue): { code: number; message: string; data
   if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") return undefined;
   return { code, message, data };
 }
+
+/** LSP's RequestCancelled, answered where the protocol names no `REQUEST_CANCELLED` of its own. */
+const REQUEST_CANCELLED = -32800;
 
 function idKey(id: Id): string {
   return typeof id === "string" ? `s:${id}` : `n:${id.toString()}`;
@@ -480,6 +561,8 @@ export class Client<
   private queued: (() => void)[] = [];
   /** The readers made by {@link notifications}, with whether each ends at the awaited completion. */
   private readers = new Map<NotificationQueue<NotificationOf<SN>>, string | undefined>();
+  /** The server's requests whose handlers run, by id. */
+  private readonly inFlight = new Map<string, InFlight>();
 
   /** A client speaking `protocol` over `transport`. */
   constructor(transport: Transport, protocol: ProtocolDescriptor<R, N, SN>, options: ClientOptions<SN> = {}) {
@@ -503,6 +586,11 @@ export class Client<
       this.endInfo = end;
       this.streamEnded();
       this.fail(new ServerExitedError(end), (method) => new ServerExitedError(end, method));
+      // No answer can reach the server any more: its requests' handlers may stop.
+      for (const [key, running] of [...this.inFlight]) {
+        this.inFlight.delete(key);
+        running.controller.abort(new ServerExitedError(end, running.method));
+      }
       ended(end);
     });
   }
@@ -930,6 +1018,8 @@ export class Client<
         return;
       }
       case "notification": {
+        // As the core's serve loop: the protocol's cancellation aborts the named request at once (and is delivered as usual).
+        this.cancelled(message.method, message.params);
         const info = this.protocol.methods[message.method];
         if (info?.kind !== "notification" || info.direction === "client-to-server") {
           this.report(new ProtocolError(`the server sent the undeclared notification "${message.method}"`));
@@ -1007,7 +1097,27 @@ export class Client<
       answerError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       return;
     }
+    const key = id === null ? undefined : idKey(id);
+    const running: InFlight = { method, controller: new AbortController() };
+    if (key !== undefined) this.inFlight.set(key, running);
+    const signal = running.controller.signal;
+    const context: RequestContext = {
+      id,
+      method,
+      signal,
+      notify: (name: string, params?: JsonValue): void => {
+        (this.notify as (method: string, params?: JsonValue) => void).call(this, name, params);
+      },
+    };
+    const cancellation = this.protocol.cancellation;
+    /** Whether the handler's outcome goes unanswered: the server is gone, or it cancelled a request the protocol lets go unanswered. */
+    const dropped = (): boolean => {
+      if (key !== undefined && this.inFlight.get(key) === running) this.inFlight.delete(key);
+      if (this.endInfo !== undefined) return true;
+      return signal.aborted && signal.reason instanceof RequestCancelledError && cancellation?.answer === "optional";
+    };
     const answered = (result: JsonValue): void => {
+      if (dropped()) return;
       const resultValidator = info.result === undefined ? undefined : this.protocol.validators?.[info.result];
       const issues = resultValidator === undefined ? [] : validate(resultValidator, result, "result");
       if (issues.length > 0) {
@@ -1018,8 +1128,15 @@ export class Client<
       this.answerServer({ kind: "success_response", id, result });
     };
     const failed = (error: unknown): void => {
+      if (dropped()) return;
       if (error instanceof RpcError) {
         answerError(error.code, error.message, error.data);
+        return;
+      }
+      if (signal.aborted && signal.reason instanceof RequestCancelledError) {
+        // The handler gave up on a cancelled request that is still owed an answer (LSP).
+        const code = this.protocol.errors?.find((e) => e.name === "REQUEST_CANCELLED")?.code ?? REQUEST_CANCELLED;
+        answerError(code, "Request cancelled");
         return;
       }
       const text = error instanceof Error ? error.message : String(error);
@@ -1027,10 +1144,23 @@ export class Client<
       answerError(ErrorCode.InternalError, `Internal error: ${text}`);
     };
     try {
-      Promise.resolve(handler(request.params, method)).then(answered, failed);
+      Promise.resolve(handler(request.params, method, context)).then(answered, failed);
     } catch (error) {
       failed(error);
     }
+  }
+
+  /** A notification that is the protocol's cancellation aborts the server's request it names; any other, or one naming no running request, does nothing. */
+  private cancelled(method: string, params: JsonValue | undefined): void {
+    const cancellation = this.protocol.cancellation;
+    if (cancellation === undefined || method !== cancellation.method || params === undefined) return;
+    const id = resolvePointer(params, cancellation.idPointer);
+    if (typeof id !== "string" && typeof id !== "number" && typeof id !== "bigint") return;
+    const key = idKey(id);
+    const running = this.inFlight.get(key);
+    if (running === undefined) return;
+    this.inFlight.delete(key);
+    running.controller.abort(new RequestCancelledError(running.method, id, params));
   }
 
   /** Sends an answer to the server, unless it is gone. */

@@ -95,6 +95,20 @@ export interface ProtocolErrorCode {
   readonly endsSession?: boolean;
 }
 
+/**
+ * How a peer cancels a request it sent (the manifest's `cancellation`): the
+ * notification, where its params name the cancelled id, and whether the
+ * cancelled request is still answered.
+ */
+export interface CancellationInfo {
+  /** The cancelling notification (`$/cancelRequest`, `notifications/cancelled`). */
+  readonly method: string;
+  /** RFC 6901 pointer into its params to the cancelled request's id (`/id`, `/requestId`). */
+  readonly idPointer: string;
+  /** `required`: the request is still answered (LSP: its result, or the RequestCancelled error); `optional`: the receiver should not answer it (MCP). */
+  readonly answer: "required" | "optional";
+}
+
 /** How the protocol's host ends a server whose input it closed. */
 export interface ExitSequence {
   /** How long the server has to exit by itself (default 5000 ms). */
@@ -139,6 +153,8 @@ export interface ProtocolDescriptor<
   readonly exit?: ExitSequence;
   /** The session state machine, when the protocol has one. */
   readonly lifecycle?: LifecycleInfo;
+  /** How a peer cancels a request it sent, when the protocol says (`cancellation`). */
+  readonly cancellation?: CancellationInfo;
   /** The protocol's own error codes. */
   readonly errors?: readonly ProtocolErrorCode[];
   /** The schema type of `error.data`, when the protocol defines one. */
@@ -427,6 +443,10 @@ export function protocolFromManifest<
   if (m["lifecycle"] !== undefined) {
     const l = obj(m["lifecycle"]);
     out.lifecycle = { initial: String(l["initial"]), terminal: strs(l["terminal"]) };
+  }
+  if (m["cancellation"] !== undefined) {
+    const c = obj(m["cancellation"]);
+    out.cancellation = { method: String(c["method"]), idPointer: String(c["id_pointer"]), answer: c["answer"] === "optional" ? "optional" : "required" };
   }
   out.errors = (Array.isArray(m["errors"]) ? (m["errors"] as unknown[]) : []).map((raw) => {
     const e = obj(raw);

@@ -116,6 +116,7 @@ export const descriptor: ProtocolDescriptor<
   },
   shutdown: "shutdown",
   lifecycle: { initial: "uninitialized", terminal: ["exited"] },
+  cancellation: { method: "$/cancelRequest", idPointer: "/id", answer: "required" },
   errors: [
     { code: -32002, name: "SERVER_NOT_INITIALIZED" },
     { code: -32001, name: "UNKNOWN_ERROR_CODE" },

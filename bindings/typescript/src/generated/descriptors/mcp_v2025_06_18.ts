@@ -48,6 +48,7 @@ export const descriptor: ProtocolDescriptor<
   },
   exit: { graceMs: 5000, terminateGraceMs: 5000 },
   lifecycle: { initial: "uninitialized", terminal: [] },
+  cancellation: { method: "notifications/cancelled", idPointer: "/requestId", answer: "optional" },
   errors: [
     { code: -32700, name: "PARSE_ERROR" },
     { code: -32600, name: "INVALID_REQUEST" },
