@@ -81,4 +81,17 @@ impl ConcurrentHandler for PythonHandler {
     fn stopped(&self) -> bool {
         Handler::stopped(self)
     }
+
+    /// Runs Python's signal handlers (they run on the main thread only:
+    /// the loop's, waiting): an exception they raise (KeyboardInterrupt)
+    /// stops the loop and is raised again from `run()`.
+    fn interrupted(&self) -> bool {
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(raised) => {
+                stash(&self.fatal, raised);
+                true
+            }
+        }
+    }
 }

@@ -269,3 +269,20 @@ def test_progress_goes_out_against_the_request_s_token(server: Peer) -> None:
     assert text(server.line()) == "sent=True token=7"
     assert text(server.request(2, "tools/call", {"name": "progress"})) == "sent=False token=None"
     server.close()
+
+
+def test_ctrl_c_stops_the_concurrent_loop_while_it_waits(server: Peer) -> None:
+    """The input is read on a thread of the core's, so Ctrl-C reaches the
+    loop's own thread, which waits for events: it runs Python's signal
+    handlers every 100 ms and the KeyboardInterrupt ends `run()`: uncaught,
+    Python dies of SIGINT, as a script interrupted anywhere else does."""
+    import signal
+
+    initialize(server)
+    time.sleep(0.3)  # blocked waiting, in Rust
+    started = time.monotonic()
+    server.process.send_signal(signal.SIGINT)
+    assert server.process.wait(timeout=20) == -signal.SIGINT
+    assert time.monotonic() - started < 2.0
+    assert server.process.stderr is not None
+    assert "KeyboardInterrupt" in server.process.stderr.read().decode()

@@ -276,7 +276,10 @@ fn a_ping_is_answered_at_once_while_a_slow_tool_runs() {
     // machine) to 100 ms.
     let mut sorted = waits.clone();
     sorted.sort();
-    assert!(sorted[sorted.len() / 2] < Duration::from_millis(10), "{waits:?}");
+    assert!(
+        sorted[sorted.len() / 2] < Duration::from_millis(10),
+        "{waits:?}"
+    );
     assert!(worst < Duration::from_millis(100), "{waits:?}");
     let (outcome, log) = session.close();
     assert_eq!(outcome.expect("serves"), ServeOutcome::EndOfInput);
@@ -433,7 +436,6 @@ fn a_request_with_invalid_params_is_refused_or_in_warn_mode_sent_with_a_warning(
 
     let warn = ServeOptions {
         result_check: ResultCheck::Warn,
-        ..ServeOptions::default()
     };
     let session =
         Session::start_with(Tools::default(), Concurrency::default(), warn).initialized(declared);

@@ -60,8 +60,15 @@ pub trait ConcurrentHandler: Sync {
 
     /// Whether the handler has asked the loop to end now (a binding's fatal
     /// error): the loop stops starting work and returns an error once the
-    /// requests in flight are done.
+    /// requests in flight are done. Asked after each handler returns.
     fn stopped(&self) -> bool {
+        false
+    }
+
+    /// Whether the loop was interrupted (Python's Ctrl-C), asked on the
+    /// thread that called the loop every 100 ms while it waits, and nowhere
+    /// else: true ends the loop as [`ConcurrentHandler::stopped`] does.
+    fn interrupted(&self) -> bool {
         false
     }
 

@@ -48,6 +48,9 @@ use crate::validate::Part;
 /// Frames read ahead of the one being started, at most.
 pub const QUEUED: usize = 8;
 
+/// How often a waiting dispatcher asks [`ConcurrentHandler::interrupted`].
+const STOPPED_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// What reaches the dispatcher.
 pub(crate) enum Event {
     /// A frame the reader read (or the fault that refused it).
@@ -347,10 +350,20 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                             continue;
                         }
                     }
-                    match self.events.recv() {
+                    match self.events.recv_timeout(STOPPED_POLL) {
                         Ok(event) => event,
+                        // Python's Ctrl-C is seen here, on the thread that
+                        // called the loop: the input is read on another.
+                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                            if self.handler.interrupted() || self.handler.stopped() {
+                                self.end(Ending::HandlerStopped);
+                            }
+                            continue;
+                        }
                         // The loop holds a sender (its peer): not reached.
-                        Err(_) => return Ok(ServeOutcome::EndOfInput),
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            return Ok(ServeOutcome::EndOfInput)
+                        }
                     }
                 }
             };
