@@ -93,3 +93,21 @@ class Peer:
 
 
 PYTHON = sys.executable
+
+
+def mcp_session(server: Any, *calls: tuple[str, Any], version: str) -> list[dict[str, Any]]:
+    """Serves an MCP `initialize` at `version`, `notifications/initialized`
+    and `calls` (ids from 1) through `server.serve_bytes`; every line the
+    server wrote, in order (answers and notifications)."""
+    lines: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for i, (method, params) in enumerate(calls, start=1):
+        line: dict[str, Any] = {"jsonrpc": "2.0", "id": i, "method": method}
+        if params is not None:
+            line["params"] = params
+        lines.append(line)
+    out = server.serve_bytes("".join(json.dumps(line) + "\n" for line in lines).encode())
+    return [json.loads(line) for line in out.decode().splitlines()]

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from support import REPO, SUMMARY
+from support import REPO, SUMMARY, mcp_session
 from wirekit import Protocol
 from wirekit.mcp import Server, negotiate, supported_versions
 from wirekit.testing import assert_conforms
@@ -41,18 +41,7 @@ def example() -> Server:
 def session(server: Server, *calls: tuple[str, Any], version: str = "2025-06-18") -> dict[Any, Any]:
     """Serves initialize, notifications/initialized and `calls` (ids from 1);
     returns each answer by id (0 is initialize's)."""
-    lines = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    for i, (method, params) in enumerate(calls, start=1):
-        line: dict[str, Any] = {"jsonrpc": "2.0", "id": i, "method": method}
-        if params is not None:
-            line["params"] = params
-        lines.append(line)
-    out = server.serve_bytes("".join(json.dumps(line) + "\n" for line in lines).encode())
-    return {answer["id"]: answer for answer in map(json.loads, out.decode().splitlines())}
+    return {line["id"]: line for line in mcp_session(server, *calls, version=version) if "id" in line}
 
 
 def test_the_version_is_negotiated_as_the_specification_says() -> None:

@@ -17,22 +17,12 @@ import wirekit
 from wirekit.mcp import Audio, Context, EmbeddedResource, Image, Message, ResourceLink, Server
 from wirekit.mcp._hints import parameters_schema, schema_of
 
+from support import mcp_session
+
 
 def converse(server: Server, *calls: tuple[str, Any], version: str = "2025-11-25") -> list[dict[str, Any]]:
-    """Serves initialize, initialized and `calls` (ids from 1); every line
-    the server wrote, in order (answers and notifications)."""
-    lines: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    for i, (method, params) in enumerate(calls, start=1):
-        line: dict[str, Any] = {"jsonrpc": "2.0", "id": i, "method": method}
-        if params is not None:
-            line["params"] = params
-        lines.append(line)
-    out = server.serve_bytes("".join(json.dumps(line) + "\n" for line in lines).encode())
-    return [json.loads(line) for line in out.decode().splitlines()]
+    """Every line the server wrote for initialize, initialized and `calls`."""
+    return mcp_session(server, *calls, version=version)
 
 
 def answer(lines: list[dict[str, Any]], id: int) -> dict[str, Any]:

@@ -10,7 +10,6 @@
 //! tool's typed `notifications/message` is let through.
 #![cfg(feature = "mcp")]
 
-use std::io::{Read, Write};
 use std::sync::{mpsc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -19,6 +18,10 @@ use serde_json::{json, Map, Value};
 use wirekit::envelope::ErrorObject;
 use wirekit::serve::{Concurrency, Peer, RequestContext, ServeOptions, ServeOutcome, Server};
 use wirekit::validate::Part;
+
+#[path = "../../rust/tests/common/pipes.rs"]
+mod pipes;
+use pipes::{Input, Output};
 use wirekit_protocols::mcp_v2025_11_25::types::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult, EmptyResult,
     GetTaskPayloadRequestParams, GetTaskPayloadResult, GetTaskRequestParams, GetTaskResult,
@@ -158,47 +161,10 @@ impl McpConcurrentServer for Tools {
     }
 }
 
-/// The client's end of stdin: lines the test sends.
-struct Input(mpsc::Receiver<Vec<u8>>, Vec<u8>);
-
-impl Read for Input {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.1.is_empty() {
-            match self.0.recv() {
-                Ok(bytes) => self.1 = bytes,
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.1.len());
-        buf[..n].copy_from_slice(&self.1[..n]);
-        self.1.drain(..n);
-        Ok(n)
-    }
-}
-
-/// The client's end of stdout: each line the server writes, as it arrives.
-struct Output(mpsc::Sender<(Instant, String)>, Vec<u8>);
-
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.1.extend_from_slice(buf);
-        while let Some(end) = self.1.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.1.drain(..=end).collect();
-            let _ = self
-                .0
-                .send((Instant::now(), String::from_utf8_lossy(&line).into_owned()));
-        }
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// A running server and the client's ends of its pipes.
 struct Session {
     to_server: Option<mpsc::Sender<Vec<u8>>>,
-    from_server: mpsc::Receiver<(Instant, String)>,
+    from_server: mpsc::Receiver<(Instant, Vec<u8>)>,
     served: thread::JoinHandle<(std::io::Result<ServeOutcome>, Tools)>,
 }
 
@@ -262,9 +228,11 @@ impl Session {
 
     /// The next line the server writes, as it wrote it.
     fn next_line(&self) -> (Instant, String) {
-        self.from_server
+        let (at, line) = self
+            .from_server
             .recv_timeout(Duration::from_secs(10))
-            .expect("the server writes within 10 s")
+            .expect("the server writes within 10 s");
+        (at, String::from_utf8_lossy(&line).into_owned())
     }
 
     fn next(&self) -> (Instant, Value) {

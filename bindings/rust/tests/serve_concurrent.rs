@@ -5,7 +5,6 @@
 //! in-flight bound, and the session's order kept where the protocol needs
 //! it.
 
-use std::io::{Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
@@ -17,47 +16,14 @@ use wirekit::serve::{
     Concurrency, ConcurrentHandler, RequestContext, ResultCheck, ServeOptions, ServeOutcome, Server,
 };
 
-/// The client's end of stdin: lines the test sends.
-struct Input(mpsc::Receiver<Vec<u8>>, Vec<u8>);
-
-impl Read for Input {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.1.is_empty() {
-            match self.0.recv() {
-                Ok(bytes) => self.1 = bytes,
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.1.len());
-        buf[..n].copy_from_slice(&self.1[..n]);
-        self.1.drain(..n);
-        Ok(n)
-    }
-}
-
-/// The client's end of stdout: each message the server writes, as it
-/// arrives, with the time it arrived.
-struct Output(mpsc::Sender<(Instant, Value)>, Vec<u8>);
-
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.1.extend_from_slice(buf);
-        while let Some(end) = self.1.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.1.drain(..=end).collect();
-            let value: Value = serde_json::from_slice(&line).map_err(std::io::Error::other)?;
-            let _ = self.0.send((Instant::now(), value));
-        }
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+#[path = "common/pipes.rs"]
+mod pipes;
+use pipes::{Input, Output};
 
 /// A running server and the client's ends of its pipes.
 struct Session {
     to_server: Option<mpsc::Sender<Vec<u8>>>,
-    from_server: mpsc::Receiver<(Instant, Value)>,
+    from_server: mpsc::Receiver<(Instant, Vec<u8>)>,
     served: thread::JoinHandle<(std::io::Result<ServeOutcome>, Vec<String>)>,
 }
 
@@ -106,9 +72,14 @@ impl Session {
     }
 
     fn next(&self) -> (Instant, Value) {
-        self.from_server
+        let (at, line) = self
+            .from_server
             .recv_timeout(Duration::from_secs(10))
-            .expect("the server answers within 10 s")
+            .expect("the server answers within 10 s");
+        (
+            at,
+            serde_json::from_slice(&line).expect("the server writes JSON lines"),
+        )
     }
 
     /// `initialize` answered and `notifications/initialized` sent.
@@ -138,7 +109,7 @@ impl Session {
         let rest = self
             .from_server
             .try_iter()
-            .map(|(_, value)| value)
+            .map(|(_, line)| serde_json::from_slice(&line).expect("JSON lines"))
             .collect();
         (outcome, log, rest)
     }
