@@ -86,17 +86,16 @@ write({{"jsonrpc": "2.0", "id": second["id"], "result": {{"contents": json.dumps
 }
 
 /// A host of [`server`] over `lsp-min` with `answer` (see [`lsp_min`]),
-/// a 400 ms timeout, and `initialize` answered.
+/// `initialize` answered (within the manifest's timeout: a Python server
+/// may take a while to start on a busy machine), then a 400 ms timeout.
 fn initialized(answer: Option<&str>, late: &str) -> Host {
-    let mut host = Host::spawn(lsp_min(answer), &mut server(late))
-        .expect("spawns")
-        .with_timeout(Duration::from_millis(400));
+    let mut host = Host::spawn(lsp_min(answer), &mut server(late)).expect("spawns");
     host.call(
         "initialize",
         Some(json!({"processId": null, "capabilities": {}})),
     )
     .expect("initialize");
-    host
+    host.with_timeout(Duration::from_millis(400))
 }
 
 fn hover(host: &mut Host) -> Result<Value, wirekit::host::HostError> {
