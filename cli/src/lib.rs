@@ -53,7 +53,10 @@ enum Command {
     )]
     Conformance(conformance::ConformanceArgs),
     /// Ask a language server one question: definition, references, hover, calls, symbols, rename, diagnostics.
-    #[command(override_usage = "wirekit lsp [OPTIONS] <QUERY> <ARGS>... -- <SERVER>...")]
+    #[command(
+        override_usage = "wirekit lsp [OPTIONS] <QUERY> <ARGS>... -- <SERVER>...",
+        after_help = lsp::EXIT_STATUS
+    )]
     Lsp(lsp::LspArgs),
     /// Compare two versions of a protocol and classify every change by whom it breaks.
     #[command(override_usage = "wirekit diff [OPTIONS] --protocol <PROTOCOL> <OLD> <NEW>")]
@@ -84,8 +87,30 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // `wirekit lsp ... rename ...`: a new name that clap took for an option.
+    let lsp_rename = args.get(1).is_some_and(|arg| arg == "lsp")
+        && args
+            .iter()
+            .take_while(|arg| *arg != "--")
+            .any(|arg| arg == "rename");
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
+        Err(error) if lsp_rename && error.kind() == clap::error::ErrorKind::UnknownArgument => {
+            // clap's tip (`-- VALUE`) is wrong here: `--` starts the server command.
+            let argument = error
+                .get(clap::error::ContextKind::InvalidArg)
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            eprintln!(
+                "error: unexpected argument '{argument}' found\n\n  \
+                 tip: a new name of `rename` that starts with '-' is given with --to: \
+                 `--to={argument}` (`--` starts the server command)\n\n\
+                 Usage: wirekit lsp [OPTIONS] <QUERY> <ARGS>... -- <SERVER>...\n\n\
+                 For more information, try '--help'."
+            );
+            return ExitCode::from(2);
+        }
         Err(error) => {
             // clap prints help and version on stdout with exit 0; usage errors exit 2.
             let _ = error.print();

@@ -458,3 +458,179 @@ fn a_busy_server_still_answers_and_says_so_beside_a_list_result() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The messages the fake server received (and the client's answers to its
+/// requests), from its `--log`.
+fn logged(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .expect("the server's log")
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+#[test]
+fn a_new_name_may_start_with_dashes_given_with_to_in_either_spelling() {
+    let root = project("dashes");
+    let spellings: [&[&str]; 4] = [
+        &["--json", "rename", "a.py:1:5", "--to=--primary"],
+        &["--json", "rename", "a.py:1:5", "--to", "--primary"],
+        &["--json", "--to", "--primary", "rename", "a.py:1:5"],
+        &["--json", "rename", "--to=--primary", "a.py:1:5"],
+    ];
+    for (n, args) in spellings.iter().enumerate() {
+        let log = root.join(format!("rename-{n}.log"));
+        let output = lsp(&root, args, &["--log", log.to_str().expect("utf-8")]);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {output:?}");
+        let result = &document(&output)["result"];
+        assert_eq!(
+            result["files"][0]["edits"][0]["new_text"], "--primary",
+            "{args:?}: {result}"
+        );
+        let sent = logged(&log)
+            .into_iter()
+            .find(|m| m["method"] == "textDocument/rename")
+            .expect("a rename request");
+        assert_eq!(sent["params"]["newName"], "--primary", "{args:?}");
+    }
+    // The positional form, where the name is unambiguous.
+    let output = lsp(&root, &["rename", "a.py:1:5", "primary"], &[]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(stdout(&output).contains("\"primary\""), "{output:?}");
+    // A positional name that starts with `-` is refused with the spelling that works,
+    // not clap's `-- --primary` (`--` starts the server command).
+    let output = lsp(&root, &["rename", "a.py:1:5", "--primary"], &[]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("--to=--primary"), "{error}");
+    assert!(!error.contains("'-- --primary'"), "{error}");
+    // An empty new name, and --to with a positional name too.
+    let output = lsp(&root, &["rename", "a.py:1:5", "--to="], &[]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("needs a name"),
+        "{output:?}"
+    );
+    let output = lsp(&root, &["--to", "x", "symbols", "a.py"], &[]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+}
+
+#[test]
+fn workspace_configuration_is_answered_by_section_path_and_whole_and_empty_objects_by_default() {
+    let root = project("configuration");
+    let settings = serde_json::json!({
+        "css": {"lint": {"unknownProperties": "error"}, "validate": true},
+        "html": {"format": {"enable": false}},
+    });
+    let path = root.join("settings.json");
+    std::fs::write(&path, settings.to_string()).expect("settings.json");
+    let items = serde_json::json!([
+        {"section": "css"},
+        {"section": "css.lint"},
+        {"section": "css.lint.unknownProperties"},
+        {},
+        {"section": "missing"},
+        {"section": "css.missing"},
+        {"scopeUri": "file:///x/a.html", "section": "html"},
+    ])
+    .to_string();
+    let answer = |args: &[&str], name: &str| -> Value {
+        let log = root.join(name);
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["symbols", "a.py"]);
+        let output = lsp(
+            &root,
+            &all,
+            &[
+                "--log",
+                log.to_str().expect("utf-8"),
+                "--configuration-items",
+                &items,
+            ],
+        );
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        logged(&log)
+            .into_iter()
+            .find(|m| m.get("method").is_none() && m["result"].is_array())
+            .expect("the client's configuration answer")["result"]
+            .clone()
+    };
+    assert_eq!(
+        answer(&["--settings", path.to_str().expect("utf-8")], "with.log"),
+        serde_json::json!([
+            {"lint": {"unknownProperties": "error"}, "validate": true},
+            {"unknownProperties": "error"},
+            "error",
+            settings,
+            {},
+            {},
+            {"format": {"enable": false}},
+        ])
+    );
+    // Without --settings: an empty object, the server's defaults, for every item
+    // (LSP 3.17 allows null, which the CSS and HTML servers cannot take).
+    assert_eq!(
+        answer(&[], "without.log"),
+        serde_json::json!([{}, {}, {}, {}, {}, {}, {}])
+    );
+}
+
+#[test]
+fn an_empty_container_name_prints_nothing() {
+    let root = project("container");
+    std::fs::write(root.join("flat.py"), "def f():\n    pass\n").expect("flat.py");
+    std::fs::write(root.join("flat_uncontained.py"), "def f():\n    pass\n").expect("py");
+    let contained = lsp(&root, &["symbols", "flat.py"], &[]);
+    assert_eq!(contained.status.code(), Some(0), "{contained:?}");
+    let uncontained = lsp(&root, &["symbols", "flat_uncontained.py"], &[]);
+    assert_eq!(uncontained.status.code(), Some(0), "{uncontained:?}");
+    let contained = stdout(&contained);
+    let uncontained = stdout(&uncontained);
+    assert!(contained.contains(" in m "), "{contained}");
+    assert_eq!(uncontained, contained.replace(" in m ", " "));
+    assert!(!uncontained.contains(" in "), "{uncontained}");
+}
+
+#[test]
+fn a_failure_the_server_reports_makes_published_diagnostics_exit_one() {
+    let root = project("unclean");
+    let output = lsp(&root, &["--json", "diagnostics", "a.py"], &["--load-fails"]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let result = &document(&output)["result"];
+    assert!(
+        result["server_failure"]
+            .as_str()
+            .is_some_and(|f| f.contains("project load failed")),
+        "{result}"
+    );
+    let output = lsp(&root, &["diagnostics", "a.py"], &["--load-fails"]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        stdout(&output).contains("cannot be called clean"),
+        "{output:?}"
+    );
+    // Another query answered nothing after the failure: unavailable, exit 1.
+    let output = lsp(
+        &root,
+        &["--json", "definition", "a.py:4:9"],
+        &["--load-fails"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(
+        document(&output)["error"]["code"],
+        "unavailable",
+        "{output:?}"
+    );
+}
+
+#[test]
+fn help_documents_the_exit_status() {
+    let output = wirekit(&["lsp", "--help"], b"");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let help = stdout(&output);
+    assert!(help.contains("Exit status:"), "{help}");
+    for line in ["  0  answered", "  1  not answered", "  2  bad usage"] {
+        assert!(help.contains(line), "{line} in {help}");
+    }
+}

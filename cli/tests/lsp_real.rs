@@ -342,6 +342,14 @@ fn the_css_server_reports_and_renames_a_custom_property() {
         text,
         "styles.css:2:3-2:12: \"--main-color\"\nstyles.css:4:16-4:25: \"--main-color\"\nstyles.css:5:16-5:25: \"--main-color\"\n(nothing was written)\n"
     );
+    // The new name as the next argument of --to, and the place after it.
+    let (status, spaced) = ask_web(
+        &root,
+        "vscode-css-language-server",
+        &["rename", "--to", "--main-color", "styles.css:2:3"],
+    );
+    assert_eq!(status, Some(0), "{spaced}");
+    assert_eq!(spaced, text);
     let (status, text) = ask_web(
         &root,
         "vscode-css-language-server",

@@ -27,7 +27,7 @@ if [ ! -x node_modules/.bin/pyright-langserver ] || [ ! -x node_modules/.bin/typ
   || [ ! -x node_modules/.bin/bash-language-server ] || [ ! -x node_modules/.bin/vscode-html-language-server ] \
   || [ ! -x node_modules/.bin/yaml-language-server ]; then
   npm install --silent --no-audit --no-fund --no-save --prefix "$here" "pyright@1" "typescript-language-server@5" "typescript@5" \
-    "bash-language-server@5" "vscode-langservers-extracted@4" "yaml-language-server@1"
+    "bash-language-server@5" "vscode-langservers-extracted@4.10.0" "yaml-language-server@1"
 fi
 # Debian's packages: clangd, gopls (it runs the go command), shellcheck.
 missing=()

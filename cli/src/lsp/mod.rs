@@ -4,10 +4,10 @@
 //! asked files opened with their text, a quiet moment (work-done progress),
 //! then the query; the answer is printed as text or as one JSON document,
 //! and the server is stopped (`shutdown`, `exit`, a grace, kill). Nothing
-//! is written but the recording: a rename prints its edit. Exit status: 0
-//! answered, 1 not answered (unsupported, unavailable, timed out,
-//! malformed, refused, diagnostics unsettled, or a failure the server
-//! reported while it was asked), 2 usage.
+//! is written but the recording: a rename prints its edit. Exit status
+//! ([`EXIT_STATUS`], which `--help` prints): 0 answered, 1 not answered
+//! (unsupported, unavailable, timed out, malformed, refused, diagnostics
+//! unsettled, or a failure the server reported while it was asked), 2 usage.
 
 mod answer;
 mod places;
@@ -25,6 +25,16 @@ use wirekit_lsp::{Client, Options, Readiness};
 
 use places::Places;
 use query::Query;
+
+/// The exit status of `wirekit lsp`, as `--help` prints it.
+pub(crate) const EXIT_STATUS: &str = "Exit status:
+  0  answered: the server's answer, \"no definition found\" and no diagnostics included
+  1  not answered: the server did not start; the feature is unsupported (not advertised);
+     unavailable (the server is gone, or answered nothing after reporting a failure);
+     timed out; a malformed or refused answer; diagnostics unsettled at the deadline;
+     or diagnostics while the server reported a failure (an error-level log), which
+     cannot be called clean
+  2  bad usage: the command line, a file to read, --settings or --init-options";
 
 /// Arguments of `wirekit lsp`.
 #[derive(Debug, clap::Args)]

@@ -222,7 +222,9 @@ pub(super) fn language_id(path: &Path, overrides: &[(String, String)]) -> String
         "xml" | "xsd" | "svg" | "plist" => "xml",
         "xsl" | "xslt" => "xsl",
         "md" | "markdown" => "markdown",
-        "tex" | "latex" => "latex",
+        "tex" | "latex" | "ltx" | "ctx" => "latex",
+        "sty" | "cls" | "bbx" | "cbx" => "tex",
+        "abap" => "abap",
         "bib" => "bibtex",
         "diff" | "patch" => "diff",
         "dockerfile" => "dockerfile",
@@ -272,5 +274,113 @@ mod tests {
         assert_eq!(language_id(Path::new("page.tpl"), &overrides), "html");
         assert_eq!(language_id(Path::new("Dockerfile"), &overrides), "docker");
         assert!(language_override("html").is_err());
+    }
+
+    /// Every identifier of the LSP 3.17 table (`TextDocumentItem`) is what
+    /// some kind of file gets, and none of the kinds the table names is `plaintext`.
+    #[test]
+    fn every_identifier_of_the_specification_table_is_reached() {
+        let table = [
+            ("a.abap", "abap"),
+            ("a.bat", "bat"),
+            ("a.cmd", "bat"),
+            ("a.bib", "bibtex"),
+            ("a.clj", "clojure"),
+            ("a.coffee", "coffeescript"),
+            ("a.c", "c"),
+            ("a.h", "c"),
+            ("a.cpp", "cpp"),
+            ("a.hpp", "cpp"),
+            ("a.cs", "csharp"),
+            ("a.css", "css"),
+            ("a.diff", "diff"),
+            ("a.patch", "diff"),
+            ("a.dart", "dart"),
+            ("Dockerfile", "dockerfile"),
+            ("a.dockerfile", "dockerfile"),
+            ("a.ex", "elixir"),
+            ("a.erl", "erlang"),
+            ("a.fs", "fsharp"),
+            ("COMMIT_EDITMSG", "git-commit"),
+            ("git-rebase-todo", "git-rebase"),
+            ("a.go", "go"),
+            ("a.groovy", "groovy"),
+            ("a.hbs", "handlebars"),
+            ("a.html", "html"),
+            ("a.htm", "html"),
+            ("a.ini", "ini"),
+            ("a.java", "java"),
+            ("a.js", "javascript"),
+            ("a.mjs", "javascript"),
+            ("a.jsx", "javascriptreact"),
+            ("a.json", "json"),
+            ("a.jsonc", "jsonc"),
+            ("a.tex", "latex"),
+            ("a.less", "less"),
+            ("a.lua", "lua"),
+            ("Makefile", "makefile"),
+            ("a.mk", "makefile"),
+            ("a.md", "markdown"),
+            ("a.m", "objective-c"),
+            ("a.mm", "objective-cpp"),
+            ("a.pl", "perl"),
+            ("a.raku", "perl6"),
+            ("a.php", "php"),
+            ("a.ps1", "powershell"),
+            ("a.pug", "jade"),
+            ("a.py", "python"),
+            ("a.r", "r"),
+            ("a.cshtml", "razor"),
+            ("a.rb", "ruby"),
+            ("a.rs", "rust"),
+            ("a.scss", "scss"),
+            ("a.sass", "sass"),
+            ("a.scala", "scala"),
+            ("a.shader", "shaderlab"),
+            ("a.sh", "shellscript"),
+            ("a.bash", "shellscript"),
+            ("a.sql", "sql"),
+            ("a.swift", "swift"),
+            ("a.ts", "typescript"),
+            ("a.tsx", "typescriptreact"),
+            ("a.sty", "tex"),
+            ("a.vb", "vb"),
+            ("a.xml", "xml"),
+            ("a.xsl", "xsl"),
+            ("a.yaml", "yaml"),
+            ("a.yml", "yaml"),
+            ("a.toml", "toml"),
+        ];
+        for (file, expected) in table {
+            assert_eq!(language_id(Path::new(file), &[]), expected, "{file}");
+        }
+        let identifiers: std::collections::BTreeSet<&str> =
+            table.iter().map(|(_, id)| *id).collect();
+        let specification = "abap bat bibtex clojure coffeescript c cpp csharp css diff dart \
+            dockerfile elixir erlang fsharp git-commit git-rebase go groovy handlebars html ini \
+            java javascript javascriptreact json latex less lua makefile markdown objective-c \
+            objective-cpp perl perl6 php powershell jade python r razor ruby rust scss sass scala \
+            shaderlab shellscript sql swift typescript typescriptreact tex vb xml xsl yaml";
+        for id in specification.split_whitespace() {
+            assert!(identifiers.contains(id), "{id} is reached by no file");
+        }
+        assert!(!identifiers.contains("plaintext"));
+    }
+
+    #[test]
+    fn overrides_win_by_name_then_extension_and_keys_may_start_with_a_dot() {
+        let overrides = vec![
+            language_override(".tpl=html").expect("an override"),
+            language_override("yml=yaml-ci").expect("an override"),
+            language_override("special.yml=github-actions").expect("an override"),
+        ];
+        let id = |path: &str| language_id(Path::new(path), &overrides);
+        assert_eq!(id("views/page.tpl"), "html");
+        assert_eq!(id("ci.yml"), "yaml-ci");
+        assert_eq!(id("special.yml"), "github-actions");
+        assert_eq!(id("a.yaml"), "yaml");
+        for bad in ["=html", "tpl=", "tpl"] {
+            assert!(language_override(bad).is_err(), "{bad}");
+        }
     }
 }

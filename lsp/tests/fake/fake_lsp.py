@@ -15,7 +15,8 @@ position picks the answer's dialect:
   rename                 newName "resource": documentChanges with a rename op,
                          "changes": the `changes` dialect, "apply": first asks the
                          client to workspace/applyEdit; otherwise documentChanges
-  documentSymbol         a URI ending in flat.py: SymbolInformation[]; else DocumentSymbol[]
+  documentSymbol         a URI ending in flat.py: SymbolInformation[] (containerName
+                         "m"; in flat_uncontained.py, ""); else DocumentSymbol[]
 
 Options: --log FILE (every message received, one JSON line each, plus the
 client's answers to the server's requests), --no-hover (hoverProvider not
@@ -24,7 +25,9 @@ version), --load-fails (an error-level logMessage, then null answers),
 --ignore-exit (never exits on `exit`), --no-symbols (no documentSymbolProvider),
 --empty-first (a publication with errors goes out as an empty list first, the
 errors 250 ms later), --never-publishes (no diagnostics at all, as a server
-that failed to read its settings).
+that failed to read its settings), --configuration-items JSON (the items of
+the workspace/configuration request sent after `initialized`; by default
+the sections `fake` and `other`).
 """
 
 import argparse
@@ -135,8 +138,9 @@ def hover(line):
 
 
 def symbols(uri):
-    if uri.endswith("flat.py"):
-        return [{"name": "f", "kind": 12, "location": {"uri": uri, "range": rng(0, 0, 1, 0)}, "containerName": "m"}]
+    if uri.endswith("flat.py") or uri.endswith("flat_uncontained.py"):
+        container = "" if uri.endswith("flat_uncontained.py") else "m"
+        return [{"name": "f", "kind": 12, "location": {"uri": uri, "range": rng(0, 0, 1, 0)}, "containerName": container}]
     return [{"name": "C", "kind": 5, "range": rng(0, 0, 3, 0), "selectionRange": rng(0, 6, 0, 7),
              "children": [{"name": "m", "kind": 6, "range": rng(1, 4, 2, 0), "selectionRange": rng(1, 8, 1, 9)}]}]
 
@@ -195,7 +199,7 @@ def handle(message, waiting):
     if method == "initialize":
         answer(request_id, {"capabilities": capabilities(), "serverInfo": {"name": "fake", "version": "1"}})
     elif method == "initialized":
-        ask("workspace/configuration", {"items": [{"section": "fake"}, {"section": "other"}]})
+        ask("workspace/configuration", {"items": json.loads(ARGS.configuration_items)})
         ask("client/registerCapability", {"registrations": []})
         if ARGS.load_fails:
             notify("window/logMessage", {"type": 1, "message": "project load failed: no setup.cfg " + "x" * 3000})
@@ -277,6 +281,7 @@ def main():
     parser.add_argument("--ignore-exit", action="store_true")
     parser.add_argument("--empty-first", action="store_true")
     parser.add_argument("--never-publishes", action="store_true")
+    parser.add_argument("--configuration-items", default='[{"section": "fake"}, {"section": "other"}]')
     ARGS = parser.parse_args()
     stream = sys.stdin.buffer
     waiting = {}
