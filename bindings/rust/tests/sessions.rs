@@ -111,3 +111,55 @@ fn every_captured_session_gives_exactly_its_expected_problems() {
         failures.join("\n")
     );
 }
+
+/// The real pylsp recording with its `SymbolKind` 12 (Function) replaced,
+/// byte for byte (the frames keep their lengths).
+fn pylsp_with_kind(kind: &[u8; 2]) -> (Arc<Protocol>, PathBuf) {
+    let protocol = wirekit_protocols::protocol("lsp@3.17").expect("embedded");
+    let real = sessions_dir().join("lsp@3.17/real-pylsp.bin");
+    let bytes = std::fs::read(&real).expect("capture");
+    let from = b"\"kind\":12";
+    let mut changed = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at..].starts_with(from) {
+            changed.extend_from_slice(b"\"kind\":");
+            changed.extend_from_slice(kind);
+            at += from.len();
+        } else {
+            changed.push(bytes[at]);
+            at += 1;
+        }
+    }
+    assert_ne!(changed, bytes, "the recording holds symbols of kind 12");
+    let path = std::env::temp_dir().join(format!(
+        "wirekit-pylsp-kind-{}-{}.bin",
+        String::from_utf8_lossy(kind).trim(),
+        std::process::id()
+    ));
+    std::fs::write(&path, changed).expect("write");
+    (protocol, path)
+}
+
+/// LSP's enumerations without `supportsCustomValues` are closed: a
+/// `SymbolKind` outside 1..26 in a real server's answer is an invalid
+/// result (at `/result`: the answer is a union of symbol lists, and neither
+/// alternative takes it), and the same recording with a valid kind is clean.
+#[test]
+fn a_symbol_kind_outside_the_model_is_refused_in_a_real_recording() {
+    for kind in [b"0 ", b"27"] {
+        let (protocol, path) = pylsp_with_kind(kind);
+        let found = check_capture(&protocol, &path);
+        let _ = std::fs::remove_file(&path);
+        assert!(!found.is_empty(), "kind {kind:?} passed");
+        assert!(
+            found.iter().all(|(_, problem, pointer)| problem == "invalid_result"
+                && pointer.as_deref().is_some_and(|p| p.starts_with("/result"))),
+            "kind {kind:?}: {found:?}"
+        );
+    }
+    let (protocol, path) = pylsp_with_kind(b"13");
+    let found = check_capture(&protocol, &path);
+    let _ = std::fs::remove_file(&path);
+    assert!(found.is_empty(), "a valid kind (13, Variable): {found:?}");
+}

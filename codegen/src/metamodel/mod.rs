@@ -85,6 +85,10 @@ pub struct Recipe {
     /// Enumerations whose values form a closed set.
     #[serde(default)]
     pub closed_enums: Vec<String>,
+    /// Enumerations without `supportsCustomValues` that stay open anyway
+    /// (the others are closed: their values are the model's).
+    #[serde(default)]
+    pub open_enums: Vec<String>,
 }
 
 /// The schema document and manifest `recipe` derives from the meta model

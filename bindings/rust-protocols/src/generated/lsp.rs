@@ -662,9 +662,9 @@ pub mod types {
     }
 
     ///The enumeration `CodeActionTriggerKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct CodeActionTriggerKind(pub i64);
+    pub struct CodeActionTriggerKind(i64);
 
     impl ::std::ops::Deref for CodeActionTriggerKind {
         type Target = i64;
@@ -680,39 +680,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for CodeActionTriggerKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for CodeActionTriggerKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for CodeActionTriggerKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for CodeActionTriggerKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for CodeActionTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for CodeActionTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for CodeActionTriggerKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -1181,9 +1169,9 @@ pub mod types {
     }
 
     ///The enumeration `CompletionItemKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct CompletionItemKind(pub i64);
+    pub struct CompletionItemKind(i64);
 
     impl ::std::ops::Deref for CompletionItemKind {
         type Target = i64;
@@ -1199,39 +1187,33 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for CompletionItemKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for CompletionItemKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![
+                1_i64, 2_i64, 3_i64, 4_i64, 5_i64, 6_i64, 7_i64, 8_i64, 9_i64, 10_i64,
+                11_i64, 12_i64, 13_i64, 14_i64, 15_i64, 16_i64, 17_i64, 18_i64, 19_i64,
+                20_i64, 21_i64, 22_i64, 23_i64, 24_i64, 25_i64,
+            ]
+                .contains(&value)
+            {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for CompletionItemKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for CompletionItemKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for CompletionItemKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for CompletionItemKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for CompletionItemKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -1247,9 +1229,9 @@ pub mod types {
     }
 
     ///The enumeration `CompletionItemTag` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct CompletionItemTag(pub i64);
+    pub struct CompletionItemTag(i64);
 
     impl ::std::ops::Deref for CompletionItemTag {
         type Target = i64;
@@ -1265,39 +1247,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for CompletionItemTag {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for CompletionItemTag {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for CompletionItemTag {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for CompletionItemTag {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for CompletionItemTag {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for CompletionItemTag {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for CompletionItemTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -1526,9 +1496,9 @@ pub mod types {
     }
 
     ///The enumeration `CompletionTriggerKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct CompletionTriggerKind(pub i64);
+    pub struct CompletionTriggerKind(i64);
 
     impl ::std::ops::Deref for CompletionTriggerKind {
         type Target = i64;
@@ -1544,39 +1514,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for CompletionTriggerKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for CompletionTriggerKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64, 3_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for CompletionTriggerKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for CompletionTriggerKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for CompletionTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for CompletionTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for CompletionTriggerKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -2132,9 +2090,9 @@ pub mod types {
     }
 
     ///The enumeration `DiagnosticTag` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct DiagnosticTag(pub i64);
+    pub struct DiagnosticTag(i64);
 
     impl ::std::ops::Deref for DiagnosticTag {
         type Target = i64;
@@ -2150,39 +2108,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for DiagnosticTag {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for DiagnosticTag {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for DiagnosticTag {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for DiagnosticTag {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for DiagnosticTag {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for DiagnosticTag {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for DiagnosticTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -2509,6 +2455,7 @@ pub mod types {
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
+        Copy,
         Debug,
         Eq,
         Hash,
@@ -2516,40 +2463,54 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
-    pub struct DocumentDiagnosticReportKind(pub ::std::string::String);
-
-    impl ::std::ops::Deref for DocumentDiagnosticReportKind {
-        type Target = ::std::string::String;
-
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-
-    impl ::std::convert::From<DocumentDiagnosticReportKind> for ::std::string::String {
-        fn from(value: DocumentDiagnosticReportKind) -> Self {
-            value.0
-        }
-    }
-
-    impl ::std::convert::From<::std::string::String> for DocumentDiagnosticReportKind {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
+    pub enum DocumentDiagnosticReportKind {
+        #[serde(rename = "full")]
+        Full,
+        #[serde(rename = "unchanged")]
+        Unchanged,
     }
 
     impl ::std::fmt::Display for DocumentDiagnosticReportKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
+            match *self {
+                Self::Full => f.write_str("full"),
+                Self::Unchanged => f.write_str("unchanged"),
+            }
         }
     }
 
     impl ::std::str::FromStr for DocumentDiagnosticReportKind {
-        type Err = ::std::convert::Infallible;
+        type Err = self::error::ConversionError;
 
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "full" => Ok(Self::Full),
+                "unchanged" => Ok(Self::Unchanged),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+
+    impl ::std::convert::TryFrom<&str> for DocumentDiagnosticReportKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DocumentDiagnosticReportKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
 
@@ -2683,9 +2644,9 @@ pub mod types {
     }
 
     ///The enumeration `DocumentHighlightKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct DocumentHighlightKind(pub i64);
+    pub struct DocumentHighlightKind(i64);
 
     impl ::std::ops::Deref for DocumentHighlightKind {
         type Target = i64;
@@ -2701,39 +2662,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for DocumentHighlightKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for DocumentHighlightKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64, 3_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for DocumentHighlightKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for DocumentHighlightKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for DocumentHighlightKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for DocumentHighlightKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for DocumentHighlightKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -3432,9 +3381,9 @@ pub mod types {
     }
 
     ///The enumeration `FileChangeType` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct FileChangeType(pub i64);
+    pub struct FileChangeType(i64);
 
     impl ::std::ops::Deref for FileChangeType {
         type Target = i64;
@@ -3450,39 +3399,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for FileChangeType {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for FileChangeType {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64, 3_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for FileChangeType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for FileChangeType {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for FileChangeType {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for FileChangeType {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for FileChangeType {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -3626,6 +3563,7 @@ pub mod types {
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
+        Copy,
         Debug,
         Eq,
         Hash,
@@ -3633,40 +3571,53 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
-    pub struct FileOperationPatternKind(pub ::std::string::String);
-
-    impl ::std::ops::Deref for FileOperationPatternKind {
-        type Target = ::std::string::String;
-
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-
-    impl ::std::convert::From<FileOperationPatternKind> for ::std::string::String {
-        fn from(value: FileOperationPatternKind) -> Self {
-            value.0
-        }
-    }
-
-    impl ::std::convert::From<::std::string::String> for FileOperationPatternKind {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
+    pub enum FileOperationPatternKind {
+        #[serde(rename = "file")]
+        File,
+        #[serde(rename = "folder")]
+        Folder,
     }
 
     impl ::std::fmt::Display for FileOperationPatternKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
+            match *self {
+                Self::File => f.write_str("file"),
+                Self::Folder => f.write_str("folder"),
+            }
         }
     }
 
     impl ::std::str::FromStr for FileOperationPatternKind {
-        type Err = ::std::convert::Infallible;
+        type Err = self::error::ConversionError;
 
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "file" => Ok(Self::File),
+                "folder" => Ok(Self::Folder),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+
+    impl ::std::convert::TryFrom<&str> for FileOperationPatternKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+
+    impl ::std::convert::TryFrom<::std::string::String> for FileOperationPatternKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
 
@@ -4498,9 +4449,9 @@ pub mod types {
     }
 
     ///The enumeration `InlayHintKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct InlayHintKind(pub i64);
+    pub struct InlayHintKind(i64);
 
     impl ::std::ops::Deref for InlayHintKind {
         type Target = i64;
@@ -4516,39 +4467,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for InlayHintKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for InlayHintKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for InlayHintKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for InlayHintKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for InlayHintKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for InlayHintKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for InlayHintKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -4798,9 +4737,9 @@ pub mod types {
     }
 
     ///The enumeration `InlineCompletionTriggerKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct InlineCompletionTriggerKind(pub i64);
+    pub struct InlineCompletionTriggerKind(i64);
 
     impl ::std::ops::Deref for InlineCompletionTriggerKind {
         type Target = i64;
@@ -4816,39 +4755,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for InlineCompletionTriggerKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for InlineCompletionTriggerKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![0_i64, 1_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for InlineCompletionTriggerKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for InlineCompletionTriggerKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for InlineCompletionTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for InlineCompletionTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for InlineCompletionTriggerKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -5009,9 +4936,9 @@ pub mod types {
     }
 
     ///The enumeration `InsertTextFormat` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct InsertTextFormat(pub i64);
+    pub struct InsertTextFormat(i64);
 
     impl ::std::ops::Deref for InsertTextFormat {
         type Target = i64;
@@ -5027,46 +4954,34 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for InsertTextFormat {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for InsertTextFormat {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for InsertTextFormat {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for InsertTextFormat {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for InsertTextFormat {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for InsertTextFormat {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for InsertTextFormat {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
     ///The enumeration `InsertTextMode` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct InsertTextMode(pub i64);
+    pub struct InsertTextMode(i64);
 
     impl ::std::ops::Deref for InsertTextMode {
         type Target = i64;
@@ -5082,39 +4997,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for InsertTextMode {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for InsertTextMode {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for InsertTextMode {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for InsertTextMode {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for InsertTextMode {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for InsertTextMode {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for InsertTextMode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -5486,9 +5389,9 @@ pub mod types {
     }
 
     ///The enumeration `MessageType` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct MessageType(pub i64);
+    pub struct MessageType(i64);
 
     impl ::std::ops::Deref for MessageType {
         type Target = i64;
@@ -5504,39 +5407,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for MessageType {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for MessageType {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64, 3_i64, 4_i64, 5_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for MessageType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for MessageType {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for MessageType {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for MessageType {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for MessageType {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -5570,6 +5461,7 @@ pub mod types {
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
+        Copy,
         Debug,
         Eq,
         Hash,
@@ -5577,40 +5469,57 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
-    pub struct MonikerKind(pub ::std::string::String);
-
-    impl ::std::ops::Deref for MonikerKind {
-        type Target = ::std::string::String;
-
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-
-    impl ::std::convert::From<MonikerKind> for ::std::string::String {
-        fn from(value: MonikerKind) -> Self {
-            value.0
-        }
-    }
-
-    impl ::std::convert::From<::std::string::String> for MonikerKind {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
+    pub enum MonikerKind {
+        #[serde(rename = "import")]
+        Import,
+        #[serde(rename = "export")]
+        Export,
+        #[serde(rename = "local")]
+        Local,
     }
 
     impl ::std::fmt::Display for MonikerKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
+            match *self {
+                Self::Import => f.write_str("import"),
+                Self::Export => f.write_str("export"),
+                Self::Local => f.write_str("local"),
+            }
         }
     }
 
     impl ::std::str::FromStr for MonikerKind {
-        type Err = ::std::convert::Infallible;
+        type Err = self::error::ConversionError;
 
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "import" => Ok(Self::Import),
+                "export" => Ok(Self::Export),
+                "local" => Ok(Self::Local),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+
+    impl ::std::convert::TryFrom<&str> for MonikerKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+
+    impl ::std::convert::TryFrom<::std::string::String> for MonikerKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
 
@@ -5720,9 +5629,9 @@ pub mod types {
     }
 
     ///The enumeration `NotebookCellKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct NotebookCellKind(pub i64);
+    pub struct NotebookCellKind(i64);
 
     impl ::std::ops::Deref for NotebookCellKind {
         type Target = i64;
@@ -5738,39 +5647,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for NotebookCellKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for NotebookCellKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for NotebookCellKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for NotebookCellKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for NotebookCellKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for NotebookCellKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for NotebookCellKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -6314,9 +6211,9 @@ pub mod types {
     }
 
     ///The enumeration `PrepareSupportDefaultBehavior` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct PrepareSupportDefaultBehavior(pub i64);
+    pub struct PrepareSupportDefaultBehavior(i64);
 
     impl ::std::ops::Deref for PrepareSupportDefaultBehavior {
         type Target = i64;
@@ -6332,39 +6229,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for PrepareSupportDefaultBehavior {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for PrepareSupportDefaultBehavior {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for PrepareSupportDefaultBehavior {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for PrepareSupportDefaultBehavior {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for PrepareSupportDefaultBehavior {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for PrepareSupportDefaultBehavior {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for PrepareSupportDefaultBehavior {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -8814,9 +8699,9 @@ pub mod types {
     }
 
     ///The enumeration `SignatureHelpTriggerKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SignatureHelpTriggerKind(pub i64);
+    pub struct SignatureHelpTriggerKind(i64);
 
     impl ::std::ops::Deref for SignatureHelpTriggerKind {
         type Target = i64;
@@ -8832,39 +8717,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for SignatureHelpTriggerKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for SignatureHelpTriggerKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64, 3_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for SignatureHelpTriggerKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for SignatureHelpTriggerKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for SignatureHelpTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for SignatureHelpTriggerKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for SignatureHelpTriggerKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -8943,9 +8816,9 @@ pub mod types {
     }
 
     ///The enumeration `SymbolKind` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SymbolKind(pub i64);
+    pub struct SymbolKind(i64);
 
     impl ::std::ops::Deref for SymbolKind {
         type Target = i64;
@@ -8961,46 +8834,40 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for SymbolKind {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for SymbolKind {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![
+                1_i64, 2_i64, 3_i64, 4_i64, 5_i64, 6_i64, 7_i64, 8_i64, 9_i64, 10_i64,
+                11_i64, 12_i64, 13_i64, 14_i64, 15_i64, 16_i64, 17_i64, 18_i64, 19_i64,
+                20_i64, 21_i64, 22_i64, 23_i64, 24_i64, 25_i64, 26_i64,
+            ]
+                .contains(&value)
+            {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for SymbolKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for SymbolKind {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for SymbolKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for SymbolKind {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for SymbolKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
     ///The enumeration `SymbolTag` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SymbolTag(pub i64);
+    pub struct SymbolTag(i64);
 
     impl ::std::ops::Deref for SymbolTag {
         type Target = i64;
@@ -9016,39 +8883,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for SymbolTag {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for SymbolTag {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for SymbolTag {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for SymbolTag {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for SymbolTag {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for SymbolTag {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for SymbolTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -10426,9 +10281,9 @@ pub mod types {
     }
 
     ///The enumeration `TextDocumentSaveReason` of the LSP 3.17 meta model.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct TextDocumentSaveReason(pub i64);
+    pub struct TextDocumentSaveReason(i64);
 
     impl ::std::ops::Deref for TextDocumentSaveReason {
         type Target = i64;
@@ -10444,39 +10299,27 @@ pub mod types {
         }
     }
 
-    impl ::std::convert::From<i64> for TextDocumentSaveReason {
-        fn from(value: i64) -> Self {
-            Self(value)
+    impl ::std::convert::TryFrom<i64> for TextDocumentSaveReason {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if ![1_i64, 2_i64, 3_i64].contains(&value) {
+                Err("invalid value".into())
+            } else {
+                Ok(Self(value))
+            }
         }
     }
 
-    impl ::std::fmt::Display for TextDocumentSaveReason {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-
-    impl ::std::str::FromStr for TextDocumentSaveReason {
-        type Err = <i64 as ::std::str::FromStr>::Err;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.parse()?))
-        }
-    }
-
-    impl ::std::convert::TryFrom<&str> for TextDocumentSaveReason {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
-        }
-    }
-
-    impl ::std::convert::TryFrom<String> for TextDocumentSaveReason {
-        type Error = <i64 as ::std::str::FromStr>::Err;
-
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-            value.parse()
+    impl<'de> ::serde::Deserialize<'de> for TextDocumentSaveReason {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            Self::try_from(<i64>::deserialize(deserializer)?)
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
 
@@ -10895,6 +10738,7 @@ pub mod types {
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
+        Copy,
         Debug,
         Eq,
         Hash,
@@ -10902,40 +10746,49 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
-    pub struct TokenFormat(pub ::std::string::String);
-
-    impl ::std::ops::Deref for TokenFormat {
-        type Target = ::std::string::String;
-
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-
-    impl ::std::convert::From<TokenFormat> for ::std::string::String {
-        fn from(value: TokenFormat) -> Self {
-            value.0
-        }
-    }
-
-    impl ::std::convert::From<::std::string::String> for TokenFormat {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
+    pub enum TokenFormat {
+        #[serde(rename = "relative")]
+        Relative,
     }
 
     impl ::std::fmt::Display for TokenFormat {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
+            match *self {
+                Self::Relative => f.write_str("relative"),
+            }
         }
     }
 
     impl ::std::str::FromStr for TokenFormat {
-        type Err = ::std::convert::Infallible;
+        type Err = self::error::ConversionError;
 
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "relative" => Ok(Self::Relative),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+
+    impl ::std::convert::TryFrom<&str> for TokenFormat {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+
+    impl ::std::convert::TryFrom<::std::string::String> for TokenFormat {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
 
@@ -11332,6 +11185,7 @@ pub mod types {
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
+        Copy,
         Debug,
         Eq,
         Hash,
@@ -11339,40 +11193,65 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
-    pub struct UniquenessLevel(pub ::std::string::String);
-
-    impl ::std::ops::Deref for UniquenessLevel {
-        type Target = ::std::string::String;
-
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-
-    impl ::std::convert::From<UniquenessLevel> for ::std::string::String {
-        fn from(value: UniquenessLevel) -> Self {
-            value.0
-        }
-    }
-
-    impl ::std::convert::From<::std::string::String> for UniquenessLevel {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
+    pub enum UniquenessLevel {
+        #[serde(rename = "document")]
+        Document,
+        #[serde(rename = "project")]
+        Project,
+        #[serde(rename = "group")]
+        Group,
+        #[serde(rename = "scheme")]
+        Scheme,
+        #[serde(rename = "global")]
+        Global,
     }
 
     impl ::std::fmt::Display for UniquenessLevel {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
+            match *self {
+                Self::Document => f.write_str("document"),
+                Self::Project => f.write_str("project"),
+                Self::Group => f.write_str("group"),
+                Self::Scheme => f.write_str("scheme"),
+                Self::Global => f.write_str("global"),
+            }
         }
     }
 
     impl ::std::str::FromStr for UniquenessLevel {
-        type Err = ::std::convert::Infallible;
+        type Err = self::error::ConversionError;
 
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "document" => Ok(Self::Document),
+                "project" => Ok(Self::Project),
+                "group" => Ok(Self::Group),
+                "scheme" => Ok(Self::Scheme),
+                "global" => Ok(Self::Global),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+
+    impl ::std::convert::TryFrom<&str> for UniquenessLevel {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+
+    impl ::std::convert::TryFrom<::std::string::String> for UniquenessLevel {
+        type Error = self::error::ConversionError;
+
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
 

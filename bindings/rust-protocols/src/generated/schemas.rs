@@ -5645,8 +5645,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "CodeActionTriggerKind",
       "description": "The enumeration `CodeActionTriggerKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2
+      ],
       "x-lsp-values": "1 (Invoked), 2 (Automatic)"
     },
     "CodeDescription": {
@@ -6450,8 +6452,33 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "CompletionItemKind",
       "description": "The enumeration `CompletionItemKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25
+      ],
       "x-lsp-values": "1 (Text), 2 (Method), 3 (Function), 4 (Constructor), 5 (Field), 6 (Variable), 7 (Class), 8 (Interface), 9 (Module), 10 (Property), 11 (Unit), 12 (Value), 13 (Enum), 14 (Keyword), 15 (Snippet), 16 (Color), 17 (File), 18 (Reference), 19 (Folder), 20 (EnumMember), 21 (Constant), 22 (Struct), 23 (Event), 24 (Operator), 25 (TypeParameter)"
     },
     "CompletionItemLabelDetails": {
@@ -6481,8 +6508,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "CompletionItemTag",
       "description": "The enumeration `CompletionItemTag` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1
+      ],
       "x-lsp-values": "1 (Deprecated)"
     },
     "CompletionList": {
@@ -6799,8 +6827,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "CompletionTriggerKind",
       "description": "The enumeration `CompletionTriggerKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3
+      ],
       "x-lsp-values": "1 (Invoked), 2 (TriggerCharacter), 3 (TriggerForIncompleteCompletions)"
     },
     "ConfigurationItem": {
@@ -7592,8 +7623,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "DiagnosticTag",
       "description": "The enumeration `DiagnosticTag` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2
+      ],
       "x-lsp-values": "1 (Unnecessary), 2 (Deprecated)"
     },
     "DiagnosticWorkspaceClientCapabilities": {
@@ -8079,7 +8112,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "DocumentDiagnosticReportKind",
       "description": "The enumeration `DocumentDiagnosticReportKind` of the LSP 3.17 meta model.",
       "type": "string",
-      "x-wirekit-open-enum": [
+      "enum": [
         "full",
         "unchanged"
       ],
@@ -8261,8 +8294,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "DocumentHighlightKind",
       "description": "The enumeration `DocumentHighlightKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3
+      ],
       "x-lsp-values": "1 (Text), 2 (Read), 3 (Write)"
     },
     "DocumentHighlightOptions": {
@@ -9226,8 +9262,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "FileChangeType",
       "description": "The enumeration `FileChangeType` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3
+      ],
       "x-lsp-values": "1 (Created), 2 (Changed), 3 (Deleted)"
     },
     "FileCreate": {
@@ -9489,7 +9528,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "FileOperationPatternKind",
       "description": "The enumeration `FileOperationPatternKind` of the LSP 3.17 meta model.",
       "type": "string",
-      "x-wirekit-open-enum": [
+      "enum": [
         "file",
         "folder"
       ],
@@ -10748,8 +10787,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "InlayHintKind",
       "description": "The enumeration `InlayHintKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2
+      ],
       "x-lsp-values": "1 (Type), 2 (Parameter)"
     },
     "InlayHintLabelPart": {
@@ -11133,8 +11174,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "InlineCompletionTriggerKind",
       "description": "The enumeration `InlineCompletionTriggerKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        0,
+        1
+      ],
       "x-lsp-values": "0 (Invoked), 1 (Automatic)"
     },
     "InlineValue": {
@@ -11401,16 +11444,20 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "InsertTextFormat",
       "description": "The enumeration `InsertTextFormat` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2
+      ],
       "x-lsp-values": "1 (PlainText), 2 (Snippet)"
     },
     "InsertTextMode": {
       "title": "InsertTextMode",
       "description": "The enumeration `InsertTextMode` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2
+      ],
       "x-lsp-values": "1 (asIs), 2 (adjustIndentation)"
     },
     "LSPAny": {
@@ -11778,8 +11825,13 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "MessageType",
       "description": "The enumeration `MessageType` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3,
+        4,
+        5
+      ],
       "x-lsp-values": "1 (Error), 2 (Warning), 3 (Info), 4 (Log), 5 (Debug)"
     },
     "Moniker": {
@@ -11840,7 +11892,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "MonikerKind",
       "description": "The enumeration `MonikerKind` of the LSP 3.17 meta model.",
       "type": "string",
-      "x-wirekit-open-enum": [
+      "enum": [
         "import",
         "export",
         "local"
@@ -12032,8 +12084,10 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "NotebookCellKind",
       "description": "The enumeration `NotebookCellKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2
+      ],
       "x-lsp-values": "1 (Markup), 2 (Code)"
     },
     "NotebookCellTextDocumentFilter": {
@@ -12860,8 +12914,9 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "PrepareSupportDefaultBehavior",
       "description": "The enumeration `PrepareSupportDefaultBehavior` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1
+      ],
       "x-lsp-values": "1 (Identifier)"
     },
     "PreviousResultId": {
@@ -15499,8 +15554,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "SignatureHelpTriggerKind",
       "description": "The enumeration `SignatureHelpTriggerKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3
+      ],
       "x-lsp-values": "1 (Invoked), 2 (TriggerCharacter), 3 (ContentChange)"
     },
     "SignatureInformation": {
@@ -15649,16 +15707,43 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "SymbolKind",
       "description": "The enumeration `SymbolKind` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25,
+        26
+      ],
       "x-lsp-values": "1 (File), 2 (Module), 3 (Namespace), 4 (Package), 5 (Class), 6 (Method), 7 (Property), 8 (Field), 9 (Constructor), 10 (Enum), 11 (Interface), 12 (Function), 13 (Variable), 14 (Constant), 15 (String), 16 (Number), 17 (Boolean), 18 (Array), 19 (Object), 20 (Key), 21 (Null), 22 (EnumMember), 23 (Struct), 24 (Event), 25 (Operator), 26 (TypeParameter)"
     },
     "SymbolTag": {
       "title": "SymbolTag",
       "description": "The enumeration `SymbolTag` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1
+      ],
       "x-lsp-values": "1 (Deprecated)"
     },
     "TextDocumentChangeRegistrationOptions": {
@@ -16852,8 +16937,11 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "TextDocumentSaveReason",
       "description": "The enumeration `TextDocumentSaveReason` of the LSP 3.17 meta model.",
       "type": "integer",
-      "minimum": 0,
-      "maximum": 2147483647,
+      "enum": [
+        1,
+        2,
+        3
+      ],
       "x-lsp-values": "1 (Manual), 2 (AfterDelay), 3 (FocusOut)"
     },
     "TextDocumentSaveRegistrationOptions": {
@@ -17156,7 +17244,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "TokenFormat",
       "description": "The enumeration `TokenFormat` of the LSP 3.17 meta model.",
       "type": "string",
-      "x-wirekit-open-enum": [
+      "enum": [
         "relative"
       ],
       "x-lsp-values": "\"relative\" (Relative)"
@@ -17614,7 +17702,7 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "title": "UniquenessLevel",
       "description": "The enumeration `UniquenessLevel` of the LSP 3.17 meta model.",
       "type": "string",
-      "x-wirekit-open-enum": [
+      "enum": [
         "document",
         "project",
         "group",

@@ -272,7 +272,7 @@ export interface CodeActionRegistrationOptions {
 }
 
 /** The enumeration `CodeActionTriggerKind` of the LSP 3.17 meta model. */
-export type CodeActionTriggerKind = number;
+export type CodeActionTriggerKind = 1 | 2;
 
 /** The structure `CodeDescription` of the LSP 3.17 meta model. */
 export interface CodeDescription {
@@ -451,7 +451,7 @@ export interface CompletionItem {
 }
 
 /** The enumeration `CompletionItemKind` of the LSP 3.17 meta model. */
-export type CompletionItemKind = number;
+export type CompletionItemKind = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25;
 
 /** The structure `CompletionItemLabelDetails` of the LSP 3.17 meta model. */
 export interface CompletionItemLabelDetails {
@@ -462,7 +462,7 @@ export interface CompletionItemLabelDetails {
 }
 
 /** The enumeration `CompletionItemTag` of the LSP 3.17 meta model. */
-export type CompletionItemTag = number;
+export type CompletionItemTag = 1;
 
 /** The structure `CompletionList` of the LSP 3.17 meta model. */
 export interface CompletionList {
@@ -519,7 +519,7 @@ export interface CompletionRegistrationOptions {
 }
 
 /** The enumeration `CompletionTriggerKind` of the LSP 3.17 meta model. */
-export type CompletionTriggerKind = number;
+export type CompletionTriggerKind = 1 | 2 | 3;
 
 /** The structure `ConfigurationItem` of the LSP 3.17 meta model. */
 export interface ConfigurationItem {
@@ -751,7 +751,7 @@ export interface DiagnosticServerCancellationData {
 export type DiagnosticSeverity = 1 | 2 | 3 | 4;
 
 /** The enumeration `DiagnosticTag` of the LSP 3.17 meta model. */
-export type DiagnosticTag = number;
+export type DiagnosticTag = 1 | 2;
 
 /** The structure `DiagnosticWorkspaceClientCapabilities` of the LSP 3.17 meta model. */
 export interface DiagnosticWorkspaceClientCapabilities {
@@ -911,7 +911,7 @@ export interface DocumentDiagnosticParams {
 export type DocumentDiagnosticReport = RelatedFullDocumentDiagnosticReport | RelatedUnchangedDocumentDiagnosticReport;
 
 /** The enumeration `DocumentDiagnosticReportKind` of the LSP 3.17 meta model. */
-export type DocumentDiagnosticReportKind = "full" | "unchanged" | (string & {});
+export type DocumentDiagnosticReportKind = "full" | "unchanged";
 
 /** The structure `DocumentDiagnosticReportPartialResult` of the LSP 3.17 meta model. */
 export interface DocumentDiagnosticReportPartialResult {
@@ -967,7 +967,7 @@ export interface DocumentHighlightClientCapabilities {
 }
 
 /** The enumeration `DocumentHighlightKind` of the LSP 3.17 meta model. */
-export type DocumentHighlightKind = number;
+export type DocumentHighlightKind = 1 | 2 | 3;
 
 /** The structure `DocumentHighlightOptions` of the LSP 3.17 meta model. */
 export interface DocumentHighlightOptions {
@@ -1248,7 +1248,7 @@ export interface ExecutionSummary {
 export type FailureHandlingKind = "abort" | "transactional" | "textOnlyTransactional" | "undo";
 
 /** The enumeration `FileChangeType` of the LSP 3.17 meta model. */
-export type FileChangeType = number;
+export type FileChangeType = 1 | 2 | 3;
 
 /** The structure `FileCreate` of the LSP 3.17 meta model. */
 export interface FileCreate {
@@ -1323,7 +1323,7 @@ export interface FileOperationPattern {
 }
 
 /** The enumeration `FileOperationPatternKind` of the LSP 3.17 meta model. */
-export type FileOperationPatternKind = "file" | "folder" | (string & {});
+export type FileOperationPatternKind = "file" | "folder";
 
 /** The structure `FileOperationPatternOptions` of the LSP 3.17 meta model. */
 export interface FileOperationPatternOptions {
@@ -1656,7 +1656,7 @@ export interface InlayHintClientCapabilities {
 }
 
 /** The enumeration `InlayHintKind` of the LSP 3.17 meta model. */
-export type InlayHintKind = number;
+export type InlayHintKind = 1 | 2;
 
 /** The structure `InlayHintLabelPart` of the LSP 3.17 meta model. */
 export interface InlayHintLabelPart {
@@ -1767,7 +1767,7 @@ export interface InlineCompletionRegistrationOptions {
 }
 
 /** The enumeration `InlineCompletionTriggerKind` of the LSP 3.17 meta model. */
-export type InlineCompletionTriggerKind = number;
+export type InlineCompletionTriggerKind = 0 | 1;
 
 /** The type alias `InlineValue` of the LSP 3.17 meta model. */
 export type InlineValue = InlineValueText | InlineValueVariableLookup | InlineValueEvaluatableExpression;
@@ -1861,10 +1861,10 @@ export interface InsertReplaceEdit {
 }
 
 /** The enumeration `InsertTextFormat` of the LSP 3.17 meta model. */
-export type InsertTextFormat = number;
+export type InsertTextFormat = 1 | 2;
 
 /** The enumeration `InsertTextMode` of the LSP 3.17 meta model. */
-export type InsertTextMode = number;
+export type InsertTextMode = 1 | 2;
 
 /** The type alias `LSPAny` of the LSP 3.17 meta model. */
 export type LspAny = unknown;
@@ -1992,7 +1992,7 @@ export interface MessageActionItem {
 }
 
 /** The enumeration `MessageType` of the LSP 3.17 meta model. */
-export type MessageType = number;
+export type MessageType = 1 | 2 | 3 | 4 | 5;
 
 /** The structure `Moniker` of the LSP 3.17 meta model. */
 export interface Moniker {
@@ -2013,7 +2013,7 @@ export interface MonikerClientCapabilities {
 }
 
 /** The enumeration `MonikerKind` of the LSP 3.17 meta model. */
-export type MonikerKind = "import" | "export" | "local" | (string & {});
+export type MonikerKind = "import" | "export" | "local";
 
 /** The structure `MonikerOptions` of the LSP 3.17 meta model. */
 export interface MonikerOptions {
@@ -2075,7 +2075,7 @@ export interface NotebookCellArrayChange {
 }
 
 /** The enumeration `NotebookCellKind` of the LSP 3.17 meta model. */
-export type NotebookCellKind = number;
+export type NotebookCellKind = 1 | 2;
 
 /** The structure `NotebookCellTextDocumentFilter` of the LSP 3.17 meta model. */
 export interface NotebookCellTextDocumentFilter {
@@ -2306,7 +2306,7 @@ export interface PrepareRenameResultVariant2 {
 }
 
 /** The enumeration `PrepareSupportDefaultBehavior` of the LSP 3.17 meta model. */
-export type PrepareSupportDefaultBehavior = number;
+export type PrepareSupportDefaultBehavior = 1;
 
 /** The structure `PreviousResultId` of the LSP 3.17 meta model. */
 export interface PreviousResultId {
@@ -2993,7 +2993,7 @@ export interface SignatureHelpRegistrationOptions {
 }
 
 /** The enumeration `SignatureHelpTriggerKind` of the LSP 3.17 meta model. */
-export type SignatureHelpTriggerKind = number;
+export type SignatureHelpTriggerKind = 1 | 2 | 3;
 
 /** The structure `SignatureInformation` of the LSP 3.17 meta model. */
 export interface SignatureInformation {
@@ -3042,10 +3042,10 @@ export interface SymbolInformation {
 }
 
 /** The enumeration `SymbolKind` of the LSP 3.17 meta model. */
-export type SymbolKind = number;
+export type SymbolKind = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26;
 
 /** The enumeration `SymbolTag` of the LSP 3.17 meta model. */
-export type SymbolTag = number;
+export type SymbolTag = 1;
 
 /** The structure `TextDocumentChangeRegistrationOptions` of the LSP 3.17 meta model. */
 export interface TextDocumentChangeRegistrationOptions {
@@ -3336,7 +3336,7 @@ export interface TextDocumentRegistrationOptions {
 }
 
 /** The enumeration `TextDocumentSaveReason` of the LSP 3.17 meta model. */
-export type TextDocumentSaveReason = number;
+export type TextDocumentSaveReason = 1 | 2 | 3;
 
 /** The structure `TextDocumentSaveRegistrationOptions` of the LSP 3.17 meta model. */
 export interface TextDocumentSaveRegistrationOptions {
@@ -3414,7 +3414,7 @@ export interface TextEdit {
 }
 
 /** The enumeration `TokenFormat` of the LSP 3.17 meta model. */
-export type TokenFormat = "relative" | (string & {});
+export type TokenFormat = "relative";
 
 /** The enumeration `TraceValues` of the LSP 3.17 meta model. */
 export type TraceValues = "off" | "messages" | "verbose";
@@ -3548,7 +3548,7 @@ export interface UnchangedDocumentDiagnosticReport {
 }
 
 /** The enumeration `UniquenessLevel` of the LSP 3.17 meta model. */
-export type UniquenessLevel = "document" | "project" | "group" | "scheme" | "global" | (string & {});
+export type UniquenessLevel = "document" | "project" | "group" | "scheme" | "global";
 
 /** The result of `client/unregisterCapability`. */
 export type UnregisterCapabilityResult = null;

@@ -311,7 +311,7 @@ class CodeActionRegistrationOptions(TypedDict):
     """The optional member `resolveProvider` of `CodeActionRegistrationOptions`."""
 
 
-CodeActionTriggerKind: TypeAlias = int
+CodeActionTriggerKind: TypeAlias = Literal[1, 2]
 """The enumeration `CodeActionTriggerKind` of the LSP 3.17 meta model."""
 
 
@@ -506,7 +506,7 @@ class CompletionItem(TypedDict):
     """The optional member `data` of `CompletionItem`."""
 
 
-CompletionItemKind: TypeAlias = int
+CompletionItemKind: TypeAlias = Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
 """The enumeration `CompletionItemKind` of the LSP 3.17 meta model."""
 
 
@@ -519,7 +519,7 @@ class CompletionItemLabelDetails(TypedDict):
     """The optional member `description` of `CompletionItemLabelDetails`."""
 
 
-CompletionItemTag: TypeAlias = int
+CompletionItemTag: TypeAlias = Literal[1]
 """The enumeration `CompletionItemTag` of the LSP 3.17 meta model."""
 
 
@@ -581,7 +581,7 @@ class CompletionRegistrationOptions(TypedDict):
     """The optional member `completionItem` of `CompletionRegistrationOptions`."""
 
 
-CompletionTriggerKind: TypeAlias = int
+CompletionTriggerKind: TypeAlias = Literal[1, 2, 3]
 """The enumeration `CompletionTriggerKind` of the LSP 3.17 meta model."""
 
 
@@ -842,7 +842,7 @@ class DiagnosticServerCancellationData(TypedDict):
 DiagnosticSeverity: TypeAlias = Literal[1, 2, 3, 4]
 """The enumeration `DiagnosticSeverity` of the LSP 3.17 meta model."""
 
-DiagnosticTag: TypeAlias = int
+DiagnosticTag: TypeAlias = Literal[1, 2]
 """The enumeration `DiagnosticTag` of the LSP 3.17 meta model."""
 
 
@@ -1024,7 +1024,7 @@ class DocumentDiagnosticParams(TypedDict):
 DocumentDiagnosticReport: TypeAlias = Union["RelatedFullDocumentDiagnosticReport", "RelatedUnchangedDocumentDiagnosticReport"]
 """The type alias `DocumentDiagnosticReport` of the LSP 3.17 meta model."""
 
-DocumentDiagnosticReportKind: TypeAlias = Union[Literal["full", "unchanged"], str]
+DocumentDiagnosticReportKind: TypeAlias = Literal["full", "unchanged"]
 """The enumeration `DocumentDiagnosticReportKind` of the LSP 3.17 meta model."""
 
 
@@ -1089,7 +1089,7 @@ class DocumentHighlightClientCapabilities(TypedDict):
     """The optional member `dynamicRegistration` of `DocumentHighlightClientCapabilities`."""
 
 
-DocumentHighlightKind: TypeAlias = int
+DocumentHighlightKind: TypeAlias = Literal[1, 2, 3]
 """The enumeration `DocumentHighlightKind` of the LSP 3.17 meta model."""
 
 
@@ -1399,7 +1399,7 @@ class ExecutionSummary(TypedDict):
 FailureHandlingKind: TypeAlias = Literal["abort", "transactional", "textOnlyTransactional", "undo"]
 """The enumeration `FailureHandlingKind` of the LSP 3.17 meta model."""
 
-FileChangeType: TypeAlias = int
+FileChangeType: TypeAlias = Literal[1, 2, 3]
 """The enumeration `FileChangeType` of the LSP 3.17 meta model."""
 
 
@@ -1482,7 +1482,7 @@ class FileOperationPattern(TypedDict):
     """The optional member `options` of `FileOperationPattern`."""
 
 
-FileOperationPatternKind: TypeAlias = Union[Literal["file", "folder"], str]
+FileOperationPatternKind: TypeAlias = Literal["file", "folder"]
 """The enumeration `FileOperationPatternKind` of the LSP 3.17 meta model."""
 
 
@@ -1844,7 +1844,7 @@ class InlayHintClientCapabilities(TypedDict):
     """The optional member `resolveSupport` of `InlayHintClientCapabilities`."""
 
 
-InlayHintKind: TypeAlias = int
+InlayHintKind: TypeAlias = Literal[1, 2]
 """The enumeration `InlayHintKind` of the LSP 3.17 meta model."""
 
 
@@ -1968,7 +1968,7 @@ class InlineCompletionRegistrationOptions(TypedDict):
     """The optional member `id` of `InlineCompletionRegistrationOptions`."""
 
 
-InlineCompletionTriggerKind: TypeAlias = int
+InlineCompletionTriggerKind: TypeAlias = Literal[0, 1]
 """The enumeration `InlineCompletionTriggerKind` of the LSP 3.17 meta model."""
 
 InlineValue: TypeAlias = Union["InlineValueText", "InlineValueVariableLookup", "InlineValueEvaluatableExpression"]
@@ -2072,10 +2072,10 @@ class InsertReplaceEdit(TypedDict):
     """The required member `replace` of `InsertReplaceEdit`."""
 
 
-InsertTextFormat: TypeAlias = int
+InsertTextFormat: TypeAlias = Literal[1, 2]
 """The enumeration `InsertTextFormat` of the LSP 3.17 meta model."""
 
-InsertTextMode: TypeAlias = int
+InsertTextMode: TypeAlias = Literal[1, 2]
 """The enumeration `InsertTextMode` of the LSP 3.17 meta model."""
 
 LspAny: TypeAlias = Any
@@ -2218,7 +2218,7 @@ class MessageActionItem(TypedDict):
     """The required member `title` of `MessageActionItem`."""
 
 
-MessageType: TypeAlias = int
+MessageType: TypeAlias = Literal[1, 2, 3, 4, 5]
 """The enumeration `MessageType` of the LSP 3.17 meta model."""
 
 
@@ -2242,7 +2242,7 @@ class MonikerClientCapabilities(TypedDict):
     """The optional member `dynamicRegistration` of `MonikerClientCapabilities`."""
 
 
-MonikerKind: TypeAlias = Union[Literal["import", "export", "local"], str]
+MonikerKind: TypeAlias = Literal["import", "export", "local"]
 """The enumeration `MonikerKind` of the LSP 3.17 meta model."""
 
 
@@ -2309,7 +2309,7 @@ class NotebookCellArrayChange(TypedDict):
     """The optional member `cells` of `NotebookCellArrayChange`."""
 
 
-NotebookCellKind: TypeAlias = int
+NotebookCellKind: TypeAlias = Literal[1, 2]
 """The enumeration `NotebookCellKind` of the LSP 3.17 meta model."""
 
 
@@ -2556,7 +2556,7 @@ class PrepareRenameResultVariant2(TypedDict):
     """The required member `defaultBehavior` of `PrepareRenameResult`."""
 
 
-PrepareSupportDefaultBehavior: TypeAlias = int
+PrepareSupportDefaultBehavior: TypeAlias = Literal[1]
 """The enumeration `PrepareSupportDefaultBehavior` of the LSP 3.17 meta model."""
 
 
@@ -3307,7 +3307,7 @@ class SignatureHelpRegistrationOptions(TypedDict):
     """The optional member `retriggerCharacters` of `SignatureHelpRegistrationOptions`."""
 
 
-SignatureHelpTriggerKind: TypeAlias = int
+SignatureHelpTriggerKind: TypeAlias = Literal[1, 2, 3]
 """The enumeration `SignatureHelpTriggerKind` of the LSP 3.17 meta model."""
 
 
@@ -3360,10 +3360,10 @@ class SymbolInformation(TypedDict):
     """The required member `location` of `SymbolInformation`."""
 
 
-SymbolKind: TypeAlias = int
+SymbolKind: TypeAlias = Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26]
 """The enumeration `SymbolKind` of the LSP 3.17 meta model."""
 
-SymbolTag: TypeAlias = int
+SymbolTag: TypeAlias = Literal[1]
 """The enumeration `SymbolTag` of the LSP 3.17 meta model."""
 
 
@@ -3669,7 +3669,7 @@ class TextDocumentRegistrationOptions(TypedDict):
     """The required member `documentSelector` of `TextDocumentRegistrationOptions`."""
 
 
-TextDocumentSaveReason: TypeAlias = int
+TextDocumentSaveReason: TypeAlias = Literal[1, 2, 3]
 """The enumeration `TextDocumentSaveReason` of the LSP 3.17 meta model."""
 
 
@@ -3755,7 +3755,7 @@ class TextEdit(TypedDict):
     """The required member `newText` of `TextEdit`."""
 
 
-TokenFormat: TypeAlias = Union[Literal["relative"], str]
+TokenFormat: TypeAlias = Literal["relative"]
 """The enumeration `TokenFormat` of the LSP 3.17 meta model."""
 
 TraceValues: TypeAlias = Literal["off", "messages", "verbose"]
@@ -3904,7 +3904,7 @@ class UnchangedDocumentDiagnosticReport(TypedDict):
     """The required member `resultId` of `UnchangedDocumentDiagnosticReport`."""
 
 
-UniquenessLevel: TypeAlias = Union[Literal["document", "project", "group", "scheme", "global"], str]
+UniquenessLevel: TypeAlias = Literal["document", "project", "group", "scheme", "global"]
 """The enumeration `UniquenessLevel` of the LSP 3.17 meta model."""
 
 UnregisterCapabilityResult: TypeAlias = None

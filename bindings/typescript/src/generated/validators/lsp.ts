@@ -5492,8 +5492,8 @@ validate80.evaluated = {"props":{"textDocument":true,"position":true,"workDoneTo
 export const v22 = validate81;
 const schema102 = {"title":"PrepareCallHierarchyResult","description":"The result of `textDocument/prepareCallHierarchy`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/CallHierarchyItem"}},{"type":"null"}]};
 const schema103 = {"title":"CallHierarchyItem","description":"The structure `CallHierarchyItem` of the LSP 3.17 meta model.","type":"object","required":["name","kind","uri","range","selectionRange"],"properties":{"name":{"title":"Name","description":"The required member `name` of `CallHierarchyItem`.","type":"string"},"kind":{"title":"Kind","description":"The required member `kind` of `CallHierarchyItem`.","$ref":"#/$defs/SymbolKind"},"tags":{"title":"Tags","description":"The optional member `tags` of `CallHierarchyItem`.","type":["array","null"],"items":{"$ref":"#/$defs/SymbolTag"}},"detail":{"title":"Detail","description":"The optional member `detail` of `CallHierarchyItem`.","type":["string","null"]},"uri":{"title":"Uri","description":"The required member `uri` of `CallHierarchyItem`.","type":"string"},"range":{"title":"Range","description":"The required member `range` of `CallHierarchyItem`.","$ref":"#/$defs/Range"},"selectionRange":{"title":"Selection range","description":"The required member `selectionRange` of `CallHierarchyItem`.","$ref":"#/$defs/Range"},"data":{"title":"Data","description":"The optional member `data` of `CallHierarchyItem`.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
-const schema104 = {"title":"SymbolKind","description":"The enumeration `SymbolKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (File), 2 (Module), 3 (Namespace), 4 (Package), 5 (Class), 6 (Method), 7 (Property), 8 (Field), 9 (Constructor), 10 (Enum), 11 (Interface), 12 (Function), 13 (Variable), 14 (Constant), 15 (String), 16 (Number), 17 (Boolean), 18 (Array), 19 (Object), 20 (Key), 21 (Null), 22 (EnumMember), 23 (Struct), 24 (Event), 25 (Operator), 26 (TypeParameter)"};
-const schema105 = {"title":"SymbolTag","description":"The enumeration `SymbolTag` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Deprecated)"};
+const schema104 = {"title":"SymbolKind","description":"The enumeration `SymbolKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26],"x-lsp-values":"1 (File), 2 (Module), 3 (Namespace), 4 (Package), 5 (Class), 6 (Method), 7 (Property), 8 (Field), 9 (Constructor), 10 (Enum), 11 (Interface), 12 (Function), 13 (Variable), 14 (Constant), 15 (String), 16 (Number), 17 (Boolean), 18 (Array), 19 (Object), 20 (Key), 21 (Null), 22 (EnumMember), 23 (Struct), 24 (Event), 25 (Operator), 26 (TypeParameter)"};
+const schema105 = {"title":"SymbolTag","description":"The enumeration `SymbolTag` of the LSP 3.17 meta model.","type":"integer","enum":[1],"x-lsp-values":"1 (Deprecated)"};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5580,9 +5580,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data1 === 1) || (data1 === 2)) || (data1 === 3)) || (data1 === 4)) || (data1 === 5)) || (data1 === 6)) || (data1 === 7)) || (data1 === 8)) || (data1 === 9)) || (data1 === 10)) || (data1 === 11)) || (data1 === 12)) || (data1 === 13)) || (data1 === 14)) || (data1 === 15)) || (data1 === 16)) || (data1 === 17)) || (data1 === 18)) || (data1 === 19)) || (data1 === 20)) || (data1 === 21)) || (data1 === 22)) || (data1 === 23)) || (data1 === 24)) || (data1 === 25)) || (data1 === 26))){
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5591,8 +5590,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.tags !== undefined && func0.call(data, "tags")){
+let data2 = data.tags;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err8 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema103.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5601,12 +5603,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-if(data.tags !== undefined && func0.call(data, "tags")){
-let data2 = data.tags;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema103.properties.tags.type},message:"must be array,null"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5615,12 +5617,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data3 === 1)){
+const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5629,9 +5627,13 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+}
+}
+if(data.detail !== undefined && func0.call(data, "detail")){
+let data4 = data.detail;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err11 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema103.properties.detail.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5640,41 +5642,15 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.uri !== undefined && func0.call(data, "uri")){
+if(typeof data.uri !== "string"){
+const err12 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-}
-}
-if(data.detail !== undefined && func0.call(data, "detail")){
-let data4 = data.detail;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err13 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema103.properties.detail.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.uri !== undefined && func0.call(data, "uri")){
-if(typeof data.uri !== "string"){
-const err14 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -5699,24 +5675,24 @@ var _valid0 = _errs19 === errors;
 valid5 = valid5 || _valid0;
 const _errs20 = errors;
 if(data.data !== null){
-const err15 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err13 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err13];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err13);
 }
 errors++;
 }
 var _valid0 = _errs20 === errors;
 valid5 = valid5 || _valid0;
 if(!valid5){
-const err16 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err14 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err14];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -5734,12 +5710,12 @@ vErrors = null;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err15];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -11168,8 +11144,8 @@ validate141.evaluated = {"props":{"textDocument":true,"position":true,"workDoneT
 export const v45 = validate142;
 const schema175 = {"title":"TextDocumentMonikerResult","description":"The result of `textDocument/moniker`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/Moniker"}},{"type":"null"}]};
 const schema176 = {"title":"Moniker","description":"The structure `Moniker` of the LSP 3.17 meta model.","type":"object","required":["scheme","identifier","unique"],"properties":{"scheme":{"title":"Scheme","description":"The required member `scheme` of `Moniker`.","type":"string"},"identifier":{"title":"Identifier","description":"The required member `identifier` of `Moniker`.","type":"string"},"unique":{"title":"Unique","description":"The required member `unique` of `Moniker`.","$ref":"#/$defs/UniquenessLevel"},"kind":{"title":"Kind","description":"The optional member `kind` of `Moniker`.","anyOf":[{"$ref":"#/$defs/MonikerKind"},{"type":"null"}]}}};
-const schema177 = {"title":"UniquenessLevel","description":"The enumeration `UniquenessLevel` of the LSP 3.17 meta model.","type":"string","x-wirekit-open-enum":["document","project","group","scheme","global"],"x-lsp-values":"\"document\" (document), \"project\" (project), \"group\" (group), \"scheme\" (scheme), \"global\" (global)"};
-const schema178 = {"title":"MonikerKind","description":"The enumeration `MonikerKind` of the LSP 3.17 meta model.","type":"string","x-wirekit-open-enum":["import","export","local"],"x-lsp-values":"\"import\" (import), \"export\" (export), \"local\" (local)"};
+const schema177 = {"title":"UniquenessLevel","description":"The enumeration `UniquenessLevel` of the LSP 3.17 meta model.","type":"string","enum":["document","project","group","scheme","global"],"x-lsp-values":"\"document\" (document), \"project\" (project), \"group\" (group), \"scheme\" (scheme), \"global\" (global)"};
+const schema178 = {"title":"MonikerKind","description":"The enumeration `MonikerKind` of the LSP 3.17 meta model.","type":"string","enum":["import","export","local"],"x-lsp-values":"\"import\" (import), \"export\" (export), \"local\" (local)"};
 
 function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11237,13 +11213,24 @@ errors++;
 }
 }
 if(data.unique !== undefined && func0.call(data, "unique")){
-if(typeof data.unique !== "string"){
+let data2 = data.unique;
+if(typeof data2 !== "string"){
 const err5 = {instancePath:instancePath+"/unique",schemaPath:"#/$defs/UniquenessLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
+}
+errors++;
+}
+if(!(((((data2 === "document") || (data2 === "project")) || (data2 === "group")) || (data2 === "scheme")) || (data2 === "global"))){
+const err6 = {instancePath:instancePath+"/unique",schemaPath:"#/$defs/UniquenessLevel/enum",keyword:"enum",params:{allowedValues: schema177.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
 }
 errors++;
 }
@@ -11254,20 +11241,7 @@ const _errs9 = errors;
 let valid2 = false;
 const _errs10 = errors;
 if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/MonikerKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid2 = valid2 || _valid0;
-const _errs13 = errors;
-if(data3 !== null){
-const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/MonikerKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11276,15 +11250,38 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs13 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!(((data3 === "import") || (data3 === "export")) || (data3 === "local"))){
+const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/MonikerKind/enum",keyword:"enum",params:{allowedValues: schema178.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+const _errs13 = errors;
+if(data3 !== null){
+const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -11302,12 +11299,12 @@ vErrors = null;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err11];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -11788,9 +11785,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data1 === 1) || (data1 === 2)) || (data1 === 3)) || (data1 === 4)) || (data1 === 5)) || (data1 === 6)) || (data1 === 7)) || (data1 === 8)) || (data1 === 9)) || (data1 === 10)) || (data1 === 11)) || (data1 === 12)) || (data1 === 13)) || (data1 === 14)) || (data1 === 15)) || (data1 === 16)) || (data1 === 17)) || (data1 === 18)) || (data1 === 19)) || (data1 === 20)) || (data1 === 21)) || (data1 === 22)) || (data1 === 23)) || (data1 === 24)) || (data1 === 25)) || (data1 === 26))){
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11799,8 +11795,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.tags !== undefined && func0.call(data, "tags")){
+let data2 = data.tags;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err8 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema184.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11809,12 +11808,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-if(data.tags !== undefined && func0.call(data, "tags")){
-let data2 = data.tags;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema184.properties.tags.type},message:"must be array,null"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11823,12 +11822,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data3 === 1)){
+const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -11837,9 +11832,13 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+}
+}
+if(data.detail !== undefined && func0.call(data, "detail")){
+let data4 = data.detail;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err11 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema184.properties.detail.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11848,41 +11847,15 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.uri !== undefined && func0.call(data, "uri")){
+if(typeof data.uri !== "string"){
+const err12 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-}
-}
-if(data.detail !== undefined && func0.call(data, "detail")){
-let data4 = data.detail;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err13 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema184.properties.detail.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.uri !== undefined && func0.call(data, "uri")){
-if(typeof data.uri !== "string"){
-const err14 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -11907,24 +11880,24 @@ var _valid0 = _errs19 === errors;
 valid5 = valid5 || _valid0;
 const _errs20 = errors;
 if(data.data !== null){
-const err15 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err13 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err13];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err13);
 }
 errors++;
 }
 var _valid0 = _errs20 === errors;
 valid5 = valid5 || _valid0;
 if(!valid5){
-const err16 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err14 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err14];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -11942,12 +11915,12 @@ vErrors = null;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err15];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -13654,7 +13627,7 @@ validate177.evaluated = {"props":{"workDoneToken":true,"textDocument":true,"rang
 export const v56 = validate179;
 const schema209 = {"title":"TextDocumentInlayHintResult","description":"The result of `textDocument/inlayHint`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/InlayHint"}},{"type":"null"}]};
 const schema210 = {"title":"InlayHint","description":"The structure `InlayHint` of the LSP 3.17 meta model.","type":"object","required":["position","label"],"properties":{"position":{"title":"Position","description":"The required member `position` of `InlayHint`.","$ref":"#/$defs/Position"},"label":{"title":"Inlay hint label","description":"The required member `label` of `InlayHint`.","anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/InlayHintLabelPart"}}]},"kind":{"title":"Kind","description":"The optional member `kind` of `InlayHint`.","anyOf":[{"$ref":"#/$defs/InlayHintKind"},{"type":"null"}]},"textEdits":{"title":"Text edits","description":"The optional member `textEdits` of `InlayHint`.","type":["array","null"],"items":{"$ref":"#/$defs/TextEdit"}},"tooltip":{"title":"Inlay hint tooltip","description":"The optional member `tooltip` of `InlayHint`.","anyOf":[{"type":"string"},{"$ref":"#/$defs/MarkupContent"},{"type":"null"}]},"paddingLeft":{"title":"Padding left","description":"The optional member `paddingLeft` of `InlayHint`.","type":["boolean","null"]},"paddingRight":{"title":"Padding right","description":"The optional member `paddingRight` of `InlayHint`.","type":["boolean","null"]},"data":{"title":"Data","description":"The optional member `data` of `InlayHint`.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
-const schema217 = {"title":"InlayHintKind","description":"The enumeration `InlayHintKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Type), 2 (Parameter)"};
+const schema217 = {"title":"InlayHintKind","description":"The enumeration `InlayHintKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2],"x-lsp-values":"1 (Type), 2 (Parameter)"};
 const schema212 = {"title":"InlayHintLabelPart","description":"The structure `InlayHintLabelPart` of the LSP 3.17 meta model.","type":"object","required":["value"],"properties":{"value":{"title":"Value","description":"The required member `value` of `InlayHintLabelPart`.","type":"string"},"tooltip":{"title":"Inlay hint label part tooltip","description":"The optional member `tooltip` of `InlayHintLabelPart`.","anyOf":[{"type":"string"},{"$ref":"#/$defs/MarkupContent"},{"type":"null"}]},"location":{"title":"Location","description":"The optional member `location` of `InlayHintLabelPart`.","anyOf":[{"$ref":"#/$defs/Location"},{"type":"null"}]},"command":{"title":"Command","description":"The optional member `command` of `InlayHintLabelPart`.","anyOf":[{"$ref":"#/$defs/Command"},{"type":"null"}]}}};
 const schema213 = {"title":"MarkupContent","description":"The structure `MarkupContent` of the LSP 3.17 meta model.","type":"object","required":["kind","value"],"properties":{"kind":{"title":"Kind","description":"The required member `kind` of `MarkupContent`.","$ref":"#/$defs/MarkupKind"},"value":{"title":"Value","description":"The required member `value` of `MarkupContent`.","type":"string"}}};
 const schema214 = {"title":"MarkupKind","description":"The enumeration `MarkupKind` of the LSP 3.17 meta model.","type":"string","enum":["plaintext","markdown"],"x-lsp-values":"\"plaintext\" (PlainText), \"markdown\" (Markdown)"};
@@ -14257,9 +14230,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 2147483647 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/InlayHintKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data5 === 1) || (data5 === 2))){
+const err15 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/InlayHintKind/enum",keyword:"enum",params:{allowedValues: schema217.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14268,8 +14240,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5 < 0 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/InlayHintKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs17 === errors;
+valid6 = valid6 || _valid1;
+const _errs20 = errors;
+if(data5 !== null){
+const err16 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -14278,29 +14253,15 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-var _valid1 = _errs17 === errors;
+var _valid1 = _errs20 === errors;
 valid6 = valid6 || _valid1;
-const _errs20 = errors;
-if(data5 !== null){
-const err17 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid6){
+const err17 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
-}
-errors++;
-}
-var _valid1 = _errs20 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err18 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
 }
 errors++;
 }
@@ -14319,12 +14280,12 @@ vErrors = null;
 if(data.textEdits !== undefined && func0.call(data, "textEdits")){
 let data6 = data.textEdits;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-const err19 = {instancePath:instancePath+"/textEdits",schemaPath:"#/properties/textEdits/type",keyword:"type",params:{type: schema210.properties.textEdits.type},message:"must be array,null"};
+const err18 = {instancePath:instancePath+"/textEdits",schemaPath:"#/properties/textEdits/type",keyword:"type",params:{type: schema210.properties.textEdits.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err18];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -14344,12 +14305,12 @@ const _errs26 = errors;
 let valid10 = false;
 const _errs27 = errors;
 if(typeof data8 !== "string"){
-const err20 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err19];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -14369,24 +14330,24 @@ props0.value = true;
 }
 const _errs30 = errors;
 if(data8 !== null){
-const err21 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err20 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err20];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err20);
 }
 errors++;
 }
 var _valid2 = _errs30 === errors;
 valid10 = valid10 || _valid2;
 if(!valid10){
-const err22 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err21 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err21];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -14405,12 +14366,12 @@ vErrors = null;
 if(data.paddingLeft !== undefined && func0.call(data, "paddingLeft")){
 let data9 = data.paddingLeft;
 if((typeof data9 !== "boolean") && (data9 !== null)){
-const err23 = {instancePath:instancePath+"/paddingLeft",schemaPath:"#/properties/paddingLeft/type",keyword:"type",params:{type: schema210.properties.paddingLeft.type},message:"must be boolean,null"};
+const err22 = {instancePath:instancePath+"/paddingLeft",schemaPath:"#/properties/paddingLeft/type",keyword:"type",params:{type: schema210.properties.paddingLeft.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err22];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -14418,12 +14379,12 @@ errors++;
 if(data.paddingRight !== undefined && func0.call(data, "paddingRight")){
 let data10 = data.paddingRight;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-const err24 = {instancePath:instancePath+"/paddingRight",schemaPath:"#/properties/paddingRight/type",keyword:"type",params:{type: schema210.properties.paddingRight.type},message:"must be boolean,null"};
+const err23 = {instancePath:instancePath+"/paddingRight",schemaPath:"#/properties/paddingRight/type",keyword:"type",params:{type: schema210.properties.paddingRight.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err23];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -14436,24 +14397,24 @@ var _valid3 = _errs38 === errors;
 valid11 = valid11 || _valid3;
 const _errs39 = errors;
 if(data.data !== null){
-const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err24 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err24];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err24);
 }
 errors++;
 }
 var _valid3 = _errs39 === errors;
 valid11 = valid11 || _valid3;
 if(!valid11){
-const err26 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err25];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -14471,12 +14432,12 @@ vErrors = null;
 }
 }
 else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err26];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -14777,9 +14738,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 2147483647 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/InlayHintKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data5 === 1) || (data5 === 2))){
+const err15 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/InlayHintKind/enum",keyword:"enum",params:{allowedValues: schema217.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14788,8 +14748,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5 < 0 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/InlayHintKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs17 === errors;
+valid6 = valid6 || _valid1;
+const _errs20 = errors;
+if(data5 !== null){
+const err16 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -14798,29 +14761,15 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-var _valid1 = _errs17 === errors;
+var _valid1 = _errs20 === errors;
 valid6 = valid6 || _valid1;
-const _errs20 = errors;
-if(data5 !== null){
-const err17 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid6){
+const err17 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
-}
-errors++;
-}
-var _valid1 = _errs20 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err18 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
 }
 errors++;
 }
@@ -14839,12 +14788,12 @@ vErrors = null;
 if(data.textEdits !== undefined && func0.call(data, "textEdits")){
 let data6 = data.textEdits;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-const err19 = {instancePath:instancePath+"/textEdits",schemaPath:"#/properties/textEdits/type",keyword:"type",params:{type: schema210.properties.textEdits.type},message:"must be array,null"};
+const err18 = {instancePath:instancePath+"/textEdits",schemaPath:"#/properties/textEdits/type",keyword:"type",params:{type: schema210.properties.textEdits.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err18];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -14864,12 +14813,12 @@ const _errs26 = errors;
 let valid10 = false;
 const _errs27 = errors;
 if(typeof data8 !== "string"){
-const err20 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err19];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -14889,24 +14838,24 @@ props0.value = true;
 }
 const _errs30 = errors;
 if(data8 !== null){
-const err21 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err20 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err20];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err20);
 }
 errors++;
 }
 var _valid2 = _errs30 === errors;
 valid10 = valid10 || _valid2;
 if(!valid10){
-const err22 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err21 = {instancePath:instancePath+"/tooltip",schemaPath:"#/properties/tooltip/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err21];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -14925,12 +14874,12 @@ vErrors = null;
 if(data.paddingLeft !== undefined && func0.call(data, "paddingLeft")){
 let data9 = data.paddingLeft;
 if((typeof data9 !== "boolean") && (data9 !== null)){
-const err23 = {instancePath:instancePath+"/paddingLeft",schemaPath:"#/properties/paddingLeft/type",keyword:"type",params:{type: schema210.properties.paddingLeft.type},message:"must be boolean,null"};
+const err22 = {instancePath:instancePath+"/paddingLeft",schemaPath:"#/properties/paddingLeft/type",keyword:"type",params:{type: schema210.properties.paddingLeft.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err22];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -14938,12 +14887,12 @@ errors++;
 if(data.paddingRight !== undefined && func0.call(data, "paddingRight")){
 let data10 = data.paddingRight;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-const err24 = {instancePath:instancePath+"/paddingRight",schemaPath:"#/properties/paddingRight/type",keyword:"type",params:{type: schema210.properties.paddingRight.type},message:"must be boolean,null"};
+const err23 = {instancePath:instancePath+"/paddingRight",schemaPath:"#/properties/paddingRight/type",keyword:"type",params:{type: schema210.properties.paddingRight.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err23];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -14956,24 +14905,24 @@ var _valid3 = _errs38 === errors;
 valid11 = valid11 || _valid3;
 const _errs39 = errors;
 if(data.data !== null){
-const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err24 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err24];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err24);
 }
 errors++;
 }
 var _valid3 = _errs39 === errors;
 valid11 = valid11 || _valid3;
 if(!valid11){
-const err26 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err25];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -14991,12 +14940,12 @@ vErrors = null;
 }
 }
 else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err26];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -15369,7 +15318,7 @@ const schema237 = {"title":"UnchangedDocumentDiagnosticReport","description":"Th
 const schema230 = {"title":"Diagnostic","description":"The structure `Diagnostic` of the LSP 3.17 meta model.","type":"object","required":["range","message"],"properties":{"range":{"title":"Range","description":"The required member `range` of `Diagnostic`.","$ref":"#/$defs/Range"},"severity":{"title":"Severity","description":"The optional member `severity` of `Diagnostic`.","anyOf":[{"$ref":"#/$defs/DiagnosticSeverity"},{"type":"null"}]},"code":{"title":"Diagnostic code","description":"The optional member `code` of `Diagnostic`.","anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string"},{"type":"null"}]},"codeDescription":{"title":"Code description","description":"The optional member `codeDescription` of `Diagnostic`.","anyOf":[{"$ref":"#/$defs/CodeDescription"},{"type":"null"}]},"source":{"title":"Source","description":"The optional member `source` of `Diagnostic`.","type":["string","null"]},"message":{"title":"Message","description":"The required member `message` of `Diagnostic`.","type":"string"},"tags":{"title":"Tags","description":"The optional member `tags` of `Diagnostic`.","type":["array","null"],"items":{"$ref":"#/$defs/DiagnosticTag"}},"relatedInformation":{"title":"Related information","description":"The optional member `relatedInformation` of `Diagnostic`.","type":["array","null"],"items":{"$ref":"#/$defs/DiagnosticRelatedInformation"}},"data":{"title":"Data","description":"The optional member `data` of `Diagnostic`.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
 const schema231 = {"title":"DiagnosticSeverity","description":"The enumeration `DiagnosticSeverity` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3,4],"x-lsp-values":"1 (Error), 2 (Warning), 3 (Information), 4 (Hint)"};
 const schema232 = {"title":"CodeDescription","description":"The structure `CodeDescription` of the LSP 3.17 meta model.","type":"object","required":["href"],"properties":{"href":{"title":"Href","description":"The required member `href` of `CodeDescription`.","type":"string"}}};
-const schema233 = {"title":"DiagnosticTag","description":"The enumeration `DiagnosticTag` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Unnecessary), 2 (Deprecated)"};
+const schema233 = {"title":"DiagnosticTag","description":"The enumeration `DiagnosticTag` of the LSP 3.17 meta model.","type":"integer","enum":[1,2],"x-lsp-values":"1 (Unnecessary), 2 (Deprecated)"};
 const schema234 = {"title":"DiagnosticRelatedInformation","description":"The structure `DiagnosticRelatedInformation` of the LSP 3.17 meta model.","type":"object","required":["location","message"],"properties":{"location":{"title":"Location","description":"The required member `location` of `DiagnosticRelatedInformation`.","$ref":"#/$defs/Location"},"message":{"title":"Message","description":"The required member `message` of `DiagnosticRelatedInformation`.","type":"string"}}};
 
 function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -15755,9 +15704,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(typeof data8 == "number"){
-if(data8 > 2147483647 || isNaN(data8)){
-const err21 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data8 === 1) || (data8 === 2))){
+const err21 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/enum",keyword:"enum",params:{allowedValues: schema233.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -15766,29 +15714,18 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data8 < 0 || isNaN(data8)){
-const err22 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/DiagnosticTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
 }
 }
 }
 if(data.relatedInformation !== undefined && func0.call(data, "relatedInformation")){
 let data9 = data.relatedInformation;
 if((!(Array.isArray(data9))) && (data9 !== null)){
-const err23 = {instancePath:instancePath+"/relatedInformation",schemaPath:"#/properties/relatedInformation/type",keyword:"type",params:{type: schema230.properties.relatedInformation.type},message:"must be array,null"};
+const err22 = {instancePath:instancePath+"/relatedInformation",schemaPath:"#/properties/relatedInformation/type",keyword:"type",params:{type: schema230.properties.relatedInformation.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err22];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -15810,24 +15747,24 @@ var _valid3 = _errs40 === errors;
 valid12 = valid12 || _valid3;
 const _errs41 = errors;
 if(data.data !== null){
-const err24 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err23 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err23];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err23);
 }
 errors++;
 }
 var _valid3 = _errs41 === errors;
 valid12 = valid12 || _valid3;
 if(!valid12){
-const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err24 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err24];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -15845,12 +15782,12 @@ vErrors = null;
 }
 }
 else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err25];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -17390,7 +17327,7 @@ validate219.evaluated = {"dynamicProps":false,"dynamicItems":false};
 export const v64 = validate220;
 const schema249 = {"title":"InlineCompletionParams","description":"The structure `InlineCompletionParams` of the LSP 3.17 meta model.","type":"object","required":["textDocument","position","context"],"properties":{"textDocument":{"title":"Text document","description":"The required member `textDocument` of `InlineCompletionParams`.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The required member `position` of `InlineCompletionParams`.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"The optional member `workDoneToken` of `InlineCompletionParams`.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"context":{"title":"Context","description":"The required member `context` of `InlineCompletionParams`.","$ref":"#/$defs/InlineCompletionContext"}}};
 const schema253 = {"title":"InlineCompletionContext","description":"The structure `InlineCompletionContext` of the LSP 3.17 meta model.","type":"object","required":["triggerKind"],"properties":{"triggerKind":{"title":"Trigger kind","description":"The required member `triggerKind` of `InlineCompletionContext`.","$ref":"#/$defs/InlineCompletionTriggerKind"},"selectedCompletionInfo":{"title":"Selected completion info","description":"The optional member `selectedCompletionInfo` of `InlineCompletionContext`.","anyOf":[{"$ref":"#/$defs/SelectedCompletionInfo"},{"type":"null"}]}}};
-const schema254 = {"title":"InlineCompletionTriggerKind","description":"The enumeration `InlineCompletionTriggerKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"0 (Invoked), 1 (Automatic)"};
+const schema254 = {"title":"InlineCompletionTriggerKind","description":"The enumeration `InlineCompletionTriggerKind` of the LSP 3.17 meta model.","type":"integer","enum":[0,1],"x-lsp-values":"0 (Invoked), 1 (Automatic)"};
 const schema255 = {"title":"SelectedCompletionInfo","description":"The structure `SelectedCompletionInfo` of the LSP 3.17 meta model.","type":"object","required":["range","text"],"properties":{"range":{"title":"Range","description":"The required member `range` of `SelectedCompletionInfo`.","$ref":"#/$defs/Range"},"text":{"title":"Text","description":"The required member `text` of `SelectedCompletionInfo`.","type":"string"}}};
 
 function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -17492,9 +17429,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/InlineCompletionTriggerKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data0 === 0) || (data0 === 1))){
+const err2 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/InlineCompletionTriggerKind/enum",keyword:"enum",params:{allowedValues: schema254.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -17502,17 +17438,6 @@ else {
 vErrors.push(err2);
 }
 errors++;
-}
-if(data0 < 0 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/InlineCompletionTriggerKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
 }
 }
 if(data.selectedCompletionInfo !== undefined && func0.call(data, "selectedCompletionInfo")){
@@ -17533,24 +17458,24 @@ props0.text = true;
 }
 const _errs7 = errors;
 if(data1 !== null){
-const err4 = {instancePath:instancePath+"/selectedCompletionInfo",schemaPath:"#/properties/selectedCompletionInfo/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err3 = {instancePath:instancePath+"/selectedCompletionInfo",schemaPath:"#/properties/selectedCompletionInfo/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err3];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err3);
 }
 errors++;
 }
 var _valid0 = _errs7 === errors;
 valid2 = valid2 || _valid0;
 if(!valid2){
-const err5 = {instancePath:instancePath+"/selectedCompletionInfo",schemaPath:"#/properties/selectedCompletionInfo/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err4 = {instancePath:instancePath+"/selectedCompletionInfo",schemaPath:"#/properties/selectedCompletionInfo/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err4];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err4);
 }
 errors++;
 }
@@ -17568,12 +17493,12 @@ vErrors = null;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err5];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err5);
 }
 errors++;
 }
@@ -18938,9 +18863,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/symbolKind/valueSet/" + i0,schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data3 === 1) || (data3 === 2)) || (data3 === 3)) || (data3 === 4)) || (data3 === 5)) || (data3 === 6)) || (data3 === 7)) || (data3 === 8)) || (data3 === 9)) || (data3 === 10)) || (data3 === 11)) || (data3 === 12)) || (data3 === 13)) || (data3 === 14)) || (data3 === 15)) || (data3 === 16)) || (data3 === 17)) || (data3 === 18)) || (data3 === 19)) || (data3 === 20)) || (data3 === 21)) || (data3 === 22)) || (data3 === 23)) || (data3 === 24)) || (data3 === 25)) || (data3 === 26))){
+const err4 = {instancePath:instancePath+"/symbolKind/valueSet/" + i0,schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -18948,17 +18872,6 @@ else {
 vErrors.push(err4);
 }
 errors++;
-}
-if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/symbolKind/valueSet/" + i0,schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
 }
 }
 }
@@ -18968,23 +18881,23 @@ errors++;
 if(data.tagSupport !== undefined && func0.call(data, "tagSupport")){
 let data4 = data.tagSupport;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-const err6 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/type",keyword:"type",params:{type: schema276.properties.tagSupport.type},message:"must be object,null"};
+const err5 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/type",keyword:"type",params:{type: schema276.properties.tagSupport.type},message:"must be object,null"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err5];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err5);
 }
 errors++;
 }
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if((data4.valueSet === undefined) || (!(func0.call(data4, "valueSet")))){
-const err7 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/required",keyword:"required",params:{missingProperty: "valueSet"},message:"must have required property '"+"valueSet"+"'"};
+const err6 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/required",keyword:"required",params:{missingProperty: "valueSet"},message:"must have required property '"+"valueSet"+"'"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err6];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -18995,7 +18908,17 @@ const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
 let data6 = data5[i1];
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err8 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!(data6 === 1)){
+const err8 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -19004,37 +18927,15 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(typeof data6 == "number"){
-if(data6 > 2147483647 || isNaN(data6)){
-const err9 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/tagSupport/valueSet",schemaPath:"#/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
-}
-errors++;
-}
-if(data6 < 0 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/tagSupport/valueSet",schemaPath:"#/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -19044,23 +18945,23 @@ errors++;
 if(data.resolveSupport !== undefined && func0.call(data, "resolveSupport")){
 let data7 = data.resolveSupport;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-const err12 = {instancePath:instancePath+"/resolveSupport",schemaPath:"#/properties/resolveSupport/type",keyword:"type",params:{type: schema276.properties.resolveSupport.type},message:"must be object,null"};
+const err10 = {instancePath:instancePath+"/resolveSupport",schemaPath:"#/properties/resolveSupport/type",keyword:"type",params:{type: schema276.properties.resolveSupport.type},message:"must be object,null"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err10];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err10);
 }
 errors++;
 }
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if((data7.properties === undefined) || (!(func0.call(data7, "properties")))){
-const err13 = {instancePath:instancePath+"/resolveSupport",schemaPath:"#/properties/resolveSupport/required",keyword:"required",params:{missingProperty: "properties"},message:"must have required property '"+"properties"+"'"};
+const err11 = {instancePath:instancePath+"/resolveSupport",schemaPath:"#/properties/resolveSupport/required",keyword:"required",params:{missingProperty: "properties"},message:"must have required property '"+"properties"+"'"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err11];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -19070,38 +18971,38 @@ if(Array.isArray(data8)){
 const len2 = data8.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data8[i2] !== "string"){
-const err14 = {instancePath:instancePath+"/resolveSupport/properties/" + i2,schemaPath:"#/properties/resolveSupport/properties/properties/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/resolveSupport/properties/" + i2,schemaPath:"#/properties/resolveSupport/properties/properties/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/resolveSupport/properties",schemaPath:"#/properties/resolveSupport/properties/properties/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/resolveSupport/properties",schemaPath:"#/properties/resolveSupport/properties/properties/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
 }
 errors++;
 }
@@ -20116,9 +20017,9 @@ const schema330 = {"title":"InlayHintClientCapabilities","description":"The stru
 const schema331 = {"title":"DiagnosticClientCapabilities","description":"The structure `DiagnosticClientCapabilities` of the LSP 3.17 meta model.","type":"object","properties":{"dynamicRegistration":{"title":"Dynamic registration","description":"The optional member `dynamicRegistration` of `DiagnosticClientCapabilities`.","type":["boolean","null"]},"relatedDocumentSupport":{"title":"Related document support","description":"The optional member `relatedDocumentSupport` of `DiagnosticClientCapabilities`.","type":["boolean","null"]}}};
 const schema332 = {"title":"InlineCompletionClientCapabilities","description":"The structure `InlineCompletionClientCapabilities` of the LSP 3.17 meta model.","type":"object","properties":{"dynamicRegistration":{"title":"Dynamic registration","description":"The optional member `dynamicRegistration` of `InlineCompletionClientCapabilities`.","type":["boolean","null"]}}};
 const schema289 = {"title":"CompletionClientCapabilities","description":"The structure `CompletionClientCapabilities` of the LSP 3.17 meta model.","type":"object","properties":{"dynamicRegistration":{"title":"Dynamic registration","description":"The optional member `dynamicRegistration` of `CompletionClientCapabilities`.","type":["boolean","null"]},"completionItem":{"title":"Completion client capabilities completion item","description":"The optional member `completionItem` of `CompletionClientCapabilities`.","type":["object","null"],"properties":{"snippetSupport":{"title":"Snippet support","description":"The optional member `snippetSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["boolean","null"]},"commitCharactersSupport":{"title":"Commit characters support","description":"The optional member `commitCharactersSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["boolean","null"]},"documentationFormat":{"title":"Documentation format","description":"The optional member `documentationFormat` of `CompletionClientCapabilitiesCompletionItem`.","type":["array","null"],"items":{"$ref":"#/$defs/MarkupKind"}},"deprecatedSupport":{"title":"Deprecated support","description":"The optional member `deprecatedSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["boolean","null"]},"preselectSupport":{"title":"Preselect support","description":"The optional member `preselectSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["boolean","null"]},"tagSupport":{"title":"Completion client capabilities completion item tag support","description":"The optional member `tagSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["object","null"],"required":["valueSet"],"properties":{"valueSet":{"title":"Value set","description":"The required member `valueSet` of `CompletionClientCapabilitiesCompletionItemTagSupport`.","type":"array","items":{"$ref":"#/$defs/CompletionItemTag"}}}},"insertReplaceSupport":{"title":"Insert replace support","description":"The optional member `insertReplaceSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["boolean","null"]},"resolveSupport":{"title":"Completion client capabilities completion item resolve support","description":"The optional member `resolveSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["object","null"],"required":["properties"],"properties":{"properties":{"title":"Properties","description":"The required member `properties` of `CompletionClientCapabilitiesCompletionItemResolveSupport`.","type":"array","items":{"type":"string"}}}},"insertTextModeSupport":{"title":"Completion client capabilities completion item insert text mode support","description":"The optional member `insertTextModeSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["object","null"],"required":["valueSet"],"properties":{"valueSet":{"title":"Value set","description":"The required member `valueSet` of `CompletionClientCapabilitiesCompletionItemInsertTextModeSupport`.","type":"array","items":{"$ref":"#/$defs/InsertTextMode"}}}},"labelDetailsSupport":{"title":"Label details support","description":"The optional member `labelDetailsSupport` of `CompletionClientCapabilitiesCompletionItem`.","type":["boolean","null"]}}},"completionItemKind":{"title":"Completion client capabilities completion item kind","description":"The optional member `completionItemKind` of `CompletionClientCapabilities`.","type":["object","null"],"properties":{"valueSet":{"title":"Value set","description":"The optional member `valueSet` of `CompletionClientCapabilitiesCompletionItemKind`.","type":["array","null"],"items":{"$ref":"#/$defs/CompletionItemKind"}}}},"insertTextMode":{"title":"Insert text mode","description":"The optional member `insertTextMode` of `CompletionClientCapabilities`.","anyOf":[{"$ref":"#/$defs/InsertTextMode"},{"type":"null"}]},"contextSupport":{"title":"Context support","description":"The optional member `contextSupport` of `CompletionClientCapabilities`.","type":["boolean","null"]},"completionList":{"title":"Completion client capabilities completion list","description":"The optional member `completionList` of `CompletionClientCapabilities`.","type":["object","null"],"properties":{"itemDefaults":{"title":"Item defaults","description":"The optional member `itemDefaults` of `CompletionClientCapabilitiesCompletionList`.","type":["array","null"],"items":{"type":"string"}}}}}};
-const schema291 = {"title":"CompletionItemTag","description":"The enumeration `CompletionItemTag` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Deprecated)"};
-const schema292 = {"title":"InsertTextMode","description":"The enumeration `InsertTextMode` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (asIs), 2 (adjustIndentation)"};
-const schema293 = {"title":"CompletionItemKind","description":"The enumeration `CompletionItemKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Text), 2 (Method), 3 (Function), 4 (Constructor), 5 (Field), 6 (Variable), 7 (Class), 8 (Interface), 9 (Module), 10 (Property), 11 (Unit), 12 (Value), 13 (Enum), 14 (Keyword), 15 (Snippet), 16 (Color), 17 (File), 18 (Reference), 19 (Folder), 20 (EnumMember), 21 (Constant), 22 (Struct), 23 (Event), 24 (Operator), 25 (TypeParameter)"};
+const schema291 = {"title":"CompletionItemTag","description":"The enumeration `CompletionItemTag` of the LSP 3.17 meta model.","type":"integer","enum":[1],"x-lsp-values":"1 (Deprecated)"};
+const schema292 = {"title":"InsertTextMode","description":"The enumeration `InsertTextMode` of the LSP 3.17 meta model.","type":"integer","enum":[1,2],"x-lsp-values":"1 (asIs), 2 (adjustIndentation)"};
+const schema293 = {"title":"CompletionItemKind","description":"The enumeration `CompletionItemKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25],"x-lsp-values":"1 (Text), 2 (Method), 3 (Function), 4 (Constructor), 5 (Field), 6 (Variable), 7 (Class), 8 (Interface), 9 (Module), 10 (Property), 11 (Unit), 12 (Value), 13 (Enum), 14 (Keyword), 15 (Snippet), 16 (Color), 17 (File), 18 (Reference), 19 (Folder), 20 (EnumMember), 21 (Constant), 22 (Struct), 23 (Event), 24 (Operator), 25 (TypeParameter)"};
 
 function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20287,9 +20188,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(typeof data10 == "number"){
-if(data10 > 2147483647 || isNaN(data10)){
-const err12 = {instancePath:instancePath+"/completionItem/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/CompletionItemTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(data10 === 1)){
+const err12 = {instancePath:instancePath+"/completionItem/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/CompletionItemTag/enum",keyword:"enum",params:{allowedValues: schema291.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -20298,8 +20198,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data10 < 0 || isNaN(data10)){
-const err13 = {instancePath:instancePath+"/completionItem/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/CompletionItemTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/completionItem/tagSupport/valueSet",schemaPath:"#/properties/completionItem/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -20311,8 +20213,10 @@ errors++;
 }
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/completionItem/tagSupport/valueSet",schemaPath:"#/properties/completionItem/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data1.insertReplaceSupport !== undefined && func0.call(data1, "insertReplaceSupport")){
+let data11 = data1.insertReplaceSupport;
+if((typeof data11 !== "boolean") && (data11 !== null)){
+const err14 = {instancePath:instancePath+"/completionItem/insertReplaceSupport",schemaPath:"#/properties/completionItem/properties/insertReplaceSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.insertReplaceSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -20322,12 +20226,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-}
-}
-if(data1.insertReplaceSupport !== undefined && func0.call(data1, "insertReplaceSupport")){
-let data11 = data1.insertReplaceSupport;
-if((typeof data11 !== "boolean") && (data11 !== null)){
-const err15 = {instancePath:instancePath+"/completionItem/insertReplaceSupport",schemaPath:"#/properties/completionItem/properties/insertReplaceSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.insertReplaceSupport.type},message:"must be boolean,null"};
+if(data1.resolveSupport !== undefined && func0.call(data1, "resolveSupport")){
+let data12 = data1.resolveSupport;
+if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
+const err15 = {instancePath:instancePath+"/completionItem/resolveSupport",schemaPath:"#/properties/completionItem/properties/resolveSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.resolveSupport.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -20336,27 +20238,14 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data1.resolveSupport !== undefined && func0.call(data1, "resolveSupport")){
-let data12 = data1.resolveSupport;
-if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
-const err16 = {instancePath:instancePath+"/completionItem/resolveSupport",schemaPath:"#/properties/completionItem/properties/resolveSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.resolveSupport.type},message:"must be object,null"};
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if((data12.properties === undefined) || (!(func0.call(data12, "properties")))){
+const err16 = {instancePath:instancePath+"/completionItem/resolveSupport",schemaPath:"#/properties/completionItem/properties/resolveSupport/required",keyword:"required",params:{missingProperty: "properties"},message:"must have required property '"+"properties"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
-}
-errors++;
-}
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if((data12.properties === undefined) || (!(func0.call(data12, "properties")))){
-const err17 = {instancePath:instancePath+"/completionItem/resolveSupport",schemaPath:"#/properties/completionItem/properties/resolveSupport/required",keyword:"required",params:{missingProperty: "properties"},message:"must have required property '"+"properties"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -20366,7 +20255,19 @@ if(Array.isArray(data13)){
 const len2 = data13.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data13[i2] !== "string"){
-const err18 = {instancePath:instancePath+"/completionItem/resolveSupport/properties/" + i2,schemaPath:"#/properties/completionItem/properties/resolveSupport/properties/properties/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/completionItem/resolveSupport/properties/" + i2,schemaPath:"#/properties/completionItem/properties/resolveSupport/properties/properties/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/completionItem/resolveSupport/properties",schemaPath:"#/properties/completionItem/properties/resolveSupport/properties/properties/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -20377,8 +20278,11 @@ errors++;
 }
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/completionItem/resolveSupport/properties",schemaPath:"#/properties/completionItem/properties/resolveSupport/properties/properties/type",keyword:"type",params:{type: "array"},message:"must be array"};
+}
+if(data1.insertTextModeSupport !== undefined && func0.call(data1, "insertTextModeSupport")){
+let data15 = data1.insertTextModeSupport;
+if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
+const err19 = {instancePath:instancePath+"/completionItem/insertTextModeSupport",schemaPath:"#/properties/completionItem/properties/insertTextModeSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.insertTextModeSupport.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -20387,29 +20291,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-}
-if(data1.insertTextModeSupport !== undefined && func0.call(data1, "insertTextModeSupport")){
-let data15 = data1.insertTextModeSupport;
-if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-const err20 = {instancePath:instancePath+"/completionItem/insertTextModeSupport",schemaPath:"#/properties/completionItem/properties/insertTextModeSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.insertTextModeSupport.type},message:"must be object,null"};
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if((data15.valueSet === undefined) || (!(func0.call(data15, "valueSet")))){
+const err20 = {instancePath:instancePath+"/completionItem/insertTextModeSupport",schemaPath:"#/properties/completionItem/properties/insertTextModeSupport/required",keyword:"required",params:{missingProperty: "valueSet"},message:"must have required property '"+"valueSet"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
-}
-errors++;
-}
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if((data15.valueSet === undefined) || (!(func0.call(data15, "valueSet")))){
-const err21 = {instancePath:instancePath+"/completionItem/insertTextModeSupport",schemaPath:"#/properties/completionItem/properties/insertTextModeSupport/required",keyword:"required",params:{missingProperty: "valueSet"},message:"must have required property '"+"valueSet"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
 }
 errors++;
 }
@@ -20420,7 +20309,17 @@ const len3 = data16.length;
 for(let i3=0; i3<len3; i3++){
 let data17 = data16[i3];
 if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err22 = {instancePath:instancePath+"/completionItem/insertTextModeSupport/valueSet/" + i3,schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err21 = {instancePath:instancePath+"/completionItem/insertTextModeSupport/valueSet/" + i3,schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!((data17 === 1) || (data17 === 2))){
+const err22 = {instancePath:instancePath+"/completionItem/insertTextModeSupport/valueSet/" + i3,schemaPath:"#/$defs/InsertTextMode/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -20429,9 +20328,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(typeof data17 == "number"){
-if(data17 > 2147483647 || isNaN(data17)){
-const err23 = {instancePath:instancePath+"/completionItem/insertTextModeSupport/valueSet/" + i3,schemaPath:"#/$defs/InsertTextMode/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/completionItem/insertTextModeSupport/valueSet",schemaPath:"#/properties/completionItem/properties/insertTextModeSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -20440,8 +20340,13 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err24 = {instancePath:instancePath+"/completionItem/insertTextModeSupport/valueSet/" + i3,schemaPath:"#/$defs/InsertTextMode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+}
+if(data1.labelDetailsSupport !== undefined && func0.call(data1, "labelDetailsSupport")){
+let data18 = data1.labelDetailsSupport;
+if((typeof data18 !== "boolean") && (data18 !== null)){
+const err24 = {instancePath:instancePath+"/completionItem/labelDetailsSupport",schemaPath:"#/properties/completionItem/properties/labelDetailsSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.labelDetailsSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -20453,8 +20358,10 @@ errors++;
 }
 }
 }
-else {
-const err25 = {instancePath:instancePath+"/completionItem/insertTextModeSupport/valueSet",schemaPath:"#/properties/completionItem/properties/insertTextModeSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.completionItemKind !== undefined && func0.call(data, "completionItemKind")){
+let data19 = data.completionItemKind;
+if((!(data19 && typeof data19 == "object" && !Array.isArray(data19))) && (data19 !== null)){
+const err25 = {instancePath:instancePath+"/completionItemKind",schemaPath:"#/properties/completionItemKind/type",keyword:"type",params:{type: schema289.properties.completionItemKind.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -20463,13 +20370,11 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-}
-}
-if(data1.labelDetailsSupport !== undefined && func0.call(data1, "labelDetailsSupport")){
-let data18 = data1.labelDetailsSupport;
-if((typeof data18 !== "boolean") && (data18 !== null)){
-const err26 = {instancePath:instancePath+"/completionItem/labelDetailsSupport",schemaPath:"#/properties/completionItem/properties/labelDetailsSupport/type",keyword:"type",params:{type: schema289.properties.completionItem.properties.labelDetailsSupport.type},message:"must be boolean,null"};
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.valueSet !== undefined && func0.call(data19, "valueSet")){
+let data20 = data19.valueSet;
+if((!(Array.isArray(data20))) && (data20 !== null)){
+const err26 = {instancePath:instancePath+"/completionItemKind/valueSet",schemaPath:"#/properties/completionItemKind/properties/valueSet/type",keyword:"type",params:{type: schema289.properties.completionItemKind.properties.valueSet.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -20478,13 +20383,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-}
-if(data.completionItemKind !== undefined && func0.call(data, "completionItemKind")){
-let data19 = data.completionItemKind;
-if((!(data19 && typeof data19 == "object" && !Array.isArray(data19))) && (data19 !== null)){
-const err27 = {instancePath:instancePath+"/completionItemKind",schemaPath:"#/properties/completionItemKind/type",keyword:"type",params:{type: schema289.properties.completionItemKind.type},message:"must be object,null"};
+if(Array.isArray(data20)){
+const len4 = data20.length;
+for(let i4=0; i4<len4; i4++){
+let data21 = data20[i4];
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err27 = {instancePath:instancePath+"/completionItemKind/valueSet/" + i4,schemaPath:"#/$defs/CompletionItemKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -20493,11 +20397,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.valueSet !== undefined && func0.call(data19, "valueSet")){
-let data20 = data19.valueSet;
-if((!(Array.isArray(data20))) && (data20 !== null)){
-const err28 = {instancePath:instancePath+"/completionItemKind/valueSet",schemaPath:"#/properties/completionItemKind/properties/valueSet/type",keyword:"type",params:{type: schema289.properties.completionItemKind.properties.valueSet.type},message:"must be array,null"};
+if(!(((((((((((((((((((((((((data21 === 1) || (data21 === 2)) || (data21 === 3)) || (data21 === 4)) || (data21 === 5)) || (data21 === 6)) || (data21 === 7)) || (data21 === 8)) || (data21 === 9)) || (data21 === 10)) || (data21 === 11)) || (data21 === 12)) || (data21 === 13)) || (data21 === 14)) || (data21 === 15)) || (data21 === 16)) || (data21 === 17)) || (data21 === 18)) || (data21 === 19)) || (data21 === 20)) || (data21 === 21)) || (data21 === 22)) || (data21 === 23)) || (data21 === 24)) || (data21 === 25))){
+const err28 = {instancePath:instancePath+"/completionItemKind/valueSet/" + i4,schemaPath:"#/$defs/CompletionItemKind/enum",keyword:"enum",params:{allowedValues: schema293.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -20505,42 +20406,6 @@ else {
 vErrors.push(err28);
 }
 errors++;
-}
-if(Array.isArray(data20)){
-const len4 = data20.length;
-for(let i4=0; i4<len4; i4++){
-let data21 = data20[i4];
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err29 = {instancePath:instancePath+"/completionItemKind/valueSet/" + i4,schemaPath:"#/$defs/CompletionItemKind/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(typeof data21 == "number"){
-if(data21 > 2147483647 || isNaN(data21)){
-const err30 = {instancePath:instancePath+"/completionItemKind/valueSet/" + i4,schemaPath:"#/$defs/CompletionItemKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if(data21 < 0 || isNaN(data21)){
-const err31 = {instancePath:instancePath+"/completionItemKind/valueSet/" + i4,schemaPath:"#/$defs/CompletionItemKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
 }
 }
 }
@@ -20553,59 +20418,47 @@ const _errs50 = errors;
 let valid20 = false;
 const _errs51 = errors;
 if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-const err32 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err29 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err29];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err29);
 }
 errors++;
 }
-if(typeof data22 == "number"){
-if(data22 > 2147483647 || isNaN(data22)){
-const err33 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data22 === 1) || (data22 === 2))){
+const err30 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err30];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err30);
 }
 errors++;
-}
-if(data22 < 0 || isNaN(data22)){
-const err34 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 }
 var _valid0 = _errs51 === errors;
 valid20 = valid20 || _valid0;
 const _errs54 = errors;
 if(data22 !== null){
-const err35 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err31 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err31];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err31);
 }
 errors++;
 }
 var _valid0 = _errs54 === errors;
 valid20 = valid20 || _valid0;
 if(!valid20){
-const err36 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err32 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err32];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -20624,12 +20477,12 @@ vErrors = null;
 if(data.contextSupport !== undefined && func0.call(data, "contextSupport")){
 let data23 = data.contextSupport;
 if((typeof data23 !== "boolean") && (data23 !== null)){
-const err37 = {instancePath:instancePath+"/contextSupport",schemaPath:"#/properties/contextSupport/type",keyword:"type",params:{type: schema289.properties.contextSupport.type},message:"must be boolean,null"};
+const err33 = {instancePath:instancePath+"/contextSupport",schemaPath:"#/properties/contextSupport/type",keyword:"type",params:{type: schema289.properties.contextSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err33];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -20637,12 +20490,12 @@ errors++;
 if(data.completionList !== undefined && func0.call(data, "completionList")){
 let data24 = data.completionList;
 if((!(data24 && typeof data24 == "object" && !Array.isArray(data24))) && (data24 !== null)){
-const err38 = {instancePath:instancePath+"/completionList",schemaPath:"#/properties/completionList/type",keyword:"type",params:{type: schema289.properties.completionList.type},message:"must be object,null"};
+const err34 = {instancePath:instancePath+"/completionList",schemaPath:"#/properties/completionList/type",keyword:"type",params:{type: schema289.properties.completionList.type},message:"must be object,null"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err34];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err34);
 }
 errors++;
 }
@@ -20650,12 +20503,12 @@ if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 if(data24.itemDefaults !== undefined && func0.call(data24, "itemDefaults")){
 let data25 = data24.itemDefaults;
 if((!(Array.isArray(data25))) && (data25 !== null)){
-const err39 = {instancePath:instancePath+"/completionList/itemDefaults",schemaPath:"#/properties/completionList/properties/itemDefaults/type",keyword:"type",params:{type: schema289.properties.completionList.properties.itemDefaults.type},message:"must be array,null"};
+const err35 = {instancePath:instancePath+"/completionList/itemDefaults",schemaPath:"#/properties/completionList/properties/itemDefaults/type",keyword:"type",params:{type: schema289.properties.completionList.properties.itemDefaults.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err35];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err35);
 }
 errors++;
 }
@@ -20663,12 +20516,12 @@ if(Array.isArray(data25)){
 const len5 = data25.length;
 for(let i5=0; i5<len5; i5++){
 if(typeof data25[i5] !== "string"){
-const err40 = {instancePath:instancePath+"/completionList/itemDefaults/" + i5,schemaPath:"#/properties/completionList/properties/itemDefaults/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err36 = {instancePath:instancePath+"/completionList/itemDefaults/" + i5,schemaPath:"#/properties/completionList/properties/itemDefaults/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err36];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err36);
 }
 errors++;
 }
@@ -20679,12 +20532,12 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err37];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err37);
 }
 errors++;
 }
@@ -20989,9 +20842,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/symbolKind/valueSet/" + i0,schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data3 === 1) || (data3 === 2)) || (data3 === 3)) || (data3 === 4)) || (data3 === 5)) || (data3 === 6)) || (data3 === 7)) || (data3 === 8)) || (data3 === 9)) || (data3 === 10)) || (data3 === 11)) || (data3 === 12)) || (data3 === 13)) || (data3 === 14)) || (data3 === 15)) || (data3 === 16)) || (data3 === 17)) || (data3 === 18)) || (data3 === 19)) || (data3 === 20)) || (data3 === 21)) || (data3 === 22)) || (data3 === 23)) || (data3 === 24)) || (data3 === 25)) || (data3 === 26))){
+const err4 = {instancePath:instancePath+"/symbolKind/valueSet/" + i0,schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -20999,17 +20851,6 @@ else {
 vErrors.push(err4);
 }
 errors++;
-}
-if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/symbolKind/valueSet/" + i0,schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
 }
 }
 }
@@ -21019,7 +20860,20 @@ errors++;
 if(data.hierarchicalDocumentSymbolSupport !== undefined && func0.call(data, "hierarchicalDocumentSymbolSupport")){
 let data4 = data.hierarchicalDocumentSymbolSupport;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-const err6 = {instancePath:instancePath+"/hierarchicalDocumentSymbolSupport",schemaPath:"#/properties/hierarchicalDocumentSymbolSupport/type",keyword:"type",params:{type: schema305.properties.hierarchicalDocumentSymbolSupport.type},message:"must be boolean,null"};
+const err5 = {instancePath:instancePath+"/hierarchicalDocumentSymbolSupport",schemaPath:"#/properties/hierarchicalDocumentSymbolSupport/type",keyword:"type",params:{type: schema305.properties.hierarchicalDocumentSymbolSupport.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.tagSupport !== undefined && func0.call(data, "tagSupport")){
+let data5 = data.tagSupport;
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+const err6 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/type",keyword:"type",params:{type: schema305.properties.tagSupport.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -21028,27 +20882,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.tagSupport !== undefined && func0.call(data, "tagSupport")){
-let data5 = data.tagSupport;
-if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-const err7 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/type",keyword:"type",params:{type: schema305.properties.tagSupport.type},message:"must be object,null"};
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if((data5.valueSet === undefined) || (!(func0.call(data5, "valueSet")))){
+const err7 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/required",keyword:"required",params:{missingProperty: "valueSet"},message:"must have required property '"+"valueSet"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if((data5.valueSet === undefined) || (!(func0.call(data5, "valueSet")))){
-const err8 = {instancePath:instancePath+"/tagSupport",schemaPath:"#/properties/tagSupport/required",keyword:"required",params:{missingProperty: "valueSet"},message:"must have required property '"+"valueSet"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -21059,7 +20900,17 @@ const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 let data7 = data6[i1];
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err9 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!(data7 === 1)){
+const err9 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -21068,9 +20919,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data7 == "number"){
-if(data7 > 2147483647 || isNaN(data7)){
-const err10 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/tagSupport/valueSet",schemaPath:"#/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -21079,8 +20931,13 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data7 < 0 || isNaN(data7)){
-const err11 = {instancePath:instancePath+"/tagSupport/valueSet/" + i1,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+}
+if(data.labelSupport !== undefined && func0.call(data, "labelSupport")){
+let data8 = data.labelSupport;
+if((typeof data8 !== "boolean") && (data8 !== null)){
+const err11 = {instancePath:instancePath+"/labelSupport",schemaPath:"#/properties/labelSupport/type",keyword:"type",params:{type: schema305.properties.labelSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -21091,41 +20948,13 @@ errors++;
 }
 }
 }
-}
 else {
-const err12 = {instancePath:instancePath+"/tagSupport/valueSet",schemaPath:"#/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-}
-if(data.labelSupport !== undefined && func0.call(data, "labelSupport")){
-let data8 = data.labelSupport;
-if((typeof data8 !== "boolean") && (data8 !== null)){
-const err13 = {instancePath:instancePath+"/labelSupport",schemaPath:"#/properties/labelSupport/type",keyword:"type",params:{type: schema305.properties.labelSupport.type},message:"must be boolean,null"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -21361,7 +21190,7 @@ return errors === 0;
 validate257.evaluated = {"props":{"dynamicRegistration":true,"codeActionLiteralSupport":true,"isPreferredSupport":true,"disabledSupport":true,"dataSupport":true,"resolveSupport":true,"honorsChangeAnnotations":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema316 = {"title":"RenameClientCapabilities","description":"The structure `RenameClientCapabilities` of the LSP 3.17 meta model.","type":"object","properties":{"dynamicRegistration":{"title":"Dynamic registration","description":"The optional member `dynamicRegistration` of `RenameClientCapabilities`.","type":["boolean","null"]},"prepareSupport":{"title":"Prepare support","description":"The optional member `prepareSupport` of `RenameClientCapabilities`.","type":["boolean","null"]},"prepareSupportDefaultBehavior":{"title":"Prepare support default behavior","description":"The optional member `prepareSupportDefaultBehavior` of `RenameClientCapabilities`.","anyOf":[{"$ref":"#/$defs/PrepareSupportDefaultBehavior"},{"type":"null"}]},"honorsChangeAnnotations":{"title":"Honors change annotations","description":"The optional member `honorsChangeAnnotations` of `RenameClientCapabilities`.","type":["boolean","null"]}}};
-const schema317 = {"title":"PrepareSupportDefaultBehavior","description":"The enumeration `PrepareSupportDefaultBehavior` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Identifier)"};
+const schema317 = {"title":"PrepareSupportDefaultBehavior","description":"The enumeration `PrepareSupportDefaultBehavior` of the LSP 3.17 meta model.","type":"integer","enum":[1],"x-lsp-values":"1 (Identifier)"};
 
 function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21415,9 +21244,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 2147483647 || isNaN(data2)){
-const err3 = {instancePath:instancePath+"/prepareSupportDefaultBehavior",schemaPath:"#/$defs/PrepareSupportDefaultBehavior/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(data2 === 1)){
+const err3 = {instancePath:instancePath+"/prepareSupportDefaultBehavior",schemaPath:"#/$defs/PrepareSupportDefaultBehavior/enum",keyword:"enum",params:{allowedValues: schema317.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -21426,8 +21254,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data2 < 0 || isNaN(data2)){
-const err4 = {instancePath:instancePath+"/prepareSupportDefaultBehavior",schemaPath:"#/$defs/PrepareSupportDefaultBehavior/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data2 !== null){
+const err4 = {instancePath:instancePath+"/prepareSupportDefaultBehavior",schemaPath:"#/properties/prepareSupportDefaultBehavior/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -21436,29 +21267,15 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-var _valid0 = _errs7 === errors;
+var _valid0 = _errs10 === errors;
 valid1 = valid1 || _valid0;
-const _errs10 = errors;
-if(data2 !== null){
-const err5 = {instancePath:instancePath+"/prepareSupportDefaultBehavior",schemaPath:"#/properties/prepareSupportDefaultBehavior/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid1){
+const err5 = {instancePath:instancePath+"/prepareSupportDefaultBehavior",schemaPath:"#/properties/prepareSupportDefaultBehavior/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err6 = {instancePath:instancePath+"/prepareSupportDefaultBehavior",schemaPath:"#/properties/prepareSupportDefaultBehavior/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -21477,24 +21294,24 @@ vErrors = null;
 if(data.honorsChangeAnnotations !== undefined && func0.call(data, "honorsChangeAnnotations")){
 let data3 = data.honorsChangeAnnotations;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-const err7 = {instancePath:instancePath+"/honorsChangeAnnotations",schemaPath:"#/properties/honorsChangeAnnotations/type",keyword:"type",params:{type: schema316.properties.honorsChangeAnnotations.type},message:"must be boolean,null"};
+const err6 = {instancePath:instancePath+"/honorsChangeAnnotations",schemaPath:"#/properties/honorsChangeAnnotations/type",keyword:"type",params:{type: schema316.properties.honorsChangeAnnotations.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err6];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err6);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err7];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -21729,9 +21546,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/tagSupport/valueSet/" + i0,schemaPath:"#/$defs/DiagnosticTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data3 === 1) || (data3 === 2))){
+const err4 = {instancePath:instancePath+"/tagSupport/valueSet/" + i0,schemaPath:"#/$defs/DiagnosticTag/enum",keyword:"enum",params:{allowedValues: schema233.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -21740,8 +21556,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/tagSupport/valueSet/" + i0,schemaPath:"#/$defs/DiagnosticTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/tagSupport/valueSet",schemaPath:"#/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -21753,8 +21571,10 @@ errors++;
 }
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/tagSupport/valueSet",schemaPath:"#/properties/tagSupport/properties/valueSet/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.versionSupport !== undefined && func0.call(data, "versionSupport")){
+let data4 = data.versionSupport;
+if((typeof data4 !== "boolean") && (data4 !== null)){
+const err6 = {instancePath:instancePath+"/versionSupport",schemaPath:"#/properties/versionSupport/type",keyword:"type",params:{type: schema321.properties.versionSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -21764,12 +21584,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-}
-if(data.versionSupport !== undefined && func0.call(data, "versionSupport")){
-let data4 = data.versionSupport;
-if((typeof data4 !== "boolean") && (data4 !== null)){
-const err7 = {instancePath:instancePath+"/versionSupport",schemaPath:"#/properties/versionSupport/type",keyword:"type",params:{type: schema321.properties.versionSupport.type},message:"must be boolean,null"};
+if(data.codeDescriptionSupport !== undefined && func0.call(data, "codeDescriptionSupport")){
+let data5 = data.codeDescriptionSupport;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err7 = {instancePath:instancePath+"/codeDescriptionSupport",schemaPath:"#/properties/codeDescriptionSupport/type",keyword:"type",params:{type: schema321.properties.codeDescriptionSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -21779,10 +21597,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.codeDescriptionSupport !== undefined && func0.call(data, "codeDescriptionSupport")){
-let data5 = data.codeDescriptionSupport;
-if((typeof data5 !== "boolean") && (data5 !== null)){
-const err8 = {instancePath:instancePath+"/codeDescriptionSupport",schemaPath:"#/properties/codeDescriptionSupport/type",keyword:"type",params:{type: schema321.properties.codeDescriptionSupport.type},message:"must be boolean,null"};
+if(data.dataSupport !== undefined && func0.call(data, "dataSupport")){
+let data6 = data.dataSupport;
+if((typeof data6 !== "boolean") && (data6 !== null)){
+const err8 = {instancePath:instancePath+"/dataSupport",schemaPath:"#/properties/dataSupport/type",keyword:"type",params:{type: schema321.properties.dataSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -21792,27 +21610,14 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.dataSupport !== undefined && func0.call(data, "dataSupport")){
-let data6 = data.dataSupport;
-if((typeof data6 !== "boolean") && (data6 !== null)){
-const err9 = {instancePath:instancePath+"/dataSupport",schemaPath:"#/properties/dataSupport/type",keyword:"type",params:{type: schema321.properties.dataSupport.type},message:"must be boolean,null"};
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
 }
 errors++;
 }
@@ -21822,7 +21627,7 @@ return errors === 0;
 validate263.evaluated = {"props":{"relatedInformation":true,"tagSupport":true,"versionSupport":true,"codeDescriptionSupport":true,"dataSupport":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema324 = {"title":"SemanticTokensClientCapabilities","description":"The structure `SemanticTokensClientCapabilities` of the LSP 3.17 meta model.","type":"object","required":["requests","tokenTypes","tokenModifiers","formats"],"properties":{"dynamicRegistration":{"title":"Dynamic registration","description":"The optional member `dynamicRegistration` of `SemanticTokensClientCapabilities`.","type":["boolean","null"]},"requests":{"title":"Semantic tokens client capabilities requests","description":"The required member `requests` of `SemanticTokensClientCapabilities`.","type":"object","properties":{"range":{"title":"Semantic tokens client capabilities requests range","description":"The optional member `range` of `SemanticTokensClientCapabilitiesRequests`.","anyOf":[{"type":"boolean"},{"type":"object","properties":{}},{"type":"null"}]},"full":{"title":"Semantic tokens client capabilities requests full","description":"The optional member `full` of `SemanticTokensClientCapabilitiesRequests`.","anyOf":[{"type":"boolean"},{"type":"object","properties":{"delta":{"title":"Delta","description":"The optional member `delta` of `SemanticTokensClientCapabilitiesRequestsFull`.","type":["boolean","null"]}}},{"type":"null"}]}}},"tokenTypes":{"title":"Token types","description":"The required member `tokenTypes` of `SemanticTokensClientCapabilities`.","type":"array","items":{"type":"string"}},"tokenModifiers":{"title":"Token modifiers","description":"The required member `tokenModifiers` of `SemanticTokensClientCapabilities`.","type":"array","items":{"type":"string"}},"formats":{"title":"Formats","description":"The required member `formats` of `SemanticTokensClientCapabilities`.","type":"array","items":{"$ref":"#/$defs/TokenFormat"}},"overlappingTokenSupport":{"title":"Overlapping token support","description":"The optional member `overlappingTokenSupport` of `SemanticTokensClientCapabilities`.","type":["boolean","null"]},"multilineTokenSupport":{"title":"Multiline token support","description":"The optional member `multilineTokenSupport` of `SemanticTokensClientCapabilities`.","type":["boolean","null"]},"serverCancelSupport":{"title":"Server cancel support","description":"The optional member `serverCancelSupport` of `SemanticTokensClientCapabilities`.","type":["boolean","null"]},"augmentsSyntaxTokens":{"title":"Augments syntax tokens","description":"The optional member `augmentsSyntaxTokens` of `SemanticTokensClientCapabilities`.","type":["boolean","null"]}}};
-const schema325 = {"title":"TokenFormat","description":"The enumeration `TokenFormat` of the LSP 3.17 meta model.","type":"string","x-wirekit-open-enum":["relative"],"x-lsp-values":"\"relative\" (Relative)"};
+const schema325 = {"title":"TokenFormat","description":"The enumeration `TokenFormat` of the LSP 3.17 meta model.","type":"string","enum":["relative"],"x-lsp-values":"\"relative\" (Relative)"};
 
 function validate265(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -22113,7 +21918,8 @@ let data9 = data.formats;
 if(Array.isArray(data9)){
 const len2 = data9.length;
 for(let i2=0; i2<len2; i2++){
-if(typeof data9[i2] !== "string"){
+let data10 = data9[i2];
+if(typeof data10 !== "string"){
 const err19 = {instancePath:instancePath+"/formats/" + i2,schemaPath:"#/$defs/TokenFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
@@ -22123,10 +21929,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/formats",schemaPath:"#/properties/formats/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!(data10 === "relative")){
+const err20 = {instancePath:instancePath+"/formats/" + i2,schemaPath:"#/$defs/TokenFormat/enum",keyword:"enum",params:{allowedValues: schema325.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -22136,10 +21940,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.overlappingTokenSupport !== undefined && func0.call(data, "overlappingTokenSupport")){
-let data11 = data.overlappingTokenSupport;
-if((typeof data11 !== "boolean") && (data11 !== null)){
-const err21 = {instancePath:instancePath+"/overlappingTokenSupport",schemaPath:"#/properties/overlappingTokenSupport/type",keyword:"type",params:{type: schema324.properties.overlappingTokenSupport.type},message:"must be boolean,null"};
+}
+else {
+const err21 = {instancePath:instancePath+"/formats",schemaPath:"#/properties/formats/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -22149,10 +21952,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.multilineTokenSupport !== undefined && func0.call(data, "multilineTokenSupport")){
-let data12 = data.multilineTokenSupport;
-if((typeof data12 !== "boolean") && (data12 !== null)){
-const err22 = {instancePath:instancePath+"/multilineTokenSupport",schemaPath:"#/properties/multilineTokenSupport/type",keyword:"type",params:{type: schema324.properties.multilineTokenSupport.type},message:"must be boolean,null"};
+if(data.overlappingTokenSupport !== undefined && func0.call(data, "overlappingTokenSupport")){
+let data11 = data.overlappingTokenSupport;
+if((typeof data11 !== "boolean") && (data11 !== null)){
+const err22 = {instancePath:instancePath+"/overlappingTokenSupport",schemaPath:"#/properties/overlappingTokenSupport/type",keyword:"type",params:{type: schema324.properties.overlappingTokenSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -22162,10 +21965,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.serverCancelSupport !== undefined && func0.call(data, "serverCancelSupport")){
-let data13 = data.serverCancelSupport;
-if((typeof data13 !== "boolean") && (data13 !== null)){
-const err23 = {instancePath:instancePath+"/serverCancelSupport",schemaPath:"#/properties/serverCancelSupport/type",keyword:"type",params:{type: schema324.properties.serverCancelSupport.type},message:"must be boolean,null"};
+if(data.multilineTokenSupport !== undefined && func0.call(data, "multilineTokenSupport")){
+let data12 = data.multilineTokenSupport;
+if((typeof data12 !== "boolean") && (data12 !== null)){
+const err23 = {instancePath:instancePath+"/multilineTokenSupport",schemaPath:"#/properties/multilineTokenSupport/type",keyword:"type",params:{type: schema324.properties.multilineTokenSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -22175,10 +21978,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.augmentsSyntaxTokens !== undefined && func0.call(data, "augmentsSyntaxTokens")){
-let data14 = data.augmentsSyntaxTokens;
-if((typeof data14 !== "boolean") && (data14 !== null)){
-const err24 = {instancePath:instancePath+"/augmentsSyntaxTokens",schemaPath:"#/properties/augmentsSyntaxTokens/type",keyword:"type",params:{type: schema324.properties.augmentsSyntaxTokens.type},message:"must be boolean,null"};
+if(data.serverCancelSupport !== undefined && func0.call(data, "serverCancelSupport")){
+let data13 = data.serverCancelSupport;
+if((typeof data13 !== "boolean") && (data13 !== null)){
+const err24 = {instancePath:instancePath+"/serverCancelSupport",schemaPath:"#/properties/serverCancelSupport/type",keyword:"type",params:{type: schema324.properties.serverCancelSupport.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -22188,14 +21991,27 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.augmentsSyntaxTokens !== undefined && func0.call(data, "augmentsSyntaxTokens")){
+let data14 = data.augmentsSyntaxTokens;
+if((typeof data14 !== "boolean") && (data14 !== null)){
+const err25 = {instancePath:instancePath+"/augmentsSyntaxTokens",schemaPath:"#/properties/augmentsSyntaxTokens/type",keyword:"type",params:{type: schema324.properties.augmentsSyntaxTokens.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -30936,7 +30752,7 @@ const schema413 = {"title":"FileOperationOptions","description":"The structure `
 const schema414 = {"title":"FileOperationRegistrationOptions","description":"The structure `FileOperationRegistrationOptions` of the LSP 3.17 meta model.","type":"object","required":["filters"],"properties":{"filters":{"title":"Filters","description":"The required member `filters` of `FileOperationRegistrationOptions`.","type":"array","items":{"$ref":"#/$defs/FileOperationFilter"}}}};
 const schema415 = {"title":"FileOperationFilter","description":"The structure `FileOperationFilter` of the LSP 3.17 meta model.","type":"object","required":["pattern"],"properties":{"scheme":{"title":"Scheme","description":"The optional member `scheme` of `FileOperationFilter`.","type":["string","null"]},"pattern":{"title":"Pattern","description":"The required member `pattern` of `FileOperationFilter`.","$ref":"#/$defs/FileOperationPattern"}}};
 const schema416 = {"title":"FileOperationPattern","description":"The structure `FileOperationPattern` of the LSP 3.17 meta model.","type":"object","required":["glob"],"properties":{"glob":{"title":"Glob","description":"The required member `glob` of `FileOperationPattern`.","type":"string"},"matches":{"title":"Matches","description":"The optional member `matches` of `FileOperationPattern`.","anyOf":[{"$ref":"#/$defs/FileOperationPatternKind"},{"type":"null"}]},"options":{"title":"Options","description":"The optional member `options` of `FileOperationPattern`.","anyOf":[{"$ref":"#/$defs/FileOperationPatternOptions"},{"type":"null"}]}}};
-const schema417 = {"title":"FileOperationPatternKind","description":"The enumeration `FileOperationPatternKind` of the LSP 3.17 meta model.","type":"string","x-wirekit-open-enum":["file","folder"],"x-lsp-values":"\"file\" (file), \"folder\" (folder)"};
+const schema417 = {"title":"FileOperationPatternKind","description":"The enumeration `FileOperationPatternKind` of the LSP 3.17 meta model.","type":"string","enum":["file","folder"],"x-lsp-values":"\"file\" (file), \"folder\" (folder)"};
 const schema418 = {"title":"FileOperationPatternOptions","description":"The structure `FileOperationPatternOptions` of the LSP 3.17 meta model.","type":"object","properties":{"ignoreCase":{"title":"Ignore case","description":"The optional member `ignoreCase` of `FileOperationPatternOptions`.","type":["boolean","null"]}}};
 
 function validate337(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -30987,11 +30803,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-var _valid0 = _errs5 === errors;
-valid1 = valid1 || _valid0;
-const _errs8 = errors;
-if(data1 !== null){
-const err3 = {instancePath:instancePath+"/matches",schemaPath:"#/properties/matches/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!((data1 === "file") || (data1 === "folder"))){
+const err3 = {instancePath:instancePath+"/matches",schemaPath:"#/$defs/FileOperationPatternKind/enum",keyword:"enum",params:{allowedValues: schema417.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -31000,15 +30813,28 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs8 === errors;
+var _valid0 = _errs5 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err4 = {instancePath:instancePath+"/matches",schemaPath:"#/properties/matches/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs8 = errors;
+if(data1 !== null){
+const err4 = {instancePath:instancePath+"/matches",schemaPath:"#/properties/matches/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/matches",schemaPath:"#/properties/matches/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -31033,24 +30859,24 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.ignoreCase !== undefined && func0.call(data2, "ignoreCase")){
 let data3 = data2.ignoreCase;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-const err5 = {instancePath:instancePath+"/options/ignoreCase",schemaPath:"#/$defs/FileOperationPatternOptions/properties/ignoreCase/type",keyword:"type",params:{type: schema418.properties.ignoreCase.type},message:"must be boolean,null"};
+const err6 = {instancePath:instancePath+"/options/ignoreCase",schemaPath:"#/$defs/FileOperationPatternOptions/properties/ignoreCase/type",keyword:"type",params:{type: schema418.properties.ignoreCase.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err6];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err6);
 }
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/FileOperationPatternOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/FileOperationPatternOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err7];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -31062,24 +30888,24 @@ props0.ignoreCase = true;
 }
 const _errs17 = errors;
 if(data2 !== null){
-const err7 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err8 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
 var _valid1 = _errs17 === errors;
 valid3 = valid3 || _valid1;
 if(!valid3){
-const err8 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err9 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -31097,12 +30923,12 @@ vErrors = null;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -35224,7 +35050,7 @@ validate348.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const v73 = validate349;
 const schema421 = {"title":"ShowMessageRequestParams","description":"The structure `ShowMessageRequestParams` of the LSP 3.17 meta model.","type":"object","required":["type","message"],"properties":{"type":{"title":"Type","description":"The required member `type` of `ShowMessageRequestParams`.","$ref":"#/$defs/MessageType"},"message":{"title":"Message","description":"The required member `message` of `ShowMessageRequestParams`.","type":"string"},"actions":{"title":"Actions","description":"The optional member `actions` of `ShowMessageRequestParams`.","type":["array","null"],"items":{"$ref":"#/$defs/MessageActionItem"}}}};
-const schema422 = {"title":"MessageType","description":"The enumeration `MessageType` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Error), 2 (Warning), 3 (Info), 4 (Log), 5 (Debug)"};
+const schema422 = {"title":"MessageType","description":"The enumeration `MessageType` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3,4,5],"x-lsp-values":"1 (Error), 2 (Warning), 3 (Info), 4 (Log), 5 (Debug)"};
 const schema423 = {"title":"MessageActionItem","description":"The structure `MessageActionItem` of the LSP 3.17 meta model.","type":"object","required":["title"],"properties":{"title":{"title":"Title","description":"The required member `title` of `MessageActionItem`.","type":"string"}}};
 
 function validate349(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -35270,9 +35096,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((((data0 === 1) || (data0 === 2)) || (data0 === 3)) || (data0 === 4)) || (data0 === 5))){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/enum",keyword:"enum",params:{allowedValues: schema422.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -35281,8 +35106,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0 < 0 || isNaN(data0)){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.message !== undefined && func0.call(data, "message")){
+if(typeof data.message !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -35292,28 +35119,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
-if(data.message !== undefined && func0.call(data, "message")){
-if(typeof data.message !== "string"){
-const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.actions !== undefined && func0.call(data, "actions")){
+let data2 = data.actions;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err5 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: schema421.properties.actions.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.actions !== undefined && func0.call(data, "actions")){
-let data2 = data.actions;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-const err6 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: schema421.properties.actions.type},message:"must be array,null"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -35323,7 +35137,18 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if((data3.title === undefined) || (!(func0.call(data3, "title")))){
-const err7 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/$defs/MessageActionItem/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
+const err6 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/$defs/MessageActionItem/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.title !== undefined && func0.call(data3, "title")){
+if(typeof data3.title !== "string"){
+const err7 = {instancePath:instancePath+"/actions/" + i0+"/title",schemaPath:"#/$defs/MessageActionItem/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -35332,9 +35157,10 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data3.title !== undefined && func0.call(data3, "title")){
-if(typeof data3.title !== "string"){
-const err8 = {instancePath:instancePath+"/actions/" + i0+"/title",schemaPath:"#/$defs/MessageActionItem/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/$defs/MessageActionItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -35345,27 +35171,15 @@ errors++;
 }
 }
 }
+}
+}
 else {
-const err9 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/$defs/MessageActionItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
 }
 errors++;
 }
@@ -35472,7 +35286,7 @@ validate350.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const v75 = validate351;
 const schema426 = {"title":"WillSaveTextDocumentParams","description":"The structure `WillSaveTextDocumentParams` of the LSP 3.17 meta model.","type":"object","required":["textDocument","reason"],"properties":{"textDocument":{"title":"Text document","description":"The required member `textDocument` of `WillSaveTextDocumentParams`.","$ref":"#/$defs/TextDocumentIdentifier"},"reason":{"title":"Reason","description":"The required member `reason` of `WillSaveTextDocumentParams`.","$ref":"#/$defs/TextDocumentSaveReason"}}};
-const schema428 = {"title":"TextDocumentSaveReason","description":"The enumeration `TextDocumentSaveReason` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Manual), 2 (AfterDelay), 3 (FocusOut)"};
+const schema428 = {"title":"TextDocumentSaveReason","description":"The enumeration `TextDocumentSaveReason` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3],"x-lsp-values":"1 (Manual), 2 (AfterDelay), 3 (FocusOut)"};
 
 function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -35554,9 +35368,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 2147483647 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/TextDocumentSaveReason/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((data2 === 1) || (data2 === 2)) || (data2 === 3))){
+const err6 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/TextDocumentSaveReason/enum",keyword:"enum",params:{allowedValues: schema428.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -35565,26 +35378,15 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/TextDocumentSaveReason/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -35676,7 +35478,7 @@ validate352.evaluated = {"dynamicProps":false,"dynamicItems":true};
 export const v77 = validate354;
 const schema430 = {"title":"CompletionParams","description":"The structure `CompletionParams` of the LSP 3.17 meta model.","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The required member `textDocument` of `CompletionParams`.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The required member `position` of `CompletionParams`.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"The optional member `workDoneToken` of `CompletionParams`.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"partialResultToken":{"title":"Partial result token","description":"The optional member `partialResultToken` of `CompletionParams`.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"context":{"title":"Context","description":"The optional member `context` of `CompletionParams`.","anyOf":[{"$ref":"#/$defs/CompletionContext"},{"type":"null"}]}}};
 const schema435 = {"title":"CompletionContext","description":"The structure `CompletionContext` of the LSP 3.17 meta model.","type":"object","required":["triggerKind"],"properties":{"triggerKind":{"title":"Trigger kind","description":"The required member `triggerKind` of `CompletionContext`.","$ref":"#/$defs/CompletionTriggerKind"},"triggerCharacter":{"title":"Trigger character","description":"The optional member `triggerCharacter` of `CompletionContext`.","type":["string","null"]}}};
-const schema436 = {"title":"CompletionTriggerKind","description":"The enumeration `CompletionTriggerKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Invoked), 2 (TriggerCharacter), 3 (TriggerForIncompleteCompletions)"};
+const schema436 = {"title":"CompletionTriggerKind","description":"The enumeration `CompletionTriggerKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3],"x-lsp-values":"1 (Invoked), 2 (TriggerCharacter), 3 (TriggerForIncompleteCompletions)"};
 
 function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -35711,9 +35513,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/CompletionTriggerKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((data0 === 1) || (data0 === 2)) || (data0 === 3))){
+const err2 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/CompletionTriggerKind/enum",keyword:"enum",params:{allowedValues: schema436.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -35722,8 +35523,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0 < 0 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/CompletionTriggerKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.triggerCharacter !== undefined && func0.call(data, "triggerCharacter")){
+let data1 = data.triggerCharacter;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err3 = {instancePath:instancePath+"/triggerCharacter",schemaPath:"#/properties/triggerCharacter/type",keyword:"type",params:{type: schema435.properties.triggerCharacter.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -35734,27 +35538,13 @@ errors++;
 }
 }
 }
-if(data.triggerCharacter !== undefined && func0.call(data, "triggerCharacter")){
-let data1 = data.triggerCharacter;
-if((typeof data1 !== "string") && (data1 !== null)){
-const err4 = {instancePath:instancePath+"/triggerCharacter",schemaPath:"#/properties/triggerCharacter/type",keyword:"type",params:{type: schema435.properties.triggerCharacter.type},message:"must be string,null"};
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 }
@@ -36234,7 +36024,7 @@ export const v78 = validate357;
 const schema437 = {"title":"TextDocumentCompletionResult","description":"The result of `textDocument/completion`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/CompletionItem"}},{"$ref":"#/$defs/CompletionList"},{"type":"null"}]};
 const schema438 = {"title":"CompletionItem","description":"The structure `CompletionItem` of the LSP 3.17 meta model.","type":"object","required":["label"],"properties":{"label":{"title":"Label","description":"The required member `label` of `CompletionItem`.","type":"string"},"labelDetails":{"title":"Label details","description":"The optional member `labelDetails` of `CompletionItem`.","anyOf":[{"$ref":"#/$defs/CompletionItemLabelDetails"},{"type":"null"}]},"kind":{"title":"Kind","description":"The optional member `kind` of `CompletionItem`.","anyOf":[{"$ref":"#/$defs/CompletionItemKind"},{"type":"null"}]},"tags":{"title":"Tags","description":"The optional member `tags` of `CompletionItem`.","type":["array","null"],"items":{"$ref":"#/$defs/CompletionItemTag"}},"detail":{"title":"Detail","description":"The optional member `detail` of `CompletionItem`.","type":["string","null"]},"documentation":{"title":"Completion item documentation","description":"The optional member `documentation` of `CompletionItem`.","anyOf":[{"type":"string"},{"$ref":"#/$defs/MarkupContent"},{"type":"null"}]},"deprecated":{"title":"Deprecated","description":"The optional member `deprecated` of `CompletionItem`.","type":["boolean","null"]},"preselect":{"title":"Preselect","description":"The optional member `preselect` of `CompletionItem`.","type":["boolean","null"]},"sortText":{"title":"Sort text","description":"The optional member `sortText` of `CompletionItem`.","type":["string","null"]},"filterText":{"title":"Filter text","description":"The optional member `filterText` of `CompletionItem`.","type":["string","null"]},"insertText":{"title":"Insert text","description":"The optional member `insertText` of `CompletionItem`.","type":["string","null"]},"insertTextFormat":{"title":"Insert text format","description":"The optional member `insertTextFormat` of `CompletionItem`.","anyOf":[{"$ref":"#/$defs/InsertTextFormat"},{"type":"null"}]},"insertTextMode":{"title":"Insert text mode","description":"The optional member `insertTextMode` of `CompletionItem`.","anyOf":[{"$ref":"#/$defs/InsertTextMode"},{"type":"null"}]},"textEdit":{"title":"Completion item text edit","description":"The optional member `textEdit` of `CompletionItem`.","anyOf":[{"$ref":"#/$defs/TextEdit"},{"$ref":"#/$defs/InsertReplaceEdit"},{"type":"null"}]},"textEditText":{"title":"Text edit text","description":"The optional member `textEditText` of `CompletionItem`.","type":["string","null"]},"additionalTextEdits":{"title":"Additional text edits","description":"The optional member `additionalTextEdits` of `CompletionItem`.","type":["array","null"],"items":{"$ref":"#/$defs/TextEdit"}},"commitCharacters":{"title":"Commit characters","description":"The optional member `commitCharacters` of `CompletionItem`.","type":["array","null"],"items":{"type":"string"}},"command":{"title":"Command","description":"The optional member `command` of `CompletionItem`.","anyOf":[{"$ref":"#/$defs/Command"},{"type":"null"}]},"data":{"title":"Data","description":"The optional member `data` of `CompletionItem`.","anyOf":[{"$ref":"#/$defs/LSPAny"},{"type":"null"}]}}};
 const schema439 = {"title":"CompletionItemLabelDetails","description":"The structure `CompletionItemLabelDetails` of the LSP 3.17 meta model.","type":"object","properties":{"detail":{"title":"Detail","description":"The optional member `detail` of `CompletionItemLabelDetails`.","type":["string","null"]},"description":{"title":"Description","description":"The optional member `description` of `CompletionItemLabelDetails`.","type":["string","null"]}}};
-const schema442 = {"title":"InsertTextFormat","description":"The enumeration `InsertTextFormat` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (PlainText), 2 (Snippet)"};
+const schema442 = {"title":"InsertTextFormat","description":"The enumeration `InsertTextFormat` of the LSP 3.17 meta model.","type":"integer","enum":[1,2],"x-lsp-values":"1 (PlainText), 2 (Snippet)"};
 const schema444 = {"title":"InsertReplaceEdit","description":"The structure `InsertReplaceEdit` of the LSP 3.17 meta model.","type":"object","required":["newText","insert","replace"],"properties":{"newText":{"title":"New text","description":"The required member `newText` of `InsertReplaceEdit`.","type":"string"},"insert":{"title":"Insert","description":"The required member `insert` of `InsertReplaceEdit`.","$ref":"#/$defs/Range"},"replace":{"title":"Replace","description":"The required member `replace` of `InsertReplaceEdit`.","$ref":"#/$defs/Range"}}};
 
 function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -36452,9 +36242,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 2147483647 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/CompletionItemKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((((((((((((((((((((((((data4 === 1) || (data4 === 2)) || (data4 === 3)) || (data4 === 4)) || (data4 === 5)) || (data4 === 6)) || (data4 === 7)) || (data4 === 8)) || (data4 === 9)) || (data4 === 10)) || (data4 === 11)) || (data4 === 12)) || (data4 === 13)) || (data4 === 14)) || (data4 === 15)) || (data4 === 16)) || (data4 === 17)) || (data4 === 18)) || (data4 === 19)) || (data4 === 20)) || (data4 === 21)) || (data4 === 22)) || (data4 === 23)) || (data4 === 24)) || (data4 === 25))){
+const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/CompletionItemKind/enum",keyword:"enum",params:{allowedValues: schema293.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -36463,8 +36252,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/CompletionItemKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs16 === errors;
+valid4 = valid4 || _valid1;
+const _errs19 = errors;
+if(data4 !== null){
+const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -36473,29 +36265,15 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-var _valid1 = _errs16 === errors;
+var _valid1 = _errs19 === errors;
 valid4 = valid4 || _valid1;
-const _errs19 = errors;
-if(data4 !== null){
-const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid4){
+const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-var _valid1 = _errs19 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err11 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -36514,12 +36292,12 @@ vErrors = null;
 if(data.tags !== undefined && func0.call(data, "tags")){
 let data5 = data.tags;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-const err12 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema438.properties.tags.type},message:"must be array,null"};
+const err11 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema438.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err11];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -36528,7 +36306,17 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err13 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!(data6 === 1)){
+const err13 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/enum",keyword:"enum",params:{allowedValues: schema291.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -36537,40 +36325,18 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(typeof data6 == "number"){
-if(data6 > 2147483647 || isNaN(data6)){
-const err14 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data6 < 0 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
 }
 }
 }
 if(data.detail !== undefined && func0.call(data, "detail")){
 let data7 = data.detail;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err16 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema438.properties.detail.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema438.properties.detail.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err14];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -36581,12 +36347,12 @@ const _errs29 = errors;
 let valid9 = false;
 const _errs30 = errors;
 if(typeof data8 !== "string"){
-const err17 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err15];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -36606,24 +36372,24 @@ props1.value = true;
 }
 const _errs33 = errors;
 if(data8 !== null){
-const err18 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err16 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err16];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err16);
 }
 errors++;
 }
 var _valid2 = _errs33 === errors;
 valid9 = valid9 || _valid2;
 if(!valid9){
-const err19 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err17 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err17];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err17);
 }
 errors++;
 }
@@ -36642,7 +36408,33 @@ vErrors = null;
 if(data.deprecated !== undefined && func0.call(data, "deprecated")){
 let data9 = data.deprecated;
 if((typeof data9 !== "boolean") && (data9 !== null)){
-const err20 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema438.properties.deprecated.type},message:"must be boolean,null"};
+const err18 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema438.properties.deprecated.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.preselect !== undefined && func0.call(data, "preselect")){
+let data10 = data.preselect;
+if((typeof data10 !== "boolean") && (data10 !== null)){
+const err19 = {instancePath:instancePath+"/preselect",schemaPath:"#/properties/preselect/type",keyword:"type",params:{type: schema438.properties.preselect.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.sortText !== undefined && func0.call(data, "sortText")){
+let data11 = data.sortText;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err20 = {instancePath:instancePath+"/sortText",schemaPath:"#/properties/sortText/type",keyword:"type",params:{type: schema438.properties.sortText.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -36652,10 +36444,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.preselect !== undefined && func0.call(data, "preselect")){
-let data10 = data.preselect;
-if((typeof data10 !== "boolean") && (data10 !== null)){
-const err21 = {instancePath:instancePath+"/preselect",schemaPath:"#/properties/preselect/type",keyword:"type",params:{type: schema438.properties.preselect.type},message:"must be boolean,null"};
+if(data.filterText !== undefined && func0.call(data, "filterText")){
+let data12 = data.filterText;
+if((typeof data12 !== "string") && (data12 !== null)){
+const err21 = {instancePath:instancePath+"/filterText",schemaPath:"#/properties/filterText/type",keyword:"type",params:{type: schema438.properties.filterText.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -36665,41 +36457,15 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.sortText !== undefined && func0.call(data, "sortText")){
-let data11 = data.sortText;
-if((typeof data11 !== "string") && (data11 !== null)){
-const err22 = {instancePath:instancePath+"/sortText",schemaPath:"#/properties/sortText/type",keyword:"type",params:{type: schema438.properties.sortText.type},message:"must be string,null"};
+if(data.insertText !== undefined && func0.call(data, "insertText")){
+let data13 = data.insertText;
+if((typeof data13 !== "string") && (data13 !== null)){
+const err22 = {instancePath:instancePath+"/insertText",schemaPath:"#/properties/insertText/type",keyword:"type",params:{type: schema438.properties.insertText.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.filterText !== undefined && func0.call(data, "filterText")){
-let data12 = data.filterText;
-if((typeof data12 !== "string") && (data12 !== null)){
-const err23 = {instancePath:instancePath+"/filterText",schemaPath:"#/properties/filterText/type",keyword:"type",params:{type: schema438.properties.filterText.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.insertText !== undefined && func0.call(data, "insertText")){
-let data13 = data.insertText;
-if((typeof data13 !== "string") && (data13 !== null)){
-const err24 = {instancePath:instancePath+"/insertText",schemaPath:"#/properties/insertText/type",keyword:"type",params:{type: schema438.properties.insertText.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
 }
 errors++;
 }
@@ -36710,7 +36476,30 @@ const _errs46 = errors;
 let valid10 = false;
 const _errs47 = errors;
 if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err25 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err23 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!((data14 === 1) || (data14 === 2))){
+const err24 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/enum",keyword:"enum",params:{allowedValues: schema442.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid3 = _errs47 === errors;
+valid10 = valid10 || _valid3;
+const _errs50 = errors;
+if(data14 !== null){
+const err25 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -36719,50 +36508,15 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(typeof data14 == "number"){
-if(data14 > 2147483647 || isNaN(data14)){
-const err26 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+var _valid3 = _errs50 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err26 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
-}
-errors++;
-}
-if(data14 < 0 || isNaN(data14)){
-const err27 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-var _valid3 = _errs47 === errors;
-valid10 = valid10 || _valid3;
-const _errs50 = errors;
-if(data14 !== null){
-const err28 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-var _valid3 = _errs50 === errors;
-valid10 = valid10 || _valid3;
-if(!valid10){
-const err29 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
 }
 errors++;
 }
@@ -36784,59 +36538,47 @@ const _errs53 = errors;
 let valid12 = false;
 const _errs54 = errors;
 if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err30 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err27 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err27];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err27);
 }
 errors++;
 }
-if(typeof data15 == "number"){
-if(data15 > 2147483647 || isNaN(data15)){
-const err31 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data15 === 1) || (data15 === 2))){
+const err28 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err28];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err28);
 }
 errors++;
-}
-if(data15 < 0 || isNaN(data15)){
-const err32 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
 }
 var _valid4 = _errs54 === errors;
 valid12 = valid12 || _valid4;
 const _errs57 = errors;
 if(data15 !== null){
-const err33 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err29 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err29];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err29);
 }
 errors++;
 }
 var _valid4 = _errs57 === errors;
 valid12 = valid12 || _valid4;
 if(!valid12){
-const err34 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err30 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err30];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -36885,24 +36627,24 @@ props2.replace = true;
 }
 const _errs63 = errors;
 if(data16 !== null){
-const err35 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err31 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err31];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err31);
 }
 errors++;
 }
 var _valid5 = _errs63 === errors;
 valid14 = valid14 || _valid5;
 if(!valid14){
-const err36 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err32 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err32];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -36921,12 +36663,12 @@ vErrors = null;
 if(data.textEditText !== undefined && func0.call(data, "textEditText")){
 let data17 = data.textEditText;
 if((typeof data17 !== "string") && (data17 !== null)){
-const err37 = {instancePath:instancePath+"/textEditText",schemaPath:"#/properties/textEditText/type",keyword:"type",params:{type: schema438.properties.textEditText.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/textEditText",schemaPath:"#/properties/textEditText/type",keyword:"type",params:{type: schema438.properties.textEditText.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err33];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -36934,12 +36676,12 @@ errors++;
 if(data.additionalTextEdits !== undefined && func0.call(data, "additionalTextEdits")){
 let data18 = data.additionalTextEdits;
 if((!(Array.isArray(data18))) && (data18 !== null)){
-const err38 = {instancePath:instancePath+"/additionalTextEdits",schemaPath:"#/properties/additionalTextEdits/type",keyword:"type",params:{type: schema438.properties.additionalTextEdits.type},message:"must be array,null"};
+const err34 = {instancePath:instancePath+"/additionalTextEdits",schemaPath:"#/properties/additionalTextEdits/type",keyword:"type",params:{type: schema438.properties.additionalTextEdits.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err34];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err34);
 }
 errors++;
 }
@@ -36956,12 +36698,12 @@ errors = vErrors.length;
 if(data.commitCharacters !== undefined && func0.call(data, "commitCharacters")){
 let data20 = data.commitCharacters;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-const err39 = {instancePath:instancePath+"/commitCharacters",schemaPath:"#/properties/commitCharacters/type",keyword:"type",params:{type: schema438.properties.commitCharacters.type},message:"must be array,null"};
+const err35 = {instancePath:instancePath+"/commitCharacters",schemaPath:"#/properties/commitCharacters/type",keyword:"type",params:{type: schema438.properties.commitCharacters.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err35];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err35);
 }
 errors++;
 }
@@ -36969,12 +36711,12 @@ if(Array.isArray(data20)){
 const len2 = data20.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data20[i2] !== "string"){
-const err40 = {instancePath:instancePath+"/commitCharacters/" + i2,schemaPath:"#/properties/commitCharacters/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err36 = {instancePath:instancePath+"/commitCharacters/" + i2,schemaPath:"#/properties/commitCharacters/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err36];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err36);
 }
 errors++;
 }
@@ -37000,24 +36742,24 @@ props3.arguments = true;
 }
 const _errs77 = errors;
 if(data22 !== null){
-const err41 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err37 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err37];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err37);
 }
 errors++;
 }
 var _valid6 = _errs77 === errors;
 valid19 = valid19 || _valid6;
 if(!valid19){
-const err42 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err38 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err42];
+vErrors = [err38];
 }
 else {
-vErrors.push(err42);
+vErrors.push(err38);
 }
 errors++;
 }
@@ -37041,24 +36783,24 @@ var _valid7 = _errs81 === errors;
 valid20 = valid20 || _valid7;
 const _errs82 = errors;
 if(data.data !== null){
-const err43 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err39 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err39];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err39);
 }
 errors++;
 }
 var _valid7 = _errs82 === errors;
 valid20 = valid20 || _valid7;
 if(!valid20){
-const err44 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err40 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err40];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err40);
 }
 errors++;
 }
@@ -37076,12 +36818,12 @@ vErrors = null;
 }
 }
 else {
-const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err41];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err41);
 }
 errors++;
 }
@@ -37296,9 +37038,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(typeof data7 == "number"){
-if(data7 > 2147483647 || isNaN(data7)){
-const err12 = {instancePath:instancePath+"/itemDefaults/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data7 === 1) || (data7 === 2))){
+const err12 = {instancePath:instancePath+"/itemDefaults/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/enum",keyword:"enum",params:{allowedValues: schema442.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -37307,8 +37048,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data7 < 0 || isNaN(data7)){
-const err13 = {instancePath:instancePath+"/itemDefaults/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs20 === errors;
+valid6 = valid6 || _valid1;
+const _errs23 = errors;
+if(data7 !== null){
+const err13 = {instancePath:instancePath+"/itemDefaults/insertTextFormat",schemaPath:"#/properties/itemDefaults/properties/insertTextFormat/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -37317,29 +37061,15 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-var _valid1 = _errs20 === errors;
+var _valid1 = _errs23 === errors;
 valid6 = valid6 || _valid1;
-const _errs23 = errors;
-if(data7 !== null){
-const err14 = {instancePath:instancePath+"/itemDefaults/insertTextFormat",schemaPath:"#/properties/itemDefaults/properties/insertTextFormat/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid6){
+const err14 = {instancePath:instancePath+"/itemDefaults/insertTextFormat",schemaPath:"#/properties/itemDefaults/properties/insertTextFormat/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
-}
-errors++;
-}
-var _valid1 = _errs23 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err15 = {instancePath:instancePath+"/itemDefaults/insertTextFormat",schemaPath:"#/properties/itemDefaults/properties/insertTextFormat/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
 }
 errors++;
 }
@@ -37361,7 +37091,17 @@ const _errs26 = errors;
 let valid8 = false;
 const _errs27 = errors;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err16 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err15 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!((data8 === 1) || (data8 === 2))){
+const err16 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/$defs/InsertTextMode/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -37370,9 +37110,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(typeof data8 == "number"){
-if(data8 > 2147483647 || isNaN(data8)){
-const err17 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/$defs/InsertTextMode/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+var _valid2 = _errs27 === errors;
+valid8 = valid8 || _valid2;
+const _errs30 = errors;
+if(data8 !== null){
+const err17 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/properties/itemDefaults/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -37381,39 +37123,15 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data8 < 0 || isNaN(data8)){
-const err18 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/$defs/InsertTextMode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid2 = _errs30 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err18 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/properties/itemDefaults/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
-}
-errors++;
-}
-}
-var _valid2 = _errs27 === errors;
-valid8 = valid8 || _valid2;
-const _errs30 = errors;
-if(data8 !== null){
-const err19 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/properties/itemDefaults/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-var _valid2 = _errs30 === errors;
-valid8 = valid8 || _valid2;
-if(!valid8){
-const err20 = {instancePath:instancePath+"/itemDefaults/insertTextMode",schemaPath:"#/properties/itemDefaults/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
 }
 errors++;
 }
@@ -37437,24 +37155,24 @@ var _valid3 = _errs34 === errors;
 valid10 = valid10 || _valid3;
 const _errs35 = errors;
 if(data1.data !== null){
-const err21 = {instancePath:instancePath+"/itemDefaults/data",schemaPath:"#/properties/itemDefaults/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err19 = {instancePath:instancePath+"/itemDefaults/data",schemaPath:"#/properties/itemDefaults/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err19];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err19);
 }
 errors++;
 }
 var _valid3 = _errs35 === errors;
 valid10 = valid10 || _valid3;
 if(!valid10){
-const err22 = {instancePath:instancePath+"/itemDefaults/data",schemaPath:"#/properties/itemDefaults/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err20 = {instancePath:instancePath+"/itemDefaults/data",schemaPath:"#/properties/itemDefaults/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err20];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -37484,24 +37202,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err21 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err21];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err21);
 }
 errors++;
 }
 }
 }
 else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err22];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -37737,9 +37455,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 2147483647 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/CompletionItemKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((((((((((((((((((((((((data4 === 1) || (data4 === 2)) || (data4 === 3)) || (data4 === 4)) || (data4 === 5)) || (data4 === 6)) || (data4 === 7)) || (data4 === 8)) || (data4 === 9)) || (data4 === 10)) || (data4 === 11)) || (data4 === 12)) || (data4 === 13)) || (data4 === 14)) || (data4 === 15)) || (data4 === 16)) || (data4 === 17)) || (data4 === 18)) || (data4 === 19)) || (data4 === 20)) || (data4 === 21)) || (data4 === 22)) || (data4 === 23)) || (data4 === 24)) || (data4 === 25))){
+const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/CompletionItemKind/enum",keyword:"enum",params:{allowedValues: schema293.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -37748,8 +37465,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/CompletionItemKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs16 === errors;
+valid4 = valid4 || _valid1;
+const _errs19 = errors;
+if(data4 !== null){
+const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -37758,29 +37478,15 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-var _valid1 = _errs16 === errors;
+var _valid1 = _errs19 === errors;
 valid4 = valid4 || _valid1;
-const _errs19 = errors;
-if(data4 !== null){
-const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid4){
+const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-var _valid1 = _errs19 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err11 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -37799,12 +37505,12 @@ vErrors = null;
 if(data.tags !== undefined && func0.call(data, "tags")){
 let data5 = data.tags;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-const err12 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema438.properties.tags.type},message:"must be array,null"};
+const err11 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema438.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err11];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -37813,7 +37519,17 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err13 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!(data6 === 1)){
+const err13 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/enum",keyword:"enum",params:{allowedValues: schema291.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -37822,40 +37538,18 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(typeof data6 == "number"){
-if(data6 > 2147483647 || isNaN(data6)){
-const err14 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data6 < 0 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/CompletionItemTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
 }
 }
 }
 if(data.detail !== undefined && func0.call(data, "detail")){
 let data7 = data.detail;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err16 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema438.properties.detail.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: schema438.properties.detail.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err14];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -37866,12 +37560,12 @@ const _errs29 = errors;
 let valid9 = false;
 const _errs30 = errors;
 if(typeof data8 !== "string"){
-const err17 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err15];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -37891,24 +37585,24 @@ props1.value = true;
 }
 const _errs33 = errors;
 if(data8 !== null){
-const err18 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err16 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err16];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err16);
 }
 errors++;
 }
 var _valid2 = _errs33 === errors;
 valid9 = valid9 || _valid2;
 if(!valid9){
-const err19 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err17 = {instancePath:instancePath+"/documentation",schemaPath:"#/properties/documentation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err17];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err17);
 }
 errors++;
 }
@@ -37927,7 +37621,33 @@ vErrors = null;
 if(data.deprecated !== undefined && func0.call(data, "deprecated")){
 let data9 = data.deprecated;
 if((typeof data9 !== "boolean") && (data9 !== null)){
-const err20 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema438.properties.deprecated.type},message:"must be boolean,null"};
+const err18 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema438.properties.deprecated.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.preselect !== undefined && func0.call(data, "preselect")){
+let data10 = data.preselect;
+if((typeof data10 !== "boolean") && (data10 !== null)){
+const err19 = {instancePath:instancePath+"/preselect",schemaPath:"#/properties/preselect/type",keyword:"type",params:{type: schema438.properties.preselect.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.sortText !== undefined && func0.call(data, "sortText")){
+let data11 = data.sortText;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err20 = {instancePath:instancePath+"/sortText",schemaPath:"#/properties/sortText/type",keyword:"type",params:{type: schema438.properties.sortText.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -37937,10 +37657,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.preselect !== undefined && func0.call(data, "preselect")){
-let data10 = data.preselect;
-if((typeof data10 !== "boolean") && (data10 !== null)){
-const err21 = {instancePath:instancePath+"/preselect",schemaPath:"#/properties/preselect/type",keyword:"type",params:{type: schema438.properties.preselect.type},message:"must be boolean,null"};
+if(data.filterText !== undefined && func0.call(data, "filterText")){
+let data12 = data.filterText;
+if((typeof data12 !== "string") && (data12 !== null)){
+const err21 = {instancePath:instancePath+"/filterText",schemaPath:"#/properties/filterText/type",keyword:"type",params:{type: schema438.properties.filterText.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -37950,41 +37670,15 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.sortText !== undefined && func0.call(data, "sortText")){
-let data11 = data.sortText;
-if((typeof data11 !== "string") && (data11 !== null)){
-const err22 = {instancePath:instancePath+"/sortText",schemaPath:"#/properties/sortText/type",keyword:"type",params:{type: schema438.properties.sortText.type},message:"must be string,null"};
+if(data.insertText !== undefined && func0.call(data, "insertText")){
+let data13 = data.insertText;
+if((typeof data13 !== "string") && (data13 !== null)){
+const err22 = {instancePath:instancePath+"/insertText",schemaPath:"#/properties/insertText/type",keyword:"type",params:{type: schema438.properties.insertText.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.filterText !== undefined && func0.call(data, "filterText")){
-let data12 = data.filterText;
-if((typeof data12 !== "string") && (data12 !== null)){
-const err23 = {instancePath:instancePath+"/filterText",schemaPath:"#/properties/filterText/type",keyword:"type",params:{type: schema438.properties.filterText.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.insertText !== undefined && func0.call(data, "insertText")){
-let data13 = data.insertText;
-if((typeof data13 !== "string") && (data13 !== null)){
-const err24 = {instancePath:instancePath+"/insertText",schemaPath:"#/properties/insertText/type",keyword:"type",params:{type: schema438.properties.insertText.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
 }
 errors++;
 }
@@ -37995,7 +37689,30 @@ const _errs46 = errors;
 let valid10 = false;
 const _errs47 = errors;
 if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err25 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err23 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!((data14 === 1) || (data14 === 2))){
+const err24 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/enum",keyword:"enum",params:{allowedValues: schema442.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid3 = _errs47 === errors;
+valid10 = valid10 || _valid3;
+const _errs50 = errors;
+if(data14 !== null){
+const err25 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -38004,50 +37721,15 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(typeof data14 == "number"){
-if(data14 > 2147483647 || isNaN(data14)){
-const err26 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+var _valid3 = _errs50 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err26 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
-}
-errors++;
-}
-if(data14 < 0 || isNaN(data14)){
-const err27 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/$defs/InsertTextFormat/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-var _valid3 = _errs47 === errors;
-valid10 = valid10 || _valid3;
-const _errs50 = errors;
-if(data14 !== null){
-const err28 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-var _valid3 = _errs50 === errors;
-valid10 = valid10 || _valid3;
-if(!valid10){
-const err29 = {instancePath:instancePath+"/insertTextFormat",schemaPath:"#/properties/insertTextFormat/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
 }
 errors++;
 }
@@ -38069,59 +37751,47 @@ const _errs53 = errors;
 let valid12 = false;
 const _errs54 = errors;
 if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err30 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err27 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err27];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err27);
 }
 errors++;
 }
-if(typeof data15 == "number"){
-if(data15 > 2147483647 || isNaN(data15)){
-const err31 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data15 === 1) || (data15 === 2))){
+const err28 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err28];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err28);
 }
 errors++;
-}
-if(data15 < 0 || isNaN(data15)){
-const err32 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/$defs/InsertTextMode/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
 }
 var _valid4 = _errs54 === errors;
 valid12 = valid12 || _valid4;
 const _errs57 = errors;
 if(data15 !== null){
-const err33 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err29 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err29];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err29);
 }
 errors++;
 }
 var _valid4 = _errs57 === errors;
 valid12 = valid12 || _valid4;
 if(!valid12){
-const err34 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err30 = {instancePath:instancePath+"/insertTextMode",schemaPath:"#/properties/insertTextMode/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err30];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -38170,24 +37840,24 @@ props2.replace = true;
 }
 const _errs63 = errors;
 if(data16 !== null){
-const err35 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err31 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err31];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err31);
 }
 errors++;
 }
 var _valid5 = _errs63 === errors;
 valid14 = valid14 || _valid5;
 if(!valid14){
-const err36 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err32 = {instancePath:instancePath+"/textEdit",schemaPath:"#/properties/textEdit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err32];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -38206,12 +37876,12 @@ vErrors = null;
 if(data.textEditText !== undefined && func0.call(data, "textEditText")){
 let data17 = data.textEditText;
 if((typeof data17 !== "string") && (data17 !== null)){
-const err37 = {instancePath:instancePath+"/textEditText",schemaPath:"#/properties/textEditText/type",keyword:"type",params:{type: schema438.properties.textEditText.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/textEditText",schemaPath:"#/properties/textEditText/type",keyword:"type",params:{type: schema438.properties.textEditText.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err33];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -38219,12 +37889,12 @@ errors++;
 if(data.additionalTextEdits !== undefined && func0.call(data, "additionalTextEdits")){
 let data18 = data.additionalTextEdits;
 if((!(Array.isArray(data18))) && (data18 !== null)){
-const err38 = {instancePath:instancePath+"/additionalTextEdits",schemaPath:"#/properties/additionalTextEdits/type",keyword:"type",params:{type: schema438.properties.additionalTextEdits.type},message:"must be array,null"};
+const err34 = {instancePath:instancePath+"/additionalTextEdits",schemaPath:"#/properties/additionalTextEdits/type",keyword:"type",params:{type: schema438.properties.additionalTextEdits.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err34];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err34);
 }
 errors++;
 }
@@ -38241,12 +37911,12 @@ errors = vErrors.length;
 if(data.commitCharacters !== undefined && func0.call(data, "commitCharacters")){
 let data20 = data.commitCharacters;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-const err39 = {instancePath:instancePath+"/commitCharacters",schemaPath:"#/properties/commitCharacters/type",keyword:"type",params:{type: schema438.properties.commitCharacters.type},message:"must be array,null"};
+const err35 = {instancePath:instancePath+"/commitCharacters",schemaPath:"#/properties/commitCharacters/type",keyword:"type",params:{type: schema438.properties.commitCharacters.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err35];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err35);
 }
 errors++;
 }
@@ -38254,12 +37924,12 @@ if(Array.isArray(data20)){
 const len2 = data20.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data20[i2] !== "string"){
-const err40 = {instancePath:instancePath+"/commitCharacters/" + i2,schemaPath:"#/properties/commitCharacters/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err36 = {instancePath:instancePath+"/commitCharacters/" + i2,schemaPath:"#/properties/commitCharacters/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err36];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err36);
 }
 errors++;
 }
@@ -38285,24 +37955,24 @@ props3.arguments = true;
 }
 const _errs77 = errors;
 if(data22 !== null){
-const err41 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err37 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err37];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err37);
 }
 errors++;
 }
 var _valid6 = _errs77 === errors;
 valid19 = valid19 || _valid6;
 if(!valid19){
-const err42 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err38 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err42];
+vErrors = [err38];
 }
 else {
-vErrors.push(err42);
+vErrors.push(err38);
 }
 errors++;
 }
@@ -38326,24 +37996,24 @@ var _valid7 = _errs81 === errors;
 valid20 = valid20 || _valid7;
 const _errs82 = errors;
 if(data.data !== null){
-const err43 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err39 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err39];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err39);
 }
 errors++;
 }
 var _valid7 = _errs82 === errors;
 valid20 = valid20 || _valid7;
 if(!valid20){
-const err44 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err40 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err40];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err40);
 }
 errors++;
 }
@@ -38361,12 +38031,12 @@ vErrors = null;
 }
 }
 else {
-const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err41];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err41);
 }
 errors++;
 }
@@ -39112,7 +38782,7 @@ validate381.evaluated = {"dynamicProps":true,"dynamicItems":false};
 export const v82 = validate386;
 const schema465 = {"title":"SignatureHelpParams","description":"The structure `SignatureHelpParams` of the LSP 3.17 meta model.","type":"object","required":["textDocument","position"],"properties":{"textDocument":{"title":"Text document","description":"The required member `textDocument` of `SignatureHelpParams`.","$ref":"#/$defs/TextDocumentIdentifier"},"position":{"title":"Position","description":"The required member `position` of `SignatureHelpParams`.","$ref":"#/$defs/Position"},"workDoneToken":{"title":"Work done token","description":"The optional member `workDoneToken` of `SignatureHelpParams`.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"context":{"title":"Context","description":"The optional member `context` of `SignatureHelpParams`.","anyOf":[{"$ref":"#/$defs/SignatureHelpContext"},{"type":"null"}]}}};
 const schema469 = {"title":"SignatureHelpContext","description":"The structure `SignatureHelpContext` of the LSP 3.17 meta model.","type":"object","required":["triggerKind","isRetrigger"],"properties":{"triggerKind":{"title":"Trigger kind","description":"The required member `triggerKind` of `SignatureHelpContext`.","$ref":"#/$defs/SignatureHelpTriggerKind"},"triggerCharacter":{"title":"Trigger character","description":"The optional member `triggerCharacter` of `SignatureHelpContext`.","type":["string","null"]},"isRetrigger":{"title":"Is retrigger","description":"The required member `isRetrigger` of `SignatureHelpContext`.","type":"boolean"},"activeSignatureHelp":{"title":"Active signature help","description":"The optional member `activeSignatureHelp` of `SignatureHelpContext`.","anyOf":[{"$ref":"#/$defs/SignatureHelp"},{"type":"null"}]}}};
-const schema470 = {"title":"SignatureHelpTriggerKind","description":"The enumeration `SignatureHelpTriggerKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Invoked), 2 (TriggerCharacter), 3 (ContentChange)"};
+const schema470 = {"title":"SignatureHelpTriggerKind","description":"The enumeration `SignatureHelpTriggerKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3],"x-lsp-values":"1 (Invoked), 2 (TriggerCharacter), 3 (ContentChange)"};
 const schema471 = {"title":"SignatureHelp","description":"The structure `SignatureHelp` of the LSP 3.17 meta model.","type":"object","required":["signatures"],"properties":{"signatures":{"title":"Signatures","description":"The required member `signatures` of `SignatureHelp`.","type":"array","items":{"$ref":"#/$defs/SignatureInformation"}},"activeSignature":{"title":"Active signature","description":"The optional member `activeSignature` of `SignatureHelp`.","type":["integer","null"],"minimum":0,"maximum":2147483647},"activeParameter":{"title":"Active parameter","description":"The optional member `activeParameter` of `SignatureHelp`.","type":["integer","null"],"minimum":0,"maximum":2147483647}}};
 const schema472 = {"title":"SignatureInformation","description":"The structure `SignatureInformation` of the LSP 3.17 meta model.","type":"object","required":["label"],"properties":{"label":{"title":"Label","description":"The required member `label` of `SignatureInformation`.","type":"string"},"documentation":{"title":"Signature information documentation","description":"The optional member `documentation` of `SignatureInformation`.","anyOf":[{"type":"string"},{"$ref":"#/$defs/MarkupContent"},{"type":"null"}]},"parameters":{"title":"Parameters","description":"The optional member `parameters` of `SignatureInformation`.","type":["array","null"],"items":{"$ref":"#/$defs/ParameterInformation"}},"activeParameter":{"title":"Active parameter","description":"The optional member `activeParameter` of `SignatureInformation`.","type":["integer","null"],"minimum":0,"maximum":2147483647}}};
 const schema473 = {"title":"ParameterInformation","description":"The structure `ParameterInformation` of the LSP 3.17 meta model.","type":"object","required":["label"],"properties":{"label":{"title":"Parameter information label","description":"The required member `label` of `ParameterInformation`.","anyOf":[{"type":"string"},{"type":"array","prefixItems":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"integer","minimum":0,"maximum":2147483647}],"minItems":2,"maxItems":2,"items":false}]},"documentation":{"title":"Parameter information documentation","description":"The optional member `documentation` of `ParameterInformation`.","anyOf":[{"type":"string"},{"$ref":"#/$defs/MarkupContent"},{"type":"null"}]}}};
@@ -39719,9 +39389,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/SignatureHelpTriggerKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((data0 === 1) || (data0 === 2)) || (data0 === 3))){
+const err3 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/SignatureHelpTriggerKind/enum",keyword:"enum",params:{allowedValues: schema470.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -39730,8 +39399,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0 < 0 || isNaN(data0)){
-const err4 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/SignatureHelpTriggerKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.triggerCharacter !== undefined && func0.call(data, "triggerCharacter")){
+let data1 = data.triggerCharacter;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err4 = {instancePath:instancePath+"/triggerCharacter",schemaPath:"#/properties/triggerCharacter/type",keyword:"type",params:{type: schema469.properties.triggerCharacter.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -39741,28 +39413,14 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
-if(data.triggerCharacter !== undefined && func0.call(data, "triggerCharacter")){
-let data1 = data.triggerCharacter;
-if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/triggerCharacter",schemaPath:"#/properties/triggerCharacter/type",keyword:"type",params:{type: schema469.properties.triggerCharacter.type},message:"must be string,null"};
+if(data.isRetrigger !== undefined && func0.call(data, "isRetrigger")){
+if(typeof data.isRetrigger !== "boolean"){
+const err5 = {instancePath:instancePath+"/isRetrigger",schemaPath:"#/properties/isRetrigger/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.isRetrigger !== undefined && func0.call(data, "isRetrigger")){
-if(typeof data.isRetrigger !== "boolean"){
-const err6 = {instancePath:instancePath+"/isRetrigger",schemaPath:"#/properties/isRetrigger/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -39786,24 +39444,24 @@ props0.activeParameter = true;
 }
 const _errs11 = errors;
 if(data3 !== null){
-const err7 = {instancePath:instancePath+"/activeSignatureHelp",schemaPath:"#/properties/activeSignatureHelp/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err6 = {instancePath:instancePath+"/activeSignatureHelp",schemaPath:"#/properties/activeSignatureHelp/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err6];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err6);
 }
 errors++;
 }
 var _valid0 = _errs11 === errors;
 valid2 = valid2 || _valid0;
 if(!valid2){
-const err8 = {instancePath:instancePath+"/activeSignatureHelp",schemaPath:"#/properties/activeSignatureHelp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err7 = {instancePath:instancePath+"/activeSignatureHelp",schemaPath:"#/properties/activeSignatureHelp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err7];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -39821,12 +39479,12 @@ vErrors = null;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err8];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -41738,7 +41396,7 @@ validate406.evaluated = {"props":{"textDocument":true,"position":true,"workDoneT
 export const v89 = validate407;
 const schema493 = {"title":"TextDocumentDocumentHighlightResult","description":"The result of `textDocument/documentHighlight`.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/DocumentHighlight"}},{"type":"null"}]};
 const schema494 = {"title":"DocumentHighlight","description":"The structure `DocumentHighlight` of the LSP 3.17 meta model.","type":"object","required":["range"],"properties":{"range":{"title":"Range","description":"The required member `range` of `DocumentHighlight`.","$ref":"#/$defs/Range"},"kind":{"title":"Kind","description":"The optional member `kind` of `DocumentHighlight`.","anyOf":[{"$ref":"#/$defs/DocumentHighlightKind"},{"type":"null"}]}}};
-const schema495 = {"title":"DocumentHighlightKind","description":"The enumeration `DocumentHighlightKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Text), 2 (Read), 3 (Write)"};
+const schema495 = {"title":"DocumentHighlightKind","description":"The enumeration `DocumentHighlightKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3],"x-lsp-values":"1 (Text), 2 (Read), 3 (Write)"};
 
 function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41782,9 +41440,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/DocumentHighlightKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((data1 === 1) || (data1 === 2)) || (data1 === 3))){
+const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/DocumentHighlightKind/enum",keyword:"enum",params:{allowedValues: schema495.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -41793,8 +41450,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/DocumentHighlightKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+const _errs7 = errors;
+if(data1 !== null){
+const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -41803,29 +41463,15 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-var _valid0 = _errs4 === errors;
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-const _errs7 = errors;
-if(data1 !== null){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid1){
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 }
@@ -41843,12 +41489,12 @@ vErrors = null;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err5];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err5);
 }
 errors++;
 }
@@ -42307,9 +41953,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data1 === 1) || (data1 === 2)) || (data1 === 3)) || (data1 === 4)) || (data1 === 5)) || (data1 === 6)) || (data1 === 7)) || (data1 === 8)) || (data1 === 9)) || (data1 === 10)) || (data1 === 11)) || (data1 === 12)) || (data1 === 13)) || (data1 === 14)) || (data1 === 15)) || (data1 === 16)) || (data1 === 17)) || (data1 === 18)) || (data1 === 19)) || (data1 === 20)) || (data1 === 21)) || (data1 === 22)) || (data1 === 23)) || (data1 === 24)) || (data1 === 25)) || (data1 === 26))){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -42318,8 +41963,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.tags !== undefined && func0.call(data, "tags")){
+let data2 = data.tags;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err6 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema501.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -42328,12 +41976,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-if(data.tags !== undefined && func0.call(data, "tags")){
-let data2 = data.tags;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema501.properties.tags.type},message:"must be array,null"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err7 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -42342,12 +41990,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data3 === 1)){
+const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -42356,9 +42000,13 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+}
+}
+if(data.containerName !== undefined && func0.call(data, "containerName")){
+let data4 = data.containerName;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err9 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema501.properties.containerName.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -42367,42 +42015,16 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.deprecated !== undefined && func0.call(data, "deprecated")){
+let data5 = data.deprecated;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err10 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema501.properties.deprecated.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-}
-}
-if(data.containerName !== undefined && func0.call(data, "containerName")){
-let data4 = data.containerName;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema501.properties.containerName.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.deprecated !== undefined && func0.call(data, "deprecated")){
-let data5 = data.deprecated;
-if((typeof data5 !== "boolean") && (data5 !== null)){
-const err12 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema501.properties.deprecated.type},message:"must be boolean,null"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
 }
 errors++;
 }
@@ -42415,12 +42037,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err11];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -42520,9 +42142,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 2147483647 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data2 === 1) || (data2 === 2)) || (data2 === 3)) || (data2 === 4)) || (data2 === 5)) || (data2 === 6)) || (data2 === 7)) || (data2 === 8)) || (data2 === 9)) || (data2 === 10)) || (data2 === 11)) || (data2 === 12)) || (data2 === 13)) || (data2 === 14)) || (data2 === 15)) || (data2 === 16)) || (data2 === 17)) || (data2 === 18)) || (data2 === 19)) || (data2 === 20)) || (data2 === 21)) || (data2 === 22)) || (data2 === 23)) || (data2 === 24)) || (data2 === 25)) || (data2 === 26))){
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -42531,8 +42152,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data2 < 0 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.tags !== undefined && func0.call(data, "tags")){
+let data3 = data.tags;
+if((!(Array.isArray(data3))) && (data3 !== null)){
+const err8 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema504.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -42541,12 +42165,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-if(data.tags !== undefined && func0.call(data, "tags")){
-let data3 = data.tags;
-if((!(Array.isArray(data3))) && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema504.properties.tags.type},message:"must be array,null"};
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -42555,12 +42179,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(Array.isArray(data3)){
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data4 === 1)){
+const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -42569,40 +42189,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 2147483647 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
 }
 }
 }
 if(data.deprecated !== undefined && func0.call(data, "deprecated")){
 let data5 = data.deprecated;
 if((typeof data5 !== "boolean") && (data5 !== null)){
-const err13 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema504.properties.deprecated.type},message:"must be boolean,null"};
+const err11 = {instancePath:instancePath+"/deprecated",schemaPath:"#/properties/deprecated/type",keyword:"type",params:{type: schema504.properties.deprecated.type},message:"must be boolean,null"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err11];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -42622,12 +42220,12 @@ errors = vErrors.length;
 if(data.children !== undefined && func0.call(data, "children")){
 let data8 = data.children;
 if((!(Array.isArray(data8))) && (data8 !== null)){
-const err14 = {instancePath:instancePath+"/children",schemaPath:"#/properties/children/type",keyword:"type",params:{type: schema504.properties.children.type},message:"must be array,null"};
+const err12 = {instancePath:instancePath+"/children",schemaPath:"#/properties/children/type",keyword:"type",params:{type: schema504.properties.children.type},message:"must be array,null"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err12];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -42643,12 +42241,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err13];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -42765,7 +42363,7 @@ validate412.evaluated = {"dynamicProps":false,"dynamicItems":true};
 export const v92 = validate420;
 const schema507 = {"title":"CodeActionParams","description":"The structure `CodeActionParams` of the LSP 3.17 meta model.","type":"object","required":["textDocument","range","context"],"properties":{"workDoneToken":{"title":"Work done token","description":"The optional member `workDoneToken` of `CodeActionParams`.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"partialResultToken":{"title":"Partial result token","description":"The optional member `partialResultToken` of `CodeActionParams`.","anyOf":[{"$ref":"#/$defs/ProgressToken"},{"type":"null"}]},"textDocument":{"title":"Text document","description":"The required member `textDocument` of `CodeActionParams`.","$ref":"#/$defs/TextDocumentIdentifier"},"range":{"title":"Range","description":"The required member `range` of `CodeActionParams`.","$ref":"#/$defs/Range"},"context":{"title":"Context","description":"The required member `context` of `CodeActionParams`.","$ref":"#/$defs/CodeActionContext"}}};
 const schema511 = {"title":"CodeActionContext","description":"The structure `CodeActionContext` of the LSP 3.17 meta model.","type":"object","required":["diagnostics"],"properties":{"diagnostics":{"title":"Diagnostics","description":"The required member `diagnostics` of `CodeActionContext`.","type":"array","items":{"$ref":"#/$defs/Diagnostic"}},"only":{"title":"Only","description":"The optional member `only` of `CodeActionContext`.","type":["array","null"],"items":{"$ref":"#/$defs/CodeActionKind"}},"triggerKind":{"title":"Trigger kind","description":"The optional member `triggerKind` of `CodeActionContext`.","anyOf":[{"$ref":"#/$defs/CodeActionTriggerKind"},{"type":"null"}]}}};
-const schema513 = {"title":"CodeActionTriggerKind","description":"The enumeration `CodeActionTriggerKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Invoked), 2 (Automatic)"};
+const schema513 = {"title":"CodeActionTriggerKind","description":"The enumeration `CodeActionTriggerKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2],"x-lsp-values":"1 (Invoked), 2 (Automatic)"};
 
 function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -42853,9 +42451,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 2147483647 || isNaN(data4)){
-const err5 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/CodeActionTriggerKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data4 === 1) || (data4 === 2))){
+const err5 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/CodeActionTriggerKind/enum",keyword:"enum",params:{allowedValues: schema513.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -42864,8 +42461,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err6 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/$defs/CodeActionTriggerKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid0 = _errs11 === errors;
+valid6 = valid6 || _valid0;
+const _errs14 = errors;
+if(data4 !== null){
+const err6 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/properties/triggerKind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -42874,29 +42474,15 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-var _valid0 = _errs11 === errors;
+var _valid0 = _errs14 === errors;
 valid6 = valid6 || _valid0;
-const _errs14 = errors;
-if(data4 !== null){
-const err7 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/properties/triggerKind/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid6){
+const err7 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/properties/triggerKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs14 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const err8 = {instancePath:instancePath+"/triggerKind",schemaPath:"#/properties/triggerKind/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -42914,12 +42500,12 @@ vErrors = null;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err8];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -44381,9 +43967,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data1 === 1) || (data1 === 2)) || (data1 === 3)) || (data1 === 4)) || (data1 === 5)) || (data1 === 6)) || (data1 === 7)) || (data1 === 8)) || (data1 === 9)) || (data1 === 10)) || (data1 === 11)) || (data1 === 12)) || (data1 === 13)) || (data1 === 14)) || (data1 === 15)) || (data1 === 16)) || (data1 === 17)) || (data1 === 18)) || (data1 === 19)) || (data1 === 20)) || (data1 === 21)) || (data1 === 22)) || (data1 === 23)) || (data1 === 24)) || (data1 === 25)) || (data1 === 26))){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -44392,8 +43977,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.tags !== undefined && func0.call(data, "tags")){
+let data2 = data.tags;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err6 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema525.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -44402,12 +43990,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-if(data.tags !== undefined && func0.call(data, "tags")){
-let data2 = data.tags;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema525.properties.tags.type},message:"must be array,null"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err7 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -44416,12 +44004,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data3 === 1)){
+const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -44430,40 +44014,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
 }
 }
 }
 if(data.containerName !== undefined && func0.call(data, "containerName")){
 let data4 = data.containerName;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema525.properties.containerName.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema525.properties.containerName.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err9];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -44487,35 +44049,35 @@ props0.range = true;
 const _errs16 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if((data5.uri === undefined) || (!(func0.call(data5, "uri")))){
-const err12 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
+const err10 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err10];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err10);
 }
 errors++;
 }
 if(data5.uri !== undefined && func0.call(data5, "uri")){
 if(typeof data5.uri !== "string"){
-const err13 = {instancePath:instancePath+"/location/uri",schemaPath:"#/properties/location/anyOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/location/uri",schemaPath:"#/properties/location/anyOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err11];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err11);
 }
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err12];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -44528,12 +44090,12 @@ props0.uri = true;
 }
 }
 if(!valid5){
-const err15 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err13 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err13];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -44557,24 +44119,24 @@ var _valid1 = _errs22 === errors;
 valid7 = valid7 || _valid1;
 const _errs23 = errors;
 if(data.data !== null){
-const err16 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err14 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err14];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err14);
 }
 errors++;
 }
 var _valid1 = _errs23 === errors;
 valid7 = valid7 || _valid1;
 if(!valid7){
-const err17 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err15 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err15];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -44592,12 +44154,12 @@ vErrors = null;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err16];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -44778,9 +44340,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((((((((((((((((((((((((((data1 === 1) || (data1 === 2)) || (data1 === 3)) || (data1 === 4)) || (data1 === 5)) || (data1 === 6)) || (data1 === 7)) || (data1 === 8)) || (data1 === 9)) || (data1 === 10)) || (data1 === 11)) || (data1 === 12)) || (data1 === 13)) || (data1 === 14)) || (data1 === 15)) || (data1 === 16)) || (data1 === 17)) || (data1 === 18)) || (data1 === 19)) || (data1 === 20)) || (data1 === 21)) || (data1 === 22)) || (data1 === 23)) || (data1 === 24)) || (data1 === 25)) || (data1 === 26))){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -44789,8 +44350,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/SymbolKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.tags !== undefined && func0.call(data, "tags")){
+let data2 = data.tags;
+if((!(Array.isArray(data2))) && (data2 !== null)){
+const err6 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema525.properties.tags.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -44799,12 +44363,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-if(data.tags !== undefined && func0.call(data, "tags")){
-let data2 = data.tags;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: schema525.properties.tags.type},message:"must be array,null"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err7 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -44813,12 +44377,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data3 === 1)){
+const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -44827,40 +44387,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/SymbolTag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
 }
 }
 }
 if(data.containerName !== undefined && func0.call(data, "containerName")){
 let data4 = data.containerName;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema525.properties.containerName.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/containerName",schemaPath:"#/properties/containerName/type",keyword:"type",params:{type: schema525.properties.containerName.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err9];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -44884,35 +44422,35 @@ props0.range = true;
 const _errs16 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if((data5.uri === undefined) || (!(func0.call(data5, "uri")))){
-const err12 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
+const err10 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/required",keyword:"required",params:{missingProperty: "uri"},message:"must have required property '"+"uri"+"'"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err10];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err10);
 }
 errors++;
 }
 if(data5.uri !== undefined && func0.call(data5, "uri")){
 if(typeof data5.uri !== "string"){
-const err13 = {instancePath:instancePath+"/location/uri",schemaPath:"#/properties/location/anyOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/location/uri",schemaPath:"#/properties/location/anyOf/1/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err11];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err11);
 }
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err12];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -44925,12 +44463,12 @@ props0.uri = true;
 }
 }
 if(!valid5){
-const err15 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err13 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err13];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -44954,24 +44492,24 @@ var _valid1 = _errs22 === errors;
 valid7 = valid7 || _valid1;
 const _errs23 = errors;
 if(data.data !== null){
-const err16 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err14 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err14];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err14);
 }
 errors++;
 }
 var _valid1 = _errs23 === errors;
 valid7 = valid7 || _valid1;
 if(!valid7){
-const err17 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err15 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err15];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -44989,12 +44527,12 @@ vErrors = null;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err16];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -49654,7 +49192,7 @@ const schema603 = {"title":"TextDocumentItem","description":"The structure `Text
 const schema597 = {"title":"NotebookDocument","description":"The structure `NotebookDocument` of the LSP 3.17 meta model.","type":"object","required":["uri","notebookType","version","cells"],"properties":{"uri":{"title":"Uri","description":"The required member `uri` of `NotebookDocument`.","type":"string"},"notebookType":{"title":"Notebook type","description":"The required member `notebookType` of `NotebookDocument`.","type":"string"},"version":{"title":"Version","description":"The required member `version` of `NotebookDocument`.","type":"integer","minimum":-2147483648,"maximum":2147483647},"metadata":{"title":"Metadata","description":"The optional member `metadata` of `NotebookDocument`.","anyOf":[{"$ref":"#/$defs/LSPObject"},{"type":"null"}]},"cells":{"title":"Cells","description":"The required member `cells` of `NotebookDocument`.","type":"array","items":{"$ref":"#/$defs/NotebookCell"}}}};
 const schema598 = {"title":"LSPObject","description":"The type alias `LSPObject` of the LSP 3.17 meta model.","type":"object"};
 const schema599 = {"title":"NotebookCell","description":"The structure `NotebookCell` of the LSP 3.17 meta model.","type":"object","required":["kind","document"],"properties":{"kind":{"title":"Kind","description":"The required member `kind` of `NotebookCell`.","$ref":"#/$defs/NotebookCellKind"},"document":{"title":"Document","description":"The required member `document` of `NotebookCell`.","type":"string"},"metadata":{"title":"Metadata","description":"The optional member `metadata` of `NotebookCell`.","anyOf":[{"$ref":"#/$defs/LSPObject"},{"type":"null"}]},"executionSummary":{"title":"Execution summary","description":"The optional member `executionSummary` of `NotebookCell`.","anyOf":[{"$ref":"#/$defs/ExecutionSummary"},{"type":"null"}]}}};
-const schema600 = {"title":"NotebookCellKind","description":"The enumeration `NotebookCellKind` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Markup), 2 (Code)"};
+const schema600 = {"title":"NotebookCellKind","description":"The enumeration `NotebookCellKind` of the LSP 3.17 meta model.","type":"integer","enum":[1,2],"x-lsp-values":"1 (Markup), 2 (Code)"};
 const schema602 = {"title":"ExecutionSummary","description":"The structure `ExecutionSummary` of the LSP 3.17 meta model.","type":"object","required":["executionOrder"],"properties":{"executionOrder":{"title":"Execution order","description":"The required member `executionOrder` of `ExecutionSummary`.","type":"integer","minimum":0,"maximum":2147483647},"success":{"title":"Success","description":"The optional member `success` of `ExecutionSummary`.","type":["boolean","null"]}}};
 
 function validate495(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -49700,9 +49238,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/NotebookCellKind/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!((data0 === 1) || (data0 === 2))){
+const err3 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/NotebookCellKind/enum",keyword:"enum",params:{allowedValues: schema600.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -49711,26 +49248,15 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0 < 0 || isNaN(data0)){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/NotebookCellKind/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.document !== undefined && func0.call(data, "document")){
+if(typeof data.document !== "string"){
+const err4 = {instancePath:instancePath+"/document",schemaPath:"#/properties/document/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-if(data.document !== undefined && func0.call(data, "document")){
-if(typeof data.document !== "string"){
-const err5 = {instancePath:instancePath+"/document",schemaPath:"#/properties/document/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 }
@@ -49741,7 +49267,20 @@ const _errs7 = errors;
 let valid2 = false;
 const _errs8 = errors;
 if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-const err6 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/LSPObject/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/LSPObject/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid2 = valid2 || _valid0;
+const _errs11 = errors;
+if(data2 !== null){
+const err6 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -49750,28 +49289,15 @@ vErrors.push(err6);
 }
 errors++;
 }
-var _valid0 = _errs8 === errors;
+var _valid0 = _errs11 === errors;
 valid2 = valid2 || _valid0;
-const _errs11 = errors;
-if(data2 !== null){
-const err7 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!valid2){
+const err7 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const err8 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -49794,7 +49320,19 @@ let valid4 = false;
 const _errs15 = errors;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if((data3.executionOrder === undefined) || (!(func0.call(data3, "executionOrder")))){
-const err9 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/$defs/ExecutionSummary/required",keyword:"required",params:{missingProperty: "executionOrder"},message:"must have required property '"+"executionOrder"+"'"};
+const err8 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/$defs/ExecutionSummary/required",keyword:"required",params:{missingProperty: "executionOrder"},message:"must have required property '"+"executionOrder"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data3.executionOrder !== undefined && func0.call(data3, "executionOrder")){
+let data4 = data3.executionOrder;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err9 = {instancePath:instancePath+"/executionSummary/executionOrder",schemaPath:"#/$defs/ExecutionSummary/properties/executionOrder/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -49803,10 +49341,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data3.executionOrder !== undefined && func0.call(data3, "executionOrder")){
-let data4 = data3.executionOrder;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err10 = {instancePath:instancePath+"/executionSummary/executionOrder",schemaPath:"#/$defs/ExecutionSummary/properties/executionOrder/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data4 == "number"){
+if(data4 > 2147483647 || isNaN(data4)){
+const err10 = {instancePath:instancePath+"/executionSummary/executionOrder",schemaPath:"#/$defs/ExecutionSummary/properties/executionOrder/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -49815,9 +49352,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 2147483647 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/executionSummary/executionOrder",schemaPath:"#/$defs/ExecutionSummary/properties/executionOrder/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(data4 < 0 || isNaN(data4)){
+const err11 = {instancePath:instancePath+"/executionSummary/executionOrder",schemaPath:"#/$defs/ExecutionSummary/properties/executionOrder/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -49826,8 +49362,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/executionSummary/executionOrder",schemaPath:"#/$defs/ExecutionSummary/properties/executionOrder/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data3.success !== undefined && func0.call(data3, "success")){
+let data5 = data3.success;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+const err12 = {instancePath:instancePath+"/executionSummary/success",schemaPath:"#/$defs/ExecutionSummary/properties/success/type",keyword:"type",params:{type: schema602.properties.success.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -49838,27 +49378,13 @@ errors++;
 }
 }
 }
-if(data3.success !== undefined && func0.call(data3, "success")){
-let data5 = data3.success;
-if((typeof data5 !== "boolean") && (data5 !== null)){
-const err13 = {instancePath:instancePath+"/executionSummary/success",schemaPath:"#/$defs/ExecutionSummary/properties/success/type",keyword:"type",params:{type: schema602.properties.success.type},message:"must be boolean,null"};
+else {
+const err13 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/$defs/ExecutionSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/$defs/ExecutionSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -49871,24 +49397,24 @@ props0.success = true;
 }
 const _errs22 = errors;
 if(data3 !== null){
-const err15 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/properties/executionSummary/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err14 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/properties/executionSummary/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err14];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err14);
 }
 errors++;
 }
 var _valid1 = _errs22 === errors;
 valid4 = valid4 || _valid1;
 if(!valid4){
-const err16 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/properties/executionSummary/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err15 = {instancePath:instancePath+"/executionSummary",schemaPath:"#/properties/executionSummary/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err15];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -49906,12 +49432,12 @@ vErrors = null;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err16];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -51607,9 +51133,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((((data0 === 1) || (data0 === 2)) || (data0 === 3)) || (data0 === 4)) || (data0 === 5))){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/enum",keyword:"enum",params:{allowedValues: schema422.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -51618,8 +51143,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0 < 0 || isNaN(data0)){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.message !== undefined && func0.call(data, "message")){
+if(typeof data.message !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -51630,26 +51157,13 @@ errors++;
 }
 }
 }
-if(data.message !== undefined && func0.call(data, "message")){
-if(typeof data.message !== "string"){
-const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -51704,9 +51218,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(typeof data0 == "number"){
-if(data0 > 2147483647 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((((data0 === 1) || (data0 === 2)) || (data0 === 3)) || (data0 === 4)) || (data0 === 5))){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/enum",keyword:"enum",params:{allowedValues: schema422.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -51715,8 +51228,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0 < 0 || isNaN(data0)){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/MessageType/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.message !== undefined && func0.call(data, "message")){
+if(typeof data.message !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -51727,26 +51242,13 @@ errors++;
 }
 }
 }
-if(data.message !== undefined && func0.call(data, "message")){
-if(typeof data.message !== "string"){
-const err5 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -52253,7 +51755,7 @@ validate519.evaluated = {"props":{"textDocument":true,"text":true},"dynamicProps
 export const v136 = validate520;
 const schema634 = {"title":"DidChangeWatchedFilesParams","description":"The structure `DidChangeWatchedFilesParams` of the LSP 3.17 meta model.","type":"object","required":["changes"],"properties":{"changes":{"title":"Changes","description":"The required member `changes` of `DidChangeWatchedFilesParams`.","type":"array","items":{"$ref":"#/$defs/FileEvent"}}}};
 const schema635 = {"title":"FileEvent","description":"The structure `FileEvent` of the LSP 3.17 meta model.","type":"object","required":["uri","type"],"properties":{"uri":{"title":"Uri","description":"The required member `uri` of `FileEvent`.","type":"string"},"type":{"title":"Type","description":"The required member `type` of `FileEvent`.","$ref":"#/$defs/FileChangeType"}}};
-const schema636 = {"title":"FileChangeType","description":"The enumeration `FileChangeType` of the LSP 3.17 meta model.","type":"integer","minimum":0,"maximum":2147483647,"x-lsp-values":"1 (Created), 2 (Changed), 3 (Deleted)"};
+const schema636 = {"title":"FileChangeType","description":"The enumeration `FileChangeType` of the LSP 3.17 meta model.","type":"integer","enum":[1,2,3],"x-lsp-values":"1 (Created), 2 (Changed), 3 (Deleted)"};
 
 function validate521(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -52310,9 +51812,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 2147483647 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/FileChangeType/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(!(((data1 === 1) || (data1 === 2)) || (data1 === 3))){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/FileChangeType/enum",keyword:"enum",params:{allowedValues: schema636.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -52321,26 +51822,15 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/FileChangeType/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
