@@ -153,8 +153,10 @@ fn a_symbol_kind_outside_the_model_is_refused_in_a_real_recording() {
         let _ = std::fs::remove_file(&path);
         assert!(!found.is_empty(), "kind {kind:?} passed");
         assert!(
-            found.iter().all(|(_, problem, pointer)| problem == "invalid_result"
-                && pointer.as_deref().is_some_and(|p| p.starts_with("/result"))),
+            found
+                .iter()
+                .all(|(_, problem, pointer)| problem == "invalid_result"
+                    && pointer.as_deref().is_some_and(|p| p.starts_with("/result"))),
             "kind {kind:?}: {found:?}"
         );
     }
