@@ -80,7 +80,7 @@ def test_readme_example_serves_a_session(name: str, code: str, tmp_path: Path) -
         done = subprocess.run([sys.executable, str(script)], input=stdin, capture_output=True, timeout=60)
         answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
         assert answers[0]["result"]["protocolVersion"] == "2025-06-18", name
-        assert answers[0]["result"]["capabilities"] == {"tools": {"listChanged": False}}, name
+        assert answers[0]["result"]["capabilities"] == {"logging": {}, "tools": {"listChanged": True}}, name
         assert answers[1]["result"]["content"] == [{"type": "text", "text": "5"}], name
     else:
         requests = [
