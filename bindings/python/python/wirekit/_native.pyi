@@ -11,6 +11,7 @@ __all__ = [
     "ContentLengthDecoder",
     "ContentLengthEncoder",
     "Frame",
+    "JsonSchema",
     "Message",
     "NdjsonDecoder",
     "NdjsonEncoder",
