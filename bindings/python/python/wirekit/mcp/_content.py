@@ -174,20 +174,22 @@ def read_result(uri: str, value: Any, mime_type: Optional[str]) -> dict[str, Any
     return {"contents": [resource_contents(uri, value, mime_type)]}
 
 
+def message(item: Any) -> dict[str, Any]:
+    """One message (a prompt's, or one asked of the client's model): a
+    `Message`, a message dict as it is, or any content as a user message."""
+    if isinstance(item, Message):
+        return item.message()
+    if isinstance(item, dict) and "role" in item:
+        return item
+    return {"role": "user", "content": one_content(item)}
+
+
 def prompt_result(value: Any, description: Optional[str]) -> dict[str, Any]:
     """A prompt's return value as a `GetPromptResult`."""
     if isinstance(value, dict) and "messages" in value:
         return value
     items = value if isinstance(value, list) else [value]
-    messages = []
-    for item in items:
-        if isinstance(item, Message):
-            messages.append(item.message())
-        elif isinstance(item, dict) and "role" in item:
-            messages.append(item)
-        else:
-            messages.append({"role": "user", "content": one_content(item)})
-    result: dict[str, Any] = {"messages": messages}
+    result: dict[str, Any] = {"messages": [message(item) for item in items]}
     if description:
         result["description"] = description
     return result

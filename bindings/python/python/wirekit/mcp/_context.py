@@ -21,13 +21,27 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from .._native import Context as NativeContext
-from ._content import Message, one_content
+from ._content import message
 
 if TYPE_CHECKING:
     from ._server import Server
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """MCP's logging levels, least severe first (RFC 5424's)."""
+
+
+def log_params(level: str, data: Any, logger: Optional[str], threshold: str) -> Optional[dict[str, Any]]:
+    """The params of `notifications/message` at `level`, or None when it is
+    below `threshold` (the level the client set); `ValueError` for a level
+    MCP does not have."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown logging level {level!r}; MCP's levels are {', '.join(LEVELS)}")
+    if LEVELS.index(level) < LEVELS.index(threshold):
+        return None
+    params: dict[str, Any] = {"level": level, "data": data}
+    if logger is not None:
+        params["logger"] = logger
+    return params
 
 
 class Context:
@@ -88,13 +102,9 @@ class Context:
         """Sends `notifications/message` at `level` (one of `LEVELS`) when
         it is at least the level the client set with `logging/setLevel`;
         False when it was below it and not sent."""
-        if level not in LEVELS:
-            raise ValueError(f"unknown logging level {level!r}; MCP's levels are {', '.join(LEVELS)}")
-        if LEVELS.index(level) < LEVELS.index(self._server.log_level):
+        params = log_params(level, data, logger, self._server.log_level)
+        if params is None:
             return False
-        params: dict[str, Any] = {"level": level, "data": data}
-        if logger is not None:
-            params["logger"] = logger
         self._native.notify("notifications/message", params)
         return True
 
@@ -111,7 +121,7 @@ class Context:
         one user text, or a list of `Message`s, message dicts or contents
         (each a user message). Returns the `CreateMessageResult`."""
         items = [messages] if isinstance(messages, str) else messages
-        params: dict[str, Any] = {"messages": [_message(item) for item in items], "maxTokens": max_tokens, **extra}
+        params: dict[str, Any] = {"messages": [message(item) for item in items], "maxTokens": max_tokens, **extra}
         if system_prompt is not None:
             params["systemPrompt"] = system_prompt
         return self.request("sampling/createMessage", params, timeout=timeout)
@@ -139,11 +149,3 @@ class Context:
     async def alist_roots(self, **options: Any) -> list[Any]:
         """`list_roots` for an `async def` handler."""
         return await asyncio.to_thread(self.list_roots, **options)
-
-
-def _message(item: Any) -> Any:
-    if isinstance(item, Message):
-        return item.message()
-    if isinstance(item, dict) and "role" in item:
-        return item
-    return {"role": "user", "content": one_content(item)}

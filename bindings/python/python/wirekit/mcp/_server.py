@@ -17,7 +17,7 @@ from .._native import JsonSchema, embedded_protocols
 from ..errors import RpcError
 from ..service import DEFAULT_CONCURRENCY, ResultCheck, Service
 from . import _content, _hints
-from ._context import LEVELS, Context
+from ._context import Context, log_params
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -300,13 +300,9 @@ class Server(Service):
 
     def log(self, level: str, data: Any, *, logger: Optional[str] = None) -> bool:
         """`Context.log` from outside a handler (another thread of the server)."""
-        if level not in LEVELS:
-            raise ValueError(f"unknown logging level {level!r}; MCP's levels are {', '.join(LEVELS)}")
-        if LEVELS.index(level) < LEVELS.index(self.log_level):
+        params = log_params(level, data, logger, self.log_level)
+        if params is None:
             return False
-        params: dict[str, Any] = {"level": level, "data": data}
-        if logger is not None:
-            params["logger"] = logger
         self.notify("notifications/message", params)
         return True
 
