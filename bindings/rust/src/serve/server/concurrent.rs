@@ -49,7 +49,7 @@ use crate::validate::Part;
 pub const QUEUED: usize = 8;
 
 /// How often a waiting dispatcher asks [`ConcurrentHandler::interrupted`].
-const STOPPED_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+const INTERRUPTED_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// What reaches the dispatcher.
 pub(crate) enum Event {
@@ -350,7 +350,7 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                             continue;
                         }
                     }
-                    match self.events.recv_timeout(STOPPED_POLL) {
+                    match self.events.recv_timeout(INTERRUPTED_POLL) {
                         Ok(event) => event,
                         // Python's Ctrl-C is seen here, on the thread that
                         // called the loop: the input is read on another.
