@@ -1,7 +1,7 @@
 //! Python callables as the handler of the core's concurrent serve loop
-//! (`Server::serve_concurrent`): each called on a worker thread of the
-//! core's, attached to Python for the call only, as `handler(params,
-//! context)` with a `Context` (`wirekit._native.Context`). A sync handler
+//! (`Server::serve_concurrent`): each called on the thread that serves
+//! (while nothing else runs) or on a pool thread of the core's, as
+//! `handler(params, context)` with a `Context` (`wirekit._native.Context`). A sync handler
 //! that sleeps or waits on I/O releases the GIL, so other requests (a
 //! `ping`) are answered meanwhile; `wirekit.Service` runs `async def`
 //! handlers on its asyncio loop through the same call.

@@ -283,7 +283,7 @@ impl PyServer {
         let stdin = Interruptible {
             inner: io::stdin(),
             fatal: Arc::clone(&fatal),
-            checks_signals: self.concurrency.is_none(),
+            serving: std::thread::current().id(),
         };
         let flush = |py: Python<'_>| -> PyResult<()> {
             let sys = py.import("sys")?;

@@ -47,18 +47,19 @@ impl<W: Write> Write for Guarded<W> {
 pub(crate) struct Interruptible<R: Read> {
     pub(crate) inner: R,
     pub(crate) fatal: Fatal,
-    /// False where the input is read on a thread of the core's (the
-    /// concurrent loop): Python runs signal handlers on the main thread
+    /// The thread that serves: signal handlers are run before a read on
+    /// it only. The concurrent loop reads on its reader thread too while a
+    /// handler is slow, and Python runs signal handlers on the main thread
     /// only, so attaching there before each read would cost a thread state
-    /// and a turn on the GIL for nothing; the loop's own thread runs them
-    /// (`ConcurrentHandler::interrupted`).
-    pub(crate) checks_signals: bool,
+    /// and a turn on the GIL for nothing; the calling thread runs them
+    /// while it waits (`ConcurrentHandler::interrupted`).
+    pub(crate) serving: std::thread::ThreadId,
 }
 
 impl<R: Read> Interruptible<R> {
     /// Runs Python's signal handlers; an exception they raise stops the loop.
     fn check_signals(&self) -> io::Result<()> {
-        if !self.checks_signals {
+        if std::thread::current().id() != self.serving {
             return Ok(());
         }
         match Python::attach(|py| py.check_signals()) {

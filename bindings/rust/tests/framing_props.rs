@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use wirekit::framing::{
-    decoder_for, encoder_for, FaultKind, FrameDecoder, FrameLimits, Framing, FramingError,
+    decoder_for, encoder_for, FaultKind, FrameDecoder, FrameLimits, FrameReader, Framing,
+    FramingError, ReadError,
 };
 
 /// A decoder result, comparable.
@@ -115,6 +116,57 @@ fn drain(framing: Framing, decoder: &mut dyn FrameDecoder, out: &mut Vec<Outcome
                 Outcome::Fault(error.offset(), error.kind())
             }
         });
+    }
+}
+
+/// A reader that hands out its bytes in pieces of the given sizes (cycled).
+struct Pieces<'a> {
+    rest: &'a [u8],
+    sizes: std::iter::Cycle<std::iter::Copied<std::slice::Iter<'a, usize>>>,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let size = self.sizes.next().unwrap_or(1).clamp(1, buf.len().max(1));
+        let size = size.min(self.rest.len()).min(buf.len());
+        let (piece, rest) = self.rest.split_at(size);
+        buf[..size].copy_from_slice(piece);
+        self.rest = rest;
+        Ok(size)
+    }
+}
+
+/// `input` read through a [`FrameReader`] in pieces; where `buffered` says
+/// (cycled), [`FrameReader::read_buffered_frame`] is asked first.
+fn read_all(
+    framing: Framing,
+    limits: FrameLimits,
+    input: &[u8],
+    sizes: &[usize],
+    buffered: &[bool],
+) -> Vec<Result<String, String>> {
+    let pieces = Pieces {
+        rest: input,
+        sizes: sizes.iter().copied().cycle(),
+    };
+    let mut reader = FrameReader::new(pieces, framing, limits).with_chunk_size(16);
+    let mut buffered = buffered.iter().copied().cycle();
+    let mut out = Vec::new();
+    loop {
+        let item = match buffered
+            .next()
+            .unwrap_or(false)
+            .then(|| reader.read_buffered_frame())
+        {
+            Some(Some(item)) => Some(item.map_err(ReadError::Framing)),
+            _ => reader.read_frame().transpose(),
+        };
+        match item {
+            None => return out,
+            Some(Ok(frame)) => out.push(Ok(frame.body().to_owned())),
+            Some(Err(ReadError::Framing(fault))) => out.push(Err(format!("{:?}", fault.kind()))),
+            Some(Err(ReadError::Io(error))) => out.push(Err(error.to_string())),
+        }
     }
 }
 
@@ -236,6 +288,18 @@ proptest! {
         prop_assert_eq!(decode(framing, limits, &input, &sizes), whole.clone());
         prop_assert_eq!(decode_lent(framing, limits, &input, &sizes), whole.clone());
         prop_assert_eq!(decode(framing, limits, &input, &[1]), whole);
+    }
+
+    #[test]
+    fn reading_buffered_frames_first_changes_nothing(
+        framing in framing(),
+        input in soup(),
+        limits in small_limits(),
+        sizes in chunk_sizes(),
+        buffered in prop::collection::vec(any::<bool>(), 1..6),
+    ) {
+        let plain = read_all(framing, limits, &input, &sizes, &[false]);
+        prop_assert_eq!(read_all(framing, limits, &input, &sizes, &buffered), plain);
     }
 
     #[test]

@@ -212,6 +212,7 @@ impl ConcurrentHandler for Tools {
                         };
                         answer(format!("{first:?} {second:?} {invalid}"))
                     }
+                    "thread" => answer(format!("{:?}", thread::current().id())),
                     // A handler's bug, on purpose: the loop must survive it.
                     #[allow(clippy::panic)]
                     "panic" => panic!("the tool broke"),
@@ -222,6 +223,45 @@ impl ConcurrentHandler for Tools {
             }
         }
     }
+}
+
+/// Rule 1: while nothing else runs, a request runs on the thread that
+/// called the loop (no hand-over between threads); one sent while a slow
+/// tool runs is read by the reader thread and runs on a pool thread; once
+/// the slow tool is done, requests run on the calling thread again.
+#[test]
+fn quick_requests_run_on_the_calling_thread_and_others_beside_a_slow_one() {
+    let session = Session::start(Tools::default(), Concurrency::default()).initialized(json!({}));
+    let serving = format!("{:?}", session.served.thread().id());
+    let mut round_trip = |id: u64| {
+        session.send(call(id, "thread", json!({})));
+        let (_, answer) = session.next();
+        assert_eq!(answer["id"], id, "{answer}");
+        text(&answer).to_owned()
+    };
+    for id in 1..=20 {
+        assert_eq!(round_trip(id), serving, "request {id}");
+    }
+    session.send(call(100, "sleep", json!({"ms": 300})));
+    thread::sleep(Duration::from_millis(50));
+    session.send(call(101, "thread", json!({})));
+    let (_, beside) = session.next();
+    assert_eq!(beside["id"], 101, "{beside}");
+    assert_ne!(
+        text(&beside),
+        serving,
+        "a request beside a slow one runs elsewhere"
+    );
+    let (_, slow) = session.next();
+    assert_eq!(slow["id"], 100, "{slow}");
+    // The reader thread hands reading back after at most one more frame.
+    let back: Vec<String> = (102..=106).map(&mut round_trip).collect();
+    assert!(
+        back[1..].iter().all(|thread| *thread == serving),
+        "{back:?} (serving on {serving})"
+    );
+    let (outcome, _) = session.close();
+    outcome.expect("serves");
 }
 
 #[test]

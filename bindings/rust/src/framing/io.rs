@@ -202,6 +202,22 @@ impl<R: Read> FrameReader<R> {
         }
     }
 
+    /// The next frame whole in the bytes already read, without reading:
+    /// `None` when [`FrameReader::read_frame`] would have to read first (or
+    /// the stream is over). A caller that writes its answers in batches
+    /// flushes them on `None`, before the read that may block. Mixing the
+    /// two calls gives the frames `read_frame` alone gives.
+    pub fn read_buffered_frame(&mut self) -> Option<Result<Frame, FramingError>> {
+        let pending = self.chunk.get(self.start..self.end).unwrap_or_default();
+        if pending.is_empty() {
+            return None;
+        }
+        let step = self.decoder.decode(pending);
+        self.start += step.consumed;
+        self.consumed += step.consumed as u64;
+        step.item.map(|item| item.map(|frame| frame.into_frame()))
+    }
+
     /// How many bytes of the stream lie before the end of the last frame
     /// or fault returned: a frame's own bytes (header, body, line ending)
     /// are those between the previous result's `consumed` and its own, so a

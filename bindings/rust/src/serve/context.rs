@@ -168,8 +168,10 @@ pub(super) enum Outgoing {
         params: Option<Value>,
         reply: mpsc::Sender<Result<Value, PeerError>>,
     },
-    /// The asker stopped waiting for `id` (it timed out).
-    Abandon(Id),
+    /// The asker stopped waiting for `id` (it timed out); `done` is told
+    /// once the loop has forgotten it (and sent the cancellation), so the
+    /// handler's own answer comes after.
+    Abandon { id: Id, done: mpsc::Sender<()> },
 }
 
 /// The other side of the session, as a handler reaches it: notifications
@@ -223,7 +225,10 @@ impl Peer {
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(PeerError::Closed),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 // The loop forgets the request (and cancels it where it may).
-                let _ = self.send(Outgoing::Abandon(id));
+                let (done, forgotten) = mpsc::channel();
+                if self.send(Outgoing::Abandon { id, done }).is_ok() {
+                    let _ = forgotten.recv();
+                }
                 Err(PeerError::TimedOut {
                     method: method.to_owned(),
                     after: timeout,

@@ -1,70 +1,27 @@
-//! The concurrent serve loop: requests run side by side on a bounded pool
-//! of threads, answered as they finish, with every check of the
-//! sequential loop in the same order.
-//!
-//! Rules, each kept by the dispatcher (the calling thread, the only one
-//! that touches the session or writes):
-//! 1. Frames are decoded as they arrive. A response goes to the handler
-//!    waiting for it; the protocol's cancellation sets the named request's
-//!    flag at once; everything else joins a queue, in order.
-//! 2. The queue's head starts when it may: a request that moves the session
-//!    (a lifecycle step, the capabilities or version method, a method of a
-//!    stateful rule) waits until nothing runs and holds the queue until it
-//!    is answered; a notification holds the queue until its handler
-//!    returns (LSP's document changes reach the handler before a later
-//!    request); any other request starts while fewer than
-//!    [`Concurrency::max_in_flight`] run. Checks (lifecycle, params,
-//!    admission) happen when a request starts, so they see every earlier
-//!    answer.
-//! 3. Memory is bounded: the reader takes one of [`QUEUED`] credits before
-//!    each frame and gets it back when the frame leaves the queue, so at
-//!    most that many frames wait; beyond, reading stops.
-//! 4. A request a handler sends the client gets an id of the server's own,
-//!    its checked answer, or [`PeerError`] (refused, timed out, closed).
-//!    When the input ends, no answer can come: waiting handlers get
-//!    `Closed`, and the loop ends once every running handler has returned.
+//! The loop's state and its steps (the rules of the module), driven by
+//! whichever thread holds its lock: the thread that read a frame starts
+//! it, and the thread that ran a handler writes its answer.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 
 use serde_json::Value;
 
-use super::super::context::{
-    Concurrency, ConcurrentHandler, Outgoing, Peer, PeerError, RequestContext,
-};
-use super::super::fault::RuntimeFault;
-use super::super::handler::Handler;
-use super::{ends_stream, handler_stopped, Admission, Admitted, Flow, ServeOutcome, Server};
+use super::super::super::context::{ConcurrentHandler, Outgoing, Peer, PeerError, RequestContext};
+use super::super::super::fault::RuntimeFault;
+use super::super::super::handler::Handler;
+use super::super::{ends_stream, handler_stopped, Admission, Admitted, Flow, ServeOutcome, Server};
+use super::control::{Control, Input};
+use super::{Credits, Event};
 use crate::envelope::{
     self, EnvelopeError, ErrorObject, Id, Message, Notification, Request, Response,
 };
-use crate::framing::{Frame, FrameReader, FramingError, ReadError};
+use crate::framing::{Frame, FramingError};
 use crate::protocol::{CancelledAnswer, MethodKind};
 use crate::validate::Part;
-
-/// Frames read ahead of the one being started, at most.
-pub const QUEUED: usize = 8;
-
-/// How often a waiting dispatcher asks [`ConcurrentHandler::interrupted`].
-const INTERRUPTED_POLL: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// What reaches the dispatcher.
-pub(crate) enum Event {
-    /// A frame the reader read (or the fault that refused it).
-    Frame(Result<Frame, FramingError>),
-    /// The input closed (`None`) or failed.
-    InputEnded(Option<std::io::Error>),
-    /// A handler returned (`Err`: it panicked, with the panic's text).
-    Done {
-        job: u64,
-        outcome: Result<Result<Value, ErrorObject>, String>,
-    },
-    /// A handler sends something.
-    Outgoing(Outgoing),
-}
 
 /// A frame waiting its turn.
 enum Work {
@@ -74,13 +31,38 @@ enum Work {
     Notification(Notification),
 }
 
-/// What a worker runs.
-struct Job {
-    number: u64,
+/// A handler call, run by the thread that started it.
+pub(super) struct Job {
+    pub(super) number: u64,
     method: String,
     params: Option<Value>,
     /// A request's context; `None` for a notification.
     context: Option<RequestContext>,
+}
+
+/// What a handler call gave: its answer, or the text of its panic.
+pub(super) type Outcome = Result<Result<Value, ErrorObject>, String>;
+
+/// Runs a handler call; a panic is caught and becomes its text.
+pub(super) fn execute<H: ConcurrentHandler + ?Sized>(
+    handler: &H,
+    job: &Job,
+    peer: &Peer,
+) -> Outcome {
+    catch_unwind(AssertUnwindSafe(|| match &job.context {
+        Some(context) => handler.handle(context, &job.method, job.params.clone()),
+        None => {
+            handler.notify(peer, &job.method, job.params.clone());
+            Ok(Value::Null)
+        }
+    }))
+    .map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned())
+    })
 }
 
 /// A handler that has not returned.
@@ -111,216 +93,22 @@ enum Ending {
     HandlerStopped,
 }
 
-/// The reader's credits (rule 3).
-struct Credits {
-    state: Mutex<(usize, bool)>,
-    changed: Condvar,
-}
-
-impl Credits {
-    fn new(count: usize) -> Self {
-        Credits {
-            state: Mutex::new((count, false)),
-            changed: Condvar::new(),
-        }
-    }
-
-    /// Waits for a credit; `false` once closed.
-    fn take(&self) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while state.0 == 0 && !state.1 {
-            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
-        }
-        if state.1 {
-            return false;
-        }
-        state.0 -= 1;
-        true
-    }
-
-    fn give(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.0 += 1;
-        self.changed.notify_one();
-    }
-
-    fn close(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.1 = true;
-        self.changed.notify_all();
-    }
-}
-
-impl Server {
-    /// Serves `input` with requests running side by side (the module's
-    /// rules), writing each answer as it is made and flushing whenever
-    /// nothing else is waiting to be written. Returns once the session has
-    /// ended and every running handler has returned. The input is read on
-    /// a thread of its own, which is left blocked in its read when the
-    /// session ends before the input does.
-    pub fn serve_concurrent<H, R, W>(
-        &mut self,
-        handler: &H,
-        input: R,
-        output: W,
-        concurrency: Concurrency,
-    ) -> std::io::Result<ServeOutcome>
-    where
-        H: ConcurrentHandler + ?Sized,
-        R: Read + Send + 'static,
-        W: Write,
-    {
-        let (events_sender, events) = mpsc::channel();
-        let credits = Arc::new(Credits::new(QUEUED));
-        let framing = self.protocol.manifest().transport.framing;
-        let limits = self.limits();
-        {
-            let events = events_sender.clone();
-            let credits = Arc::clone(&credits);
-            std::thread::Builder::new()
-                .name("wirekit-reader".to_owned())
-                .spawn(move || read_frames(input, framing, limits, &events, &credits))?;
-        }
-        let peer = Peer {
-            sender: events_sender.clone(),
-            next_id: Arc::new(AtomicU64::new(1)),
-            timeout: concurrency.request_timeout,
-        };
-        let (jobs_sender, jobs) = mpsc::channel::<Job>();
-        let jobs = Mutex::new(jobs);
-        let outcome = std::thread::scope(|scope| {
-            let mut spawn_worker = || {
-                let (jobs, events, peer) = (&jobs, events_sender.clone(), peer.clone());
-                scope.spawn(move || work(handler, jobs, &events, &peer));
-            };
-            let mut run = Run {
-                server: self,
-                handler,
-                output,
-                dirty: false,
-                events,
-                credits: &credits,
-                jobs: jobs_sender,
-                peer: peer.clone(),
-                max_in_flight: concurrency.max_in_flight.max(1),
-                workers: 0,
-                next_job: 0,
-                queue: VecDeque::new(),
-                running: HashMap::new(),
-                holding: None,
-                asked: HashMap::new(),
-                input_open: true,
-                ending: None,
-            };
-            let outcome = run.dispatch(&mut spawn_worker);
-            // Dropping the job sender ends the idle workers; the scope
-            // joins them (every running one has returned already).
-            drop(run);
-            outcome
-        });
-        credits.close();
-        outcome
-    }
-}
-
-/// The reader thread: frames to the dispatcher, a credit for each.
-fn read_frames<R: Read>(
-    input: R,
-    framing: crate::framing::Framing,
-    limits: crate::framing::FrameLimits,
-    events: &mpsc::Sender<Event>,
-    credits: &Credits,
-) {
-    let mut reader = FrameReader::new(input, framing, limits);
-    loop {
-        if !credits.take() {
-            return;
-        }
-        let (event, last) = match reader.read_frame() {
-            Ok(Some(frame)) => (Event::Frame(Ok(frame)), false),
-            Ok(None) => (Event::InputEnded(None), true),
-            Err(ReadError::Io(error)) => (Event::InputEnded(Some(error)), true),
-            Err(ReadError::Framing(fault)) => {
-                let lost = ends_stream(framing, &fault);
-                (Event::Frame(Err(fault)), lost)
-            }
-        };
-        if events.send(event).is_err() || last {
-            return;
-        }
-    }
-}
-
-/// A worker thread: runs jobs until the dispatcher stops sending them.
-fn work<H: ConcurrentHandler + ?Sized>(
-    handler: &H,
-    jobs: &Mutex<mpsc::Receiver<Job>>,
-    events: &mpsc::Sender<Event>,
-    peer: &Peer,
-) {
-    handler.worker(&mut || run_jobs(handler, jobs, events, peer));
-}
-
-/// The worker's loop: jobs until the dispatcher stops sending them.
-fn run_jobs<H: ConcurrentHandler + ?Sized>(
-    handler: &H,
-    jobs: &Mutex<mpsc::Receiver<Job>>,
-    events: &mpsc::Sender<Event>,
-    peer: &Peer,
-) {
-    loop {
-        let job = {
-            let jobs = jobs.lock().unwrap_or_else(|e| e.into_inner());
-            jobs.recv()
-        };
-        let Ok(Job {
-            number,
-            method,
-            params,
-            context,
-        }) = job
-        else {
-            return;
-        };
-        let outcome = catch_unwind(AssertUnwindSafe(|| match &context {
-            Some(context) => handler.handle(context, &method, params),
-            None => {
-                handler.notify(peer, &method, params);
-                Ok(Value::Null)
-            }
-        }))
-        .map_err(|panic| {
-            panic
-                .downcast_ref::<&str>()
-                .map(|text| (*text).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".to_owned())
-        });
-        if events
-            .send(Event::Done {
-                job: number,
-                outcome,
-            })
-            .is_err()
-        {
-            return;
-        }
-    }
-}
-
-/// The dispatcher's state.
-struct Run<'a, H: ConcurrentHandler + ?Sized, W: Write> {
+/// The loop's state.
+pub(super) struct Run<'a, H: ConcurrentHandler + ?Sized, W: Write> {
     server: &'a mut Server,
     handler: &'a H,
     output: W,
     /// Written since the last flush.
     dirty: bool,
-    events: mpsc::Receiver<Event>,
-    credits: &'a Credits,
-    jobs: mpsc::Sender<Job>,
+    control: Arc<Control>,
+    credits: Arc<Credits>,
     peer: Peer,
-    max_in_flight: usize,
-    workers: usize,
+    /// Wakes the pool's threads.
+    wake: mpsc::Sender<Event>,
+    pub(super) max_in_flight: usize,
+    /// The pool's threads, and those of them running a handler.
+    pub(super) pool_threads: usize,
+    pub(super) pool_busy: usize,
     next_job: u64,
     queue: VecDeque<Work>,
     running: HashMap<u64, Running>,
@@ -329,48 +117,132 @@ struct Run<'a, H: ConcurrentHandler + ?Sized, W: Write> {
     asked: HashMap<Id, Asked>,
     input_open: bool,
     ending: Option<Ending>,
+    /// The outcome was taken: the loop's threads stop.
+    over: bool,
 }
 
-impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
-    fn dispatch(&mut self, spawn_worker: &mut dyn FnMut()) -> std::io::Result<ServeOutcome> {
-        loop {
-            if let Err(error) = self.start_ready(spawn_worker) {
-                self.end(Ending::Failed(error));
+impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        server: &'a mut Server,
+        handler: &'a H,
+        output: W,
+        control: Arc<Control>,
+        credits: Arc<Credits>,
+        peer: Peer,
+        wake: mpsc::Sender<Event>,
+        max_in_flight: usize,
+    ) -> Self {
+        Run {
+            server,
+            handler,
+            output,
+            dirty: false,
+            control,
+            credits,
+            peer,
+            wake,
+            max_in_flight,
+            pool_threads: 0,
+            pool_busy: 0,
+            next_job: 0,
+            queue: VecDeque::new(),
+            running: HashMap::new(),
+            holding: None,
+            asked: HashMap::new(),
+            input_open: true,
+            ending: None,
+            over: false,
+        }
+    }
+
+    /// Takes what the reader thread read, in order, and flushes when it
+    /// asks (a handler is slow: rule 5).
+    pub(super) fn absorb(&mut self) {
+        let (read, flush) = {
+            let mut shared = self.control.lock();
+            if shared.read.is_empty() && !shared.flush_wanted {
+                return;
             }
-            if let Some(outcome) = self.finished() {
-                return outcome;
+            let flush = std::mem::take(&mut shared.flush_wanted);
+            (std::mem::take(&mut shared.read), flush)
+        };
+        for input in read {
+            self.on_input(input);
+        }
+        if flush {
+            self.flush();
+        }
+    }
+
+    /// One read's outcome (rule 1).
+    pub(super) fn on_input(&mut self, input: Input) {
+        match input {
+            Input::Frame(Ok(frame)) => self.on_frame(&frame),
+            Input::Frame(Err(fault)) => self.queue.push_back(Work::Fault(fault)),
+            Input::Ended(None) => {
+                self.input_open = false;
+                self.end(Ending::Input);
             }
-            let event = match self.events.try_recv() {
-                Ok(event) => event,
-                Err(_) => {
-                    if self.dirty {
-                        self.dirty = false;
-                        if let Err(error) = self.output.flush() {
-                            self.end(Ending::Failed(error));
-                            continue;
-                        }
-                    }
-                    match self.events.recv_timeout(INTERRUPTED_POLL) {
-                        Ok(event) => event,
-                        // Python's Ctrl-C is seen here, on the thread that
-                        // called the loop: the input is read on another.
-                        Err(mpsc::RecvTimeoutError::Timeout) => {
-                            if self.handler.interrupted() || self.handler.stopped() {
-                                self.end(Ending::HandlerStopped);
-                            }
-                            continue;
-                        }
-                        // The loop holds a sender (its peer): not reached.
-                        Err(mpsc::RecvTimeoutError::Disconnected) => {
-                            return Ok(ServeOutcome::EndOfInput)
-                        }
-                    }
-                }
-            };
-            if let Err(error) = self.on_event(event) {
+            Input::Ended(Some(error)) => {
+                self.input_open = false;
                 self.end(Ending::Failed(error));
             }
         }
+    }
+
+    /// The outcome, once nothing runs and nothing more will start; the
+    /// loop is over from then on.
+    pub(super) fn outcome(&mut self) -> Option<std::io::Result<ServeOutcome>> {
+        let outcome = self.finished()?;
+        self.over = true;
+        Some(outcome)
+    }
+
+    pub(super) fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// Wakes every pool thread (each sees the loop is over and returns).
+    pub(super) fn wake_pool(&mut self) {
+        self.over = true;
+        for _ in 0..self.pool_threads {
+            let _ = self.wake.send(Event::Wake);
+        }
+    }
+
+    /// Wakes one pool thread to take work this thread leaves.
+    pub(super) fn kick(&self) {
+        let _ = self.wake.send(Event::Wake);
+    }
+
+    pub(super) fn running_is_empty(&self) -> bool {
+        self.running.is_empty()
+    }
+
+    /// Whether the calling thread may read: nothing runs or waits, and
+    /// more may come.
+    pub(super) fn may_read(&self) -> bool {
+        self.running.is_empty()
+            && self.queue.is_empty()
+            && self.holding.is_none()
+            && self.input_open
+            && self.ending.is_none()
+    }
+
+    /// Writes what is buffered (rule 6).
+    pub(super) fn flush(&mut self) {
+        if self.dirty {
+            self.dirty = false;
+            if let Err(error) = self.output.flush() {
+                self.end(Ending::Failed(error));
+            }
+        }
+    }
+
+    /// The handler asked the loop to stop (or Python's Ctrl-C came).
+    pub(super) fn stop_for_handler(&mut self) {
+        self.end(Ending::HandlerStopped);
     }
 
     /// The outcome once nothing runs and nothing more will start.
@@ -415,30 +287,13 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
             for (_, asked) in self.asked.drain() {
                 let _ = asked.reply.send(Err(PeerError::Closed));
             }
+            self.control.asking(0);
         }
     }
 
     /// Whether new work may start.
     fn starting(&self) -> bool {
         matches!(self.ending, None | Some(Ending::Input))
-    }
-
-    fn on_event(&mut self, event: Event) -> std::io::Result<()> {
-        match event {
-            Event::Frame(Ok(frame)) => self.on_frame(&frame),
-            Event::Frame(Err(fault)) => self.queue.push_back(Work::Fault(fault)),
-            Event::InputEnded(None) => {
-                self.input_open = false;
-                self.end(Ending::Input);
-            }
-            Event::InputEnded(Some(error)) => {
-                self.input_open = false;
-                self.end(Ending::Failed(error));
-            }
-            Event::Done { job, outcome } => return self.on_done(job, outcome),
-            Event::Outgoing(outgoing) => return self.on_outgoing(outgoing),
-        }
-        Ok(())
     }
 
     /// Rule 1.
@@ -461,27 +316,20 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
         }
     }
 
-    /// Rule 2: starts the queue's head while it may start.
-    fn start_ready(&mut self, spawn_worker: &mut dyn FnMut()) -> std::io::Result<()> {
-        while self.starting() && self.holding.is_none() {
-            let may = match self.queue.front() {
-                None => break,
-                Some(Work::Request(request)) if self.moves_session(&request.method) => {
-                    self.running.is_empty()
-                }
-                Some(Work::Request(_) | Work::Notification(_)) => {
-                    self.running.len() < self.max_in_flight
-                }
-                Some(Work::Fault(_) | Work::Refused { .. }) => true,
-            };
-            if !may {
-                break;
-            }
+    /// Rule 2: starts the queue's head while it may start, answering
+    /// inline what needs no handler, and gives the first handler call to
+    /// run (on the calling thread).
+    pub(super) fn next_job(&mut self) -> Option<Job> {
+        let mut job = None;
+        while job.is_none() && self.startable() {
             let Some(work) = self.queue.pop_front() else {
                 break;
             };
             self.credits.give();
-            self.start(work, spawn_worker)?;
+            match self.start(work) {
+                Ok(started) => job = started,
+                Err(error) => self.end(Ending::Failed(error)),
+            }
         }
         if !self.starting() {
             // Nothing queued will start: give the reader its credits back
@@ -490,7 +338,24 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                 self.credits.give();
             }
         }
-        Ok(())
+        job
+    }
+
+    /// Whether the queue's head may start now.
+    pub(super) fn startable(&self) -> bool {
+        if !self.starting() || self.holding.is_some() {
+            return false;
+        }
+        match self.queue.front() {
+            None => false,
+            Some(Work::Request(request)) if self.moves_session(&request.method) => {
+                self.running.is_empty()
+            }
+            Some(Work::Request(_) | Work::Notification(_)) => {
+                self.running.len() < self.max_in_flight
+            }
+            Some(Work::Fault(_) | Work::Refused { .. }) => true,
+        }
     }
 
     /// Whether `method` moves the session, so runs alone (rule 2).
@@ -514,7 +379,8 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
             || self.server.session.reads_params(method)
     }
 
-    fn start(&mut self, work: Work, spawn_worker: &mut dyn FnMut()) -> std::io::Result<()> {
+    fn start(&mut self, work: Work) -> std::io::Result<Option<Job>> {
+        let mut job = None;
         let Run { server, output, .. } = self;
         let mut send = |bytes: &[u8]| output.write_all(bytes);
         let flow = match work {
@@ -537,7 +403,7 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                 if let Some(Notification { method, params }) =
                     server.admit_notification(notification)
                 {
-                    self.spawn(method, params, None, spawn_worker);
+                    job = Some(self.register(method, params, None));
                 }
                 Flow::Continue
             }
@@ -568,10 +434,11 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                             progress,
                             peer: self.peer.clone(),
                         };
-                        let job = self.spawn(method, params, Some(context), spawn_worker);
+                        let started = self.register(method, params, Some(context));
                         if moves {
-                            self.holding = Some(job);
+                            self.holding = Some(started.number);
                         }
+                        job = Some(started);
                         Flow::Continue
                     }
                 }
@@ -580,18 +447,17 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
         if flow == Flow::Stop || self.server.session.is_ended() {
             self.end(Ending::Session);
         }
-        Ok(())
+        Ok(job)
     }
 
-    /// Hands a handler call to a worker (spawning one when every worker is
-    /// busy); a notification holds the queue until it returns.
-    fn spawn(
+    /// Records a handler call about to run; a notification holds the
+    /// queue until it returns.
+    fn register(
         &mut self,
         method: String,
         params: Option<Value>,
         context: Option<RequestContext>,
-        spawn_worker: &mut dyn FnMut(),
-    ) -> u64 {
+    ) -> Job {
         let number = self.next_job;
         self.next_job += 1;
         let running = Running {
@@ -606,19 +472,12 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
             self.holding = Some(number);
         }
         self.running.insert(number, running);
-        if self.running.len() > self.workers {
-            spawn_worker();
-            self.workers += 1;
-        }
-        let job = Job {
+        Job {
             number,
             method,
             params,
             context,
-        };
-        // The workers outlive the loop's sender: a send cannot fail here.
-        let _ = self.jobs.send(job);
-        number
+        }
     }
 
     /// A streamed result, served on this thread (it runs alone and ends the
@@ -636,11 +495,14 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
         )
     }
 
-    fn on_done(
-        &mut self,
-        job: u64,
-        outcome: Result<Result<Value, ErrorObject>, String>,
-    ) -> std::io::Result<()> {
+    /// A handler returned: its answer is written (rule 2).
+    pub(super) fn on_done(&mut self, job: u64, outcome: Outcome) {
+        if let Err(error) = self.answer(job, outcome) {
+            self.end(Ending::Failed(error));
+        }
+    }
+
+    fn answer(&mut self, job: u64, outcome: Outcome) -> std::io::Result<()> {
         let Some(running) = self.running.remove(&job) else {
             return Ok(());
         };
@@ -756,7 +618,15 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
         let _ = reply.send(answer);
     }
 
-    fn on_outgoing(&mut self, outgoing: Outgoing) -> std::io::Result<()> {
+    /// What a handler sends, checked and written (rule 4).
+    pub(super) fn on_outgoing(&mut self, outgoing: Outgoing) {
+        if let Err(error) = self.send_outgoing(outgoing) {
+            self.end(Ending::Failed(error));
+        }
+        self.control.asking(self.asked.len());
+    }
+
+    fn send_outgoing(&mut self, outgoing: Outgoing) -> std::io::Result<()> {
         match outgoing {
             Outgoing::Notify {
                 notification,
@@ -806,10 +676,11 @@ impl<H: ConcurrentHandler + ?Sized, W: Write> Run<'_, H, W> {
                     }
                 }
             }
-            Outgoing::Abandon(id) => {
+            Outgoing::Abandon { id, done } => {
                 if self.asked.remove(&id).is_some() {
                     self.cancel_own(&id)?;
                 }
+                let _ = done.send(());
             }
         }
         Ok(())
@@ -874,14 +745,14 @@ impl<H: ConcurrentHandler + ?Sized> Handler for StreamOnly<'_, H> {
     }
 
     fn handle(&mut self, method: &str, _params: Option<Value>) -> Result<Value, ErrorObject> {
-        Err(super::super::handler::method_not_found(method))
+        Err(super::super::super::handler::method_not_found(method))
     }
 
     fn handle_stream(
         &mut self,
         method: &str,
         params: Option<Value>,
-        emit: &mut super::super::Emit<'_>,
+        emit: &mut super::super::super::Emit<'_>,
     ) -> Result<(), ErrorObject> {
         self.0.handle_stream(method, params, emit)
     }
