@@ -26,19 +26,21 @@ impl Read for Input {
 }
 
 /// The client's end of stdout: each line the server writes (its newline
-/// included), as it arrives, with the time it arrived.
+/// included), as it arrives, with the time it arrived. Like a buffered
+/// pipe, what is written arrives at the next flush, so a loop that forgets
+/// to flush is seen.
 pub struct Output(pub mpsc::Sender<(Instant, Vec<u8>)>, pub Vec<u8>);
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.1.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
         while let Some(end) = self.1.iter().position(|b| *b == b'\n') {
             let line: Vec<u8> = self.1.drain(..=end).collect();
             let _ = self.0.send((Instant::now(), line));
         }
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
 }

@@ -292,6 +292,7 @@ where
             read_inline(threads, run);
             continue;
         }
+        run.flush();
         drop(run);
         if !threads.control.wait_caller(INTERRUPTED_POLL)
             && (threads.handler.interrupted() || threads.handler.stopped())
@@ -316,6 +317,7 @@ fn read_inline<'t, 'a, H, W, R>(
     // loop's lock: it gives the turn back and waits as usual.
     if !threads.credits.try_take() {
         threads.control.release_reading(false);
+        run.flush();
         drop(run);
         threads.control.wait_caller(INTERRUPTED_POLL);
         return;
