@@ -96,7 +96,7 @@ fn wirekit_concurrent_server() {
         std::process::exit(2);
     };
     let mut server = Server::new(protocol, ServeOptions::default());
-    let output = std::io::BufWriter::new(std::io::stdout().lock());
+    let output = std::io::BufWriter::new(std::io::stdout());
     let served = server.serve_concurrent(&Guide, std::io::stdin(), output, Concurrency::default());
     if served.is_err() {
         std::process::exit(1);

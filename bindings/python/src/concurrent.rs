@@ -8,6 +8,7 @@
 
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use wirekit::envelope::ErrorObject;
@@ -39,6 +40,55 @@ impl ConcurrentHandler for PythonHandler {
                 Ok(result) => self.result_value(method, &result),
                 Err(error) => Err(self.answer_exception(py, method, error)),
             }
+        })
+    }
+
+    fn answers_encoded(&self, method: &str) -> bool {
+        self.requests.contains_key(method)
+    }
+
+    /// As `handle`, the result written and checked in place (the
+    /// sequential loop's `handle_encoded`): no `Value` of it is built.
+    fn handle_encoded(
+        &self,
+        context: &RequestContext,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        Python::attach(|py| {
+            let Some(function) = self.requests.get(method) else {
+                return Err(wirekit::serve::method_not_found(method));
+            };
+            let called = Py::new(py, PyContext::of_request(context)).and_then(|context| {
+                let argument = params_to_python(py, params.as_ref())?;
+                function.bind(py).call1((argument, context))
+            });
+            self.encoded_answer(py, method, called)
+        })
+    }
+
+    fn reads_params_text(&self) -> bool {
+        true
+    }
+
+    /// The params built from their text into Python objects and checked
+    /// there (the sequential loop's `handle_params_text`); `None` before
+    /// calling anything when that check cannot accept them for certain.
+    fn handle_params_text(
+        &self,
+        context: &RequestContext,
+        method: &str,
+        params: &RawValue,
+    ) -> Option<Result<Box<RawValue>, ErrorObject>> {
+        Python::attach(|py| {
+            let function = self.requests.get(method)?;
+            let argument = self
+                .protocol
+                .get()
+                .params_in_place(py, method, params.get())?;
+            let called = Py::new(py, PyContext::of_request(context))
+                .and_then(|context| function.bind(py).call1((argument, context)));
+            Some(self.encoded_answer(py, method, called))
         })
     }
 

@@ -179,7 +179,7 @@ impl PythonHandler {
 
     /// A request handler's call answered as `handle_encoded` answers it: its
     /// result written and checked (`encoded_result`), or its exception.
-    fn encoded_answer(
+    pub(crate) fn encoded_answer(
         &self,
         py: Python<'_>,
         method: &str,

@@ -663,3 +663,223 @@ fn progress_goes_out_against_the_request_s_token_only_when_it_asked() {
     assert_eq!(text(&answer), "Ok(false) Ok(false) false");
     session.close().0.expect("serves");
 }
+
+/// A handler with the encoded fast path: every method is offered encoded.
+struct Encoded;
+
+impl ConcurrentHandler for Encoded {
+    fn implements(&self, method: &str) -> bool {
+        matches!(method, "initialize" | "tools/call")
+    }
+
+    fn handle(
+        &self,
+        _context: &RequestContext,
+        method: &str,
+        _params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        match method {
+            "initialize" => Ok(
+                json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                      "serverInfo": {"name": "encoded", "version": "1"}}),
+            ),
+            _ => Ok(json!({"content": [{"type": "text", "text": "as a value"}]})),
+        }
+    }
+
+    fn answers_encoded(&self, _method: &str) -> bool {
+        true
+    }
+
+    fn handle_encoded(
+        &self,
+        _context: &RequestContext,
+        _method: &str,
+        _params: Option<Value>,
+    ) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
+        serde_json::value::RawValue::from_string(
+            r#"{"content":[{"type":"text","text":"encoded"}]}"#.to_owned(),
+        )
+        .map_err(|error| ErrorObject::new(-32603, error.to_string()))
+    }
+}
+
+/// The concurrent loop takes a handler's encoded answers as the sequential
+/// loop does: written as given, except for the method that declares
+/// capabilities, which keeps the `Value` path (the session reads it).
+#[test]
+fn encoded_answers_are_written_as_given_except_the_capabilities_method() {
+    let (to_server, input) = mpsc::channel();
+    let (output, from_server) = mpsc::channel();
+    let served = thread::spawn(move || {
+        let protocol = wirekit_protocols::protocol("mcp@2025-11-25").expect("shipped");
+        Server::new(protocol, ServeOptions::default()).serve_concurrent(
+            &Encoded,
+            Input(input, Vec::new()),
+            Output(output, Vec::new()),
+            Concurrency::default(),
+        )
+    });
+    let send = |message: Value| {
+        let mut line = serde_json::to_vec(&message).expect("json");
+        line.push(b'\n');
+        to_server.send(line).expect("the server reads");
+    };
+    let next = || -> Value {
+        let (_, line) = from_server
+            .recv_timeout(Duration::from_secs(10))
+            .expect("an answer");
+        serde_json::from_slice(&line).expect("JSON")
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    let initialized = next();
+    assert_eq!(
+        initialized["result"]["serverInfo"]["name"], "encoded",
+        "{initialized}"
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(call(1, "anything", json!({})));
+    let answer = next();
+    assert_eq!(text(&answer), "encoded", "{answer}");
+    drop(to_server);
+    let outcome = served.join().expect("no panic").expect("serves");
+    assert_eq!(outcome, ServeOutcome::EndOfInput);
+}
+
+/// A handler reading params from their text: it takes the text unless the
+/// arguments say `"decline": true`.
+struct Texts;
+
+impl ConcurrentHandler for Texts {
+    fn implements(&self, method: &str) -> bool {
+        matches!(method, "initialize" | "tools/call")
+    }
+
+    fn handle(
+        &self,
+        _context: &RequestContext,
+        _method: &str,
+        _params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        Ok(
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "texts", "version": "1"}}),
+        )
+    }
+
+    fn answers_encoded(&self, method: &str) -> bool {
+        method == "tools/call"
+    }
+
+    fn handle_encoded(
+        &self,
+        context: &RequestContext,
+        _method: &str,
+        params: Option<Value>,
+    ) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
+        let said = format!(
+            "value {} token {:?}",
+            params.unwrap_or(Value::Null)["arguments"],
+            context.progress_token()
+        );
+        encoded_text(&said)
+    }
+
+    fn reads_params_text(&self) -> bool {
+        true
+    }
+
+    fn handle_params_text(
+        &self,
+        context: &RequestContext,
+        _method: &str,
+        params: &serde_json::value::RawValue,
+    ) -> Option<Result<Box<serde_json::value::RawValue>, ErrorObject>> {
+        if params.get().contains("\"decline\":true") {
+            return None;
+        }
+        let said = format!("text {} token {:?}", params.get(), context.progress_token());
+        Some(encoded_text(&said))
+    }
+}
+
+fn encoded_text(said: &str) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
+    let result = json!({"content": [{"type": "text", "text": said}]});
+    serde_json::value::RawValue::from_string(result.to_string())
+        .map_err(|error| ErrorObject::new(-32603, error.to_string()))
+}
+
+/// The params-text path of the sequential loop, in the concurrent loop:
+/// the handler answers from the text (its progress token found in it); one
+/// it declines is parsed and checked by the loop, then answered encoded,
+/// or refused -32602 when its params break the schema.
+#[test]
+fn requests_are_answered_from_their_params_text_or_checked_when_declined() {
+    let (to_server, input) = mpsc::channel();
+    let (output, from_server) = mpsc::channel();
+    let served = thread::spawn(move || {
+        let protocol = wirekit_protocols::protocol("mcp@2025-11-25").expect("shipped");
+        Server::new(protocol, ServeOptions::default()).serve_concurrent(
+            &Texts,
+            Input(input, Vec::new()),
+            Output(output, Vec::new()),
+            Concurrency::default(),
+        )
+    });
+    let send = |message: Value| {
+        let mut line = serde_json::to_vec(&message).expect("json");
+        line.push(b'\n');
+        to_server.send(line).expect("the server reads");
+    };
+    let next = || -> Value {
+        let (_, line) = from_server
+            .recv_timeout(Duration::from_secs(10))
+            .expect("an answer");
+        serde_json::from_slice(&line).expect("JSON")
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    assert_eq!(next()["result"]["serverInfo"]["name"], "texts");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "t", "arguments": {"a": 1}, "_meta": {"progressToken": "p~/1"}}}),
+    );
+    let answer = next();
+    assert!(text(&answer).starts_with("text {"), "{answer}");
+    assert!(
+        text(&answer).ends_with(r#"token Some(String("p~/1"))"#),
+        "{answer}"
+    );
+
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "t", "arguments": {"decline": true}, "_meta": {"progressToken": 7}}}),
+    );
+    let answer = next();
+    assert_eq!(
+        text(&answer),
+        r#"value {"decline":true} token Some(Number(7))"#,
+        "{answer}"
+    );
+
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "arguments": {"decline": true}}}),
+    );
+    let refused = next();
+    assert_eq!(refused["id"], 3, "{refused}");
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+
+    drop(to_server);
+    let outcome = served.join().expect("no panic").expect("serves");
+    assert_eq!(outcome, ServeOutcome::EndOfInput);
+}

@@ -39,6 +39,51 @@ pub trait ConcurrentHandler: Sync {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject>;
 
+    /// Whether [`ConcurrentHandler::handle_encoded`] answers `method`
+    /// instead of [`ConcurrentHandler::handle`] (the fast path of
+    /// [`Handler::answers_encoded`](super::Handler::answers_encoded), with
+    /// the same rules).
+    fn answers_encoded(&self, method: &str) -> bool {
+        let _ = method;
+        false
+    }
+
+    /// Answers a request with a result the handler has checked against the
+    /// method's result schema itself and encoded as compact JSON, as
+    /// [`Handler::handle_encoded`](super::Handler::handle_encoded) does.
+    fn handle_encoded(
+        &self,
+        context: &RequestContext,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
+        let _ = (context, params);
+        Err(super::method_not_found(method))
+    }
+
+    /// Whether the handler can answer requests from their params' text
+    /// ([`ConcurrentHandler::handle_params_text`]), as
+    /// [`Handler::reads_params_text`](super::Handler::reads_params_text).
+    fn reads_params_text(&self) -> bool {
+        false
+    }
+
+    /// Answers `method` from its params' text as
+    /// [`Handler::handle_params_text`](super::Handler::handle_params_text)
+    /// does (the handler checks the params itself), or gives `None`
+    /// without calling the method when it cannot accept them there for
+    /// certain: the loop then checks them as a `Value` and answers through
+    /// [`ConcurrentHandler::handle_encoded`].
+    fn handle_params_text(
+        &self,
+        context: &RequestContext,
+        method: &str,
+        params: &serde_json::value::RawValue,
+    ) -> Option<Result<Box<serde_json::value::RawValue>, ErrorObject>> {
+        let _ = (context, method, params);
+        None
+    }
+
     /// Receives a notification from the client, in order: nothing the
     /// client sent after it starts before this returns.
     fn notify(&self, peer: &Peer, method: &str, params: Option<Value>) {

@@ -342,7 +342,7 @@ impl Server {
 
     /// `method`'s spec when it is a request the client sends (one the
     /// server answers); `None` answers -32601.
-    fn request_spec(&self, method: &str) -> Option<&MethodSpec> {
+    pub(super) fn request_spec(&self, method: &str) -> Option<&MethodSpec> {
         self.protocol
             .method(method)
             .filter(|spec| spec.kind == MethodKind::Request && spec.direction.client_sends())
@@ -353,12 +353,18 @@ impl Server {
     /// neither the method that declares capabilities nor one of a
     /// canonical protocol (those keep the `Value` path).
     fn encoded_answer<H: Handler + ?Sized>(&self, handler: &H, method: &str) -> bool {
+        self.may_encode(method, handler.answers_encoded(method))
+    }
+
+    /// Whether a handler that `answers_encoded` `method` answers it
+    /// encoded (both loops' rule).
+    pub(super) fn may_encode(&self, method: &str, answers_encoded: bool) -> bool {
         let manifest = self.protocol.manifest();
         let declares_capabilities = manifest
             .capabilities
             .as_ref()
             .is_some_and(|c| c.method == method);
-        handler.answers_encoded(method) && !manifest.transport.canonical && !declares_capabilities
+        answers_encoded && !manifest.transport.canonical && !declares_capabilities
     }
 
     fn on_request<H: Handler + ?Sized>(
@@ -733,7 +739,7 @@ impl Server {
 
     /// Answers with a result a binding encoded itself (the fast path),
     /// framed by the same wire.
-    fn answer_encoded(
+    pub(super) fn answer_encoded(
         &mut self,
         id: &Id,
         method: &str,

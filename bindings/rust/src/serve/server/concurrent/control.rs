@@ -123,12 +123,16 @@ impl Control {
         true
     }
 
-    /// The calling thread's frame has joined the loop's queue.
+    /// The calling thread's frame has joined the loop's queue. The reader
+    /// thread is not woken: it has work only once a handler starts
+    /// ([`Control::started`] wakes it) or the input is over.
     pub(super) fn release_reading(&self, last: bool) {
         let mut shared = self.lock();
         shared.caller_reading = false;
         shared.input_done |= last;
-        self.reader_turn.notify_one();
+        if last {
+            self.reader_turn.notify_one();
+        }
     }
 
     /// Wakes the calling thread: at once if it waits, else its next wait

@@ -147,6 +147,9 @@ impl Server {
     /// has ended and every running handler has returned. While a handler
     /// runs, the input is read on a thread of its own, which is left
     /// blocked in its read when the session ends before the input does.
+    /// The output is written by whichever of the loop's threads has an
+    /// answer, so it is `Send`: `std::io::stdout()` (in a `BufWriter`),
+    /// not its lock.
     pub fn serve_concurrent<H, R, W>(
         &mut self,
         handler: &H,
@@ -234,7 +237,7 @@ fn run_job<'scope, 'a, H, W, R>(
     scope: &'scope Scope<'scope, '_>,
     threads: &'scope Threads<'a, H, W, R>,
     mut run: MutexGuard<'_, Run<'a, H, W>>,
-    job: Job,
+    mut job: Job,
     on_pool: bool,
 ) where
     H: ConcurrentHandler + ?Sized,
@@ -256,7 +259,7 @@ fn run_job<'scope, 'a, H, W, R>(
         spawn_pool_thread(scope, threads);
     }
     threads.control.started(job.number);
-    let outcome = execute(threads.handler, &job, &threads.peer);
+    let outcome = execute(threads.handler, &mut job, &threads.peer);
     threads.control.finished(job.number);
     let mut run = threads.lock();
     if on_pool {

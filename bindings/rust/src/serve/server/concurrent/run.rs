@@ -8,6 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::super::super::context::{ConcurrentHandler, Outgoing, Peer, PeerError, RequestContext};
@@ -26,8 +27,17 @@ use crate::validate::Part;
 /// A frame waiting its turn.
 enum Work {
     Fault(FramingError),
-    Refused { body: String, error: EnvelopeError },
+    Refused {
+        body: String,
+        error: EnvelopeError,
+    },
     Request(Request),
+    /// A request whose params were kept as text (the handler reads them).
+    Kept {
+        id: Id,
+        method: String,
+        params: Box<RawValue>,
+    },
     Notification(Notification),
 }
 
@@ -38,22 +48,45 @@ pub(super) struct Job {
     params: Option<Value>,
     /// A request's context; `None` for a notification.
     context: Option<RequestContext>,
+    /// Answered through [`ConcurrentHandler::handle_encoded`].
+    encoded: bool,
+    /// The params' text, for [`ConcurrentHandler::handle_params_text`],
+    /// with the protocol that checks them should the handler not take it.
+    text: Option<(Box<RawValue>, Arc<crate::validate::Protocol>)>,
+}
+
+/// A handler's answer: a value, or a result it encoded and checked itself
+/// ([`ConcurrentHandler::handle_encoded`]).
+pub(super) enum Answer {
+    Value(Result<Value, ErrorObject>),
+    Encoded(Result<Box<RawValue>, ErrorObject>),
 }
 
 /// What a handler call gave: its answer, or the text of its panic.
-pub(super) type Outcome = Result<Result<Value, ErrorObject>, String>;
+pub(super) type Outcome = Result<Answer, String>;
 
 /// Runs a handler call; a panic is caught and becomes its text.
 pub(super) fn execute<H: ConcurrentHandler + ?Sized>(
     handler: &H,
-    job: &Job,
+    job: &mut Job,
     peer: &Peer,
 ) -> Outcome {
+    let params = job.params.take();
+    let text = job.text.take();
     catch_unwind(AssertUnwindSafe(|| match &job.context {
-        Some(context) => handler.handle(context, &job.method, job.params.clone()),
+        Some(context) if text.is_some() => {
+            let Some((raw, protocol)) = text else {
+                return Answer::Value(Ok(Value::Null));
+            };
+            answer_from_text(handler, context, &job.method, &raw, &protocol)
+        }
+        Some(context) if job.encoded => {
+            Answer::Encoded(handler.handle_encoded(context, &job.method, params))
+        }
+        Some(context) => Answer::Value(handler.handle(context, &job.method, params)),
         None => {
-            handler.notify(peer, &job.method, job.params.clone());
-            Ok(Value::Null)
+            handler.notify(peer, &job.method, params);
+            Answer::Value(Ok(Value::Null))
         }
     }))
     .map_err(|panic| {
@@ -63,6 +96,57 @@ pub(super) fn execute<H: ConcurrentHandler + ?Sized>(
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".to_owned())
     })
+}
+
+/// A request answered from its params' text, or, when the handler cannot
+/// take the text, with its params parsed and checked here as the usual
+/// path checks them (the lifecycle and admission passed already).
+fn answer_from_text<H: ConcurrentHandler + ?Sized>(
+    handler: &H,
+    context: &RequestContext,
+    method: &str,
+    raw: &RawValue,
+    protocol: &crate::validate::Protocol,
+) -> Answer {
+    if let Some(answer) = handler.handle_params_text(context, method, raw) {
+        return Answer::Encoded(answer);
+    }
+    let request = envelope::RequestText {
+        id: context.id().clone(),
+        method: method.to_owned(),
+        params: raw,
+    }
+    .to_request();
+    let params = request.and_then(|request| request.params);
+    let issues = protocol.validate(method, Part::Params, params.as_ref());
+    if !issues.is_empty() {
+        return Answer::Value(Err(protocol.invalid_params_answer(method, &issues)));
+    }
+    Answer::Encoded(handler.handle_encoded(context, method, params))
+}
+
+/// The value at a JSON pointer in a JSON text, parsing only the members
+/// and items on its way (the rest is skipped as raw text).
+fn value_in_text(text: &RawValue, pointer: &str) -> Option<Value> {
+    let mut here: &RawValue = text;
+    if pointer.is_empty() {
+        return serde_json::from_str(here.get()).ok();
+    }
+    for token in pointer.strip_prefix('/')?.split('/') {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        here = match here.get().trim_start().as_bytes().first()? {
+            b'{' => {
+                let members: HashMap<String, &RawValue> = serde_json::from_str(here.get()).ok()?;
+                *members.get(&token)?
+            }
+            b'[' => {
+                let items: Vec<&RawValue> = serde_json::from_str(here.get()).ok()?;
+                *items.get(token.parse::<usize>().ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    serde_json::from_str(here.get()).ok()
 }
 
 /// A handler that has not returned.
@@ -299,7 +383,27 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
     /// Rule 1.
     fn on_frame(&mut self, frame: &Frame) {
         let body = frame.body();
-        match envelope::decode_str(body, &self.server.envelope) {
+        if self.handler.reads_params_text() {
+            match envelope::decode_keeping_params(body, &self.server.envelope) {
+                Ok(envelope::Decoded::Kept(request)) => {
+                    self.queue.push_back(Work::Kept {
+                        id: request.id,
+                        method: request.method,
+                        params: request.params.to_owned(),
+                    });
+                    return;
+                }
+                Ok(envelope::Decoded::Message(message)) => {
+                    return self.on_message(body, Ok(message))
+                }
+                Err(error) => return self.on_message(body, Err(error)),
+            }
+        }
+        self.on_message(body, envelope::decode_str(body, &self.server.envelope));
+    }
+
+    fn on_message(&mut self, body: &str, decoded: Result<Message, EnvelopeError>) {
+        match decoded {
             Ok(Message::Response(response)) => {
                 self.credits.give();
                 self.on_response(response);
@@ -348,10 +452,12 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
         }
         match self.queue.front() {
             None => false,
-            Some(Work::Request(request)) if self.moves_session(&request.method) => {
+            Some(Work::Request(Request { method, .. }) | Work::Kept { method, .. })
+                if self.moves_session(method) =>
+            {
                 self.running.is_empty()
             }
-            Some(Work::Request(_) | Work::Notification(_)) => {
+            Some(Work::Request(_) | Work::Kept { .. } | Work::Notification(_)) => {
                 self.running.len() < self.max_in_flight
             }
             Some(Work::Fault(_) | Work::Refused { .. }) => true,
@@ -380,6 +486,13 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
     }
 
     fn start(&mut self, work: Work) -> std::io::Result<Option<Job>> {
+        let work = match work {
+            Work::Kept { id, method, params } => match self.start_from_text(id, method, params) {
+                Ok(job) => return Ok(Some(job)),
+                Err(work) => work,
+            },
+            work => work,
+        };
         let mut job = None;
         let Run { server, output, .. } = self;
         let mut send = |bytes: &[u8]| output.write_all(bytes);
@@ -394,6 +507,8 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
                 }
                 flow
             }
+            // Turned into a `Request` above when it was not started.
+            Work::Kept { .. } => Flow::Continue,
             Work::Refused { body, error } => {
                 let flow = server.on_envelope_error(&body, &error, &mut send)?;
                 self.dirty = true;
@@ -421,19 +536,9 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
                     Admission::Admitted(Admitted {
                         id, method, params, ..
                     }) => {
-                        let cancelled = Arc::new(AtomicBool::new(false));
-                        let progress = self.server.protocol.manifest().progress.clone();
-                        let progress_token = progress.as_ref().and_then(|progress| {
-                            params.as_ref()?.pointer(&progress.request_pointer).cloned()
+                        let context = self.context_of(id, &method, |pointer| {
+                            params.as_ref()?.pointer(pointer).cloned()
                         });
-                        let context = RequestContext {
-                            id,
-                            method: method.clone(),
-                            cancelled,
-                            progress_token,
-                            progress,
-                            peer: self.peer.clone(),
-                        };
                         let started = self.register(method, params, Some(context));
                         if moves {
                             self.holding = Some(started.number);
@@ -448,6 +553,70 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
             self.end(Ending::Session);
         }
         Ok(job)
+    }
+
+    /// A kept request answered from its text where the usual path would
+    /// answer it encoded after the same checks (the sequential loop's rule:
+    /// a known request method, not streamed, allowed now by the lifecycle,
+    /// whose params the session does not read, implemented, answered
+    /// encoded, and here one that does not move the session); else the
+    /// request with its params parsed, for the usual path.
+    fn start_from_text(
+        &mut self,
+        id: Id,
+        method: String,
+        params: Box<RawValue>,
+    ) -> Result<Job, Work> {
+        let handler = self.handler;
+        let server = &mut *self.server;
+        let fast = server
+            .request_spec(&method)
+            .is_some_and(|spec| spec.result_stream.is_none())
+            && !server.session.reads_params(&method)
+            && handler.implements(&method)
+            && server.may_encode(&method, handler.answers_encoded(&method))
+            && !self.moves_session(&method)
+            && self.server.session.check(&method).is_ok()
+            && self.server.session.admit(&method, None).is_ok();
+        if !fast {
+            let text = envelope::RequestText {
+                id: id.clone(),
+                method: method.clone(),
+                params: &params,
+            };
+            return Err(match text.to_request() {
+                Some(request) => Work::Request(request),
+                // A kept text always parses; should it not, no params.
+                None => Work::Request(Request::new(id, method, None)),
+            });
+        }
+        let context = self.context_of(id, &method, |pointer| value_in_text(&params, pointer));
+        let protocol = Arc::clone(&self.server.protocol);
+        let mut job = self.register(method, None, Some(context));
+        job.text = Some((params, protocol));
+        Ok(job)
+    }
+
+    /// A request's context; `token` finds its progress token at the
+    /// manifest's pointer in its params.
+    fn context_of(
+        &self,
+        id: Id,
+        method: &str,
+        token: impl FnOnce(&str) -> Option<Value>,
+    ) -> RequestContext {
+        let progress = self.server.protocol.manifest().progress.clone();
+        let progress_token = progress
+            .as_ref()
+            .and_then(|progress| token(&progress.request_pointer));
+        RequestContext {
+            id,
+            method: method.to_owned(),
+            cancelled: Arc::new(AtomicBool::new(false)),
+            progress_token,
+            progress,
+            peer: self.peer.clone(),
+        }
     }
 
     /// Records a handler call about to run; a notification holds the
@@ -472,11 +641,17 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
             self.holding = Some(number);
         }
         self.running.insert(number, running);
+        let encoded = context.is_some()
+            && self
+                .server
+                .may_encode(&method, self.handler.answers_encoded(&method));
         Job {
             number,
             method,
             params,
             context,
+            encoded,
+            text: None,
         }
     }
 
@@ -524,10 +699,10 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
         let method = running.method;
         let outcome = outcome.unwrap_or_else(|panic| {
             (self.server.logger)(&format!("the handler of `{method}` panicked: {panic}"));
-            Err(self
-                .server
-                .protocol
-                .internal_error_answer(&method, &format!("the handler panicked: {panic}")))
+            Answer::Value(Err(self.server.protocol.internal_error_answer(
+                &method,
+                &format!("the handler panicked: {panic}"),
+            )))
         });
         let optional = self
             .server
@@ -544,7 +719,10 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
         }
         let Run { server, output, .. } = self;
         let mut send = |bytes: &[u8]| output.write_all(bytes);
-        let flow = server.finish(&id, &method, outcome, &mut send)?;
+        let flow = match outcome {
+            Answer::Value(outcome) => server.finish(&id, &method, outcome, &mut send)?,
+            Answer::Encoded(answer) => server.answer_encoded(&id, &method, answer, &mut send)?,
+        };
         self.dirty = true;
         if flow == Flow::Stop || self.server.session.is_ended() {
             self.end(Ending::Session);
