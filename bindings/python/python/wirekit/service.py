@@ -44,7 +44,8 @@ class Service:
     returns (or yields) the items.
 
     With `concurrency=N` the core's concurrent loop serves: up to N
-    requests run at once, each handler on a thread of the core's (a sync
+    requests run at once, each handler on the thread that read it or on a
+    pool thread of the core's (a sync
     handler that waits releases the GIL, so a `ping` is answered while a
     slow request runs), `async def` handlers on an asyncio loop, and a
     handler that takes a second parameter gets a `Context` (the request's
@@ -53,7 +54,8 @@ class Service:
     returns before anything sent after it starts. By default
     (`concurrency=None`) the concurrent loop serves exactly when a handler
     is `async def` or takes a context (with 16 at once); else one request
-    at a time, on the sequential loop's faster paths. See
+    at a time, on the sequential loop (for quick requests both loops cost
+    the same). See
     `wirekit._concurrency` for the threading model.
     """
 

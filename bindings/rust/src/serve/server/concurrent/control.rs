@@ -187,8 +187,12 @@ impl Control {
             }
             let now = Instant::now();
             let oldest = shared.running.iter().map(|(_, start)| *start).min();
+            // While the calling thread reads, this thread has nothing to
+            // read, but it keeps watching (a timed wait, not parked): the
+            // handler that frame starts would otherwise have to wake it,
+            // a system call on every request.
             let wait = if shared.caller_reading {
-                None
+                Some(SLOW)
             } else if shared.asking > 0 {
                 break;
             } else if let Some(start) = oldest {

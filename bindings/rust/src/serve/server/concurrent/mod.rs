@@ -71,14 +71,25 @@ pub(crate) enum Event {
 
 /// The reader's credits (rule 3).
 pub(super) struct Credits {
-    state: Mutex<(usize, bool)>,
+    state: Mutex<CreditState>,
     changed: Condvar,
+}
+
+struct CreditState {
+    free: usize,
+    closed: bool,
+    /// The reader waits for a credit: only then is `give` a wake-up.
+    waiting: bool,
 }
 
 impl Credits {
     fn new(count: usize) -> Self {
         Credits {
-            state: Mutex::new((count, false)),
+            state: Mutex::new(CreditState {
+                free: count,
+                closed: false,
+                waiting: false,
+            }),
             changed: Condvar::new(),
         }
     }
@@ -86,35 +97,39 @@ impl Credits {
     /// Waits for a credit; `false` once closed.
     fn take(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while state.0 == 0 && !state.1 {
+        while state.free == 0 && !state.closed {
+            state.waiting = true;
             state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
         }
-        if state.1 {
+        state.waiting = false;
+        if state.closed {
             return false;
         }
-        state.0 -= 1;
+        state.free -= 1;
         true
     }
 
     /// A credit if one is free, without waiting.
     fn try_take(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.0 == 0 || state.1 {
+        if state.free == 0 || state.closed {
             return false;
         }
-        state.0 -= 1;
+        state.free -= 1;
         true
     }
 
     fn give(&self) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.0 += 1;
-        self.changed.notify_one();
+        state.free += 1;
+        if state.waiting {
+            self.changed.notify_one();
+        }
     }
 
     fn close(&self) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.1 = true;
+        state.closed = true;
         self.changed.notify_all();
     }
 }
