@@ -204,7 +204,9 @@ impl PyProtocol {
 
     /// The capability declaration of a server that handles the methods for
     /// which `handles(name)` is true (`None` when the protocol declares no
-    /// capabilities), as the core derives it for the protocol's style.
+    /// capabilities), as the core derives it for the protocol's style, each
+    /// capability spelled as the declaring result's schema accepts it
+    /// (`true`, or `{}` where only an object is valid: MCP).
     fn capabilities_for<'py>(
         &self,
         py: Python<'py>,
@@ -217,7 +219,10 @@ impl PyProtocol {
                 handled.insert(name.as_str());
             }
         }
-        match manifest.capabilities_for(&|name: &str| handled.contains(name)) {
+        match self
+            .inner
+            .capabilities_for(&|name: &str| handled.contains(name))
+        {
             Some(declaration) => to_python(py, &declaration),
             None => Ok(py.None().into_bound(py)),
         }

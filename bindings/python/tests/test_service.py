@@ -228,3 +228,21 @@ def test_capabilities_come_from_the_core_for_every_style() -> None:
         service.register(method, lambda params: None)
     assert service.capabilities() == {"hoverProvider": True, "renameProvider": {"prepareProvider": True}}
     assert lsp.capabilities_for(lambda name: False) == {}
+
+
+def test_mcp_capabilities_are_objects_and_initialize_answers_with_them() -> None:
+    """MCP's capabilities are objects (`"tools": {}`): `true` would make the
+    initialize result invalid, and the server answer -32603."""
+    mcp = Protocol("mcp@2025-11-25")
+    served = {"tools/list", "tools/call"}
+    assert mcp.capabilities_for(lambda name: name in served) == {"tools": {}}
+    service = Service(mcp)
+    service.method("initialize")(lambda params: {
+        "protocolVersion": "2025-11-25", "capabilities": service.capabilities(),
+        "serverInfo": {"name": "s", "version": "1"}})
+    service.method("tools/list")(lambda params: {"tools": []})
+    service.method("tools/call")(lambda params: {"content": []})
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
+    answer = json.loads(service.server().serve_bytes(json.dumps(request).encode() + b"\n"))
+    assert answer["result"]["capabilities"] == {"tools": {}}, answer

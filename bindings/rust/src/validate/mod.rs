@@ -19,6 +19,7 @@
 
 mod answer;
 mod answers_check;
+mod capabilities;
 mod compiled;
 mod consistency;
 mod crate_errors;
