@@ -8,10 +8,9 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
 use wirekit::envelope::{self, EnvelopeOptions, Message};
 use wirekit::framing::{decoder_for, Framing};
-use wirekit::protocol::{compare_versions, ProtocolSource, Registry};
+use wirekit::protocol::{compare_versions, version_text, ProtocolSource, Registry};
 
 /// The `NAME@VERSION` to check `capture` against, for `name` given alone:
 /// the version the session declares or negotiates where the registry has
@@ -59,9 +58,9 @@ fn spoken_version(source: &ProtocolSource, capture: &[u8]) -> Option<String> {
                         .is_some_and(|id| asked.contains(&id.to_value().to_string()));
                     if let (true, Ok(result)) = (answers, &response.outcome) {
                         if let Some(version) =
-                            result.pointer(&declared.pointer).and_then(Value::as_str)
+                            result.pointer(&declared.pointer).and_then(version_text)
                         {
-                            return Some(version.to_owned());
+                            return Some(version);
                         }
                     }
                 }
@@ -75,8 +74,7 @@ fn spoken_version(source: &ProtocolSource, capture: &[u8]) -> Option<String> {
             .params
             .as_ref()
             .and_then(|params| params.pointer(&negotiation.client_pointer))
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+            .and_then(version_text),
         _ => None,
     })
 }

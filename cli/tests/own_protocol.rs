@@ -425,3 +425,72 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `demo` in versions 1 and 2, whose `initialize` result declares the
+/// version as a JSON number (`"protocolVersion": 1`).
+fn numbered_project() -> Scratch {
+    let project = project();
+    let one = project.0.join("schemas/demo/1");
+    let manifest_path = one.join("protocol.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).expect("manifest"))
+            .expect("JSON");
+    manifest["declared_version"] =
+        serde_json::json!({"method": "initialize", "pointer": "/protocolVersion"});
+    let schema_path = one.join("demo.schema.json");
+    let mut schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("schema"))
+            .expect("JSON");
+    schema["$defs"]["InitializeResult"]["properties"]["protocolVersion"] =
+        serde_json::json!({"type": "integer"});
+    let write = |path: &Path, value: &serde_json::Value| {
+        std::fs::write(path, serde_json::to_string_pretty(value).expect("JSON")).expect("write")
+    };
+    write(&manifest_path, &manifest);
+    write(&schema_path, &schema);
+    let two = project.0.join("schemas/demo/2");
+    std::fs::create_dir_all(&two).expect("version 2");
+    manifest["version"] = serde_json::json!("2");
+    write(&two.join("protocol.json"), &manifest);
+    write(&two.join("demo.schema.json"), &schema);
+    project
+}
+
+/// A session whose server declares `version` as a number.
+fn declaring(version: u64) -> Vec<u8> {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"client\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"server\":{{\"name\":\"s\",\"version\":\"1\"}},\"protocolVersion\":{version}}}}}\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_version_declared_as_a_json_number_is_read() {
+    let project = numbered_project();
+    let dir = &project.0;
+    std::fs::write(dir.join("one.ndjson"), declaring(1)).expect("capture");
+    std::fs::write(dir.join("two.ndjson"), declaring(2)).expect("capture");
+
+    // Named without a version, the session is judged by the one it declares.
+    let followed = wirekit_in(dir, &["validate", "--protocol", "demo", "one.ndjson"], b"");
+    assert_eq!(followed.status.code(), Some(0), "{}", stderr(&followed));
+    assert!(
+        stderr(&followed).contains("demo@1 session is clean"),
+        "{}",
+        stderr(&followed)
+    );
+    // A version-2 declaration in a session checked as version 1 is named.
+    let pinned = wirekit_in(
+        dir,
+        &["validate", "--protocol", "demo@1", "two.ndjson"],
+        b"",
+    );
+    assert_eq!(pinned.status.code(), Some(1), "{}", stdout(&pinned));
+    assert!(
+        stdout(&pinned).contains("version_mismatch")
+            && stdout(&pinned).contains("declares protocol version 2"),
+        "{}",
+        stdout(&pinned)
+    );
+}

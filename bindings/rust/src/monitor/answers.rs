@@ -325,7 +325,10 @@ impl SessionChecker {
         else {
             return;
         };
-        let Some(version) = result.pointer(&declared.pointer).and_then(Value::as_str) else {
+        let Some(version) = result
+            .pointer(&declared.pointer)
+            .and_then(crate::protocol::version_text)
+        else {
             return;
         };
         if version == manifest.version {

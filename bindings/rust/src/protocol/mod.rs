@@ -25,5 +25,5 @@ pub use manifest::{
     SchemaRef, Transport, UnreadableId, VersionNegotiation, VersionRule, VersionScheme,
     ViolationSpec,
 };
-pub use registry::{compare_versions, ProtocolSource, Registry, MANIFEST_FILE};
+pub use registry::{compare_versions, version_text, ProtocolSource, Registry, MANIFEST_FILE};
 pub use serving::Served;

@@ -351,6 +351,17 @@ impl Registry {
     }
 }
 
+/// A version as a peer writes it in a message: a string as it is, or a
+/// JSON number as its decimal text (`"protocolVersion": 1` is version
+/// `"1"`); `None` for anything else.
+pub fn version_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
 /// Orders versions by their dot-separated parts, numerically where both are numbers.
 pub fn compare_versions(a: &str, b: &str) -> Ordering {
     let mut left = a.split('.');
