@@ -74,3 +74,32 @@ fn the_same_server_checking_them_passes() {
         "{checks:#?}"
     );
 }
+
+/// MCP's `tasks/*` are gated on the receiver's `tasks` (issue 36): a server
+/// that declares none and answers them -32601 is right, so each is a
+/// passed "not declared, refused" check, never a warning or a failure.
+#[test]
+fn a_server_without_tasks_is_not_warned_for_refusing_them() {
+    let server = server();
+    let (_, report) = support::conformance_report(&[
+        "--protocol",
+        "mcp@2025-11-25",
+        "--json",
+        "--",
+        "python3",
+        server.as_str(),
+    ]);
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let tasks: Vec<(String, String)> = report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| text(&c["name"]).contains("`tasks/"))
+        .map(|c| (text(&c["outcome"]), text(&c["name"])))
+        .collect();
+    assert_eq!(tasks.len(), 4, "{tasks:?}");
+    for (outcome, name) in &tasks {
+        assert_eq!(outcome, "pass", "{name}");
+        assert!(name.contains("not declared) is refused"), "{name}");
+    }
+}

@@ -121,6 +121,9 @@ fn method(
             CapabilityOf::Client => {
                 format!("\n\nOptional: only when the client declared the `{c}` capability.")
             }
+            CapabilityOf::Receiver => {
+                format!("\n\nOptional: only when the receiver declared the `{c}` capability.")
+            }
         });
     }
     Ok(RsMethod {
@@ -143,7 +146,7 @@ fn method(
             .spec
             .capability
             .as_ref()
-            .filter(|_| m.spec.capability_of == CapabilityOf::Server)
+            .filter(|_| m.spec.capability_of.in_server_declaration())
             .map(|c| json_string(c)),
         timeout: m
             .spec

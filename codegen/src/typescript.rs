@@ -204,6 +204,9 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
             CapabilityOf::Client => tags.push(format!(
                 "Optional: only when the client declared the `{c}` capability."
             )),
+            CapabilityOf::Receiver => tags.push(format!(
+                "Optional: only when the receiver declared the `{c}` capability."
+            )),
         }
     }
     if let Some(s) = &m.result_stream {

@@ -175,6 +175,7 @@ pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
             .map_or("required".into(), |c| match m.spec.capability_of {
                 CapabilityOf::Server => format!("optional: `{c}`"),
                 CapabilityOf::Client => format!("optional: the client's `{c}`"),
+                CapabilityOf::Receiver => format!("optional: the receiver's `{c}`"),
             });
     let row = format!(
         "| [`{}`](#{}) | {kind} | {dir} | {} | {} | {timeout} | {cap} |",

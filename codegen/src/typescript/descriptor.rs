@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use askama::Template;
 use serde_json::{json, Map, Value};
-use wirekit::protocol::{CapabilityOf, Manifest, MethodKind, MethodSpec};
+use wirekit::protocol::{Manifest, MethodKind, MethodSpec};
 
 use super::DIR;
 use crate::error::{Error, ErrorKind};
@@ -98,7 +98,7 @@ fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
     if let Some(c) = spec
         .capability
         .as_ref()
-        .filter(|_| spec.capability_of == CapabilityOf::Server)
+        .filter(|_| spec.capability_of.in_server_declaration())
     {
         m.push(("capability".into(), json_string(c)));
     }

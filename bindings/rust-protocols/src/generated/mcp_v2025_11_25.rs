@@ -4798,21 +4798,29 @@ pub mod methods {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     pub const TASKS_GET: &str = "tasks/get";
 
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     pub const TASKS_RESULT: &str = "tasks/result";
 
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     pub const TASKS_CANCEL: &str = "tasks/cancel";
 
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     pub const TASKS_LIST: &str = "tasks/list";
 
     /// A request from the client to the server: `SetLevelRequest` of the MCP 2025-11-25 schema, answered with `EmptyResult`.
@@ -4964,18 +4972,26 @@ pub enum Method {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     TasksGet,
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     TasksResult,
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     TasksCancel,
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     TasksList,
     /// A request from the client to the server: `SetLevelRequest` of the MCP 2025-11-25 schema, answered with `EmptyResult`.
     ///
@@ -5097,10 +5113,10 @@ impl Method {
             Method::PromptsGet => Some("prompts"),
             Method::ToolsList => Some("tools"),
             Method::ToolsCall => Some("tools"),
-            Method::TasksGet => None,
-            Method::TasksResult => None,
-            Method::TasksCancel => None,
-            Method::TasksList => None,
+            Method::TasksGet => Some("tasks"),
+            Method::TasksResult => Some("tasks"),
+            Method::TasksCancel => Some("tasks/cancel"),
+            Method::TasksList => Some("tasks/list"),
             Method::LoggingSetLevel => Some("logging"),
             Method::CompletionComplete => Some("completions"),
         }
@@ -5200,18 +5216,26 @@ pub enum ServerRequest {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     TasksGet,
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     TasksResult,
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     TasksCancel,
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     TasksList,
     /// A request from the server to the client: `CreateMessageRequest` of the MCP 2025-11-25 schema, answered with `CreateMessageResult`.
     ///
@@ -5295,10 +5319,10 @@ impl ServerRequest {
     pub fn capability(self) -> Option<&'static str> {
         match self {
             ServerRequest::Ping => None,
-            ServerRequest::TasksGet => None,
-            ServerRequest::TasksResult => None,
-            ServerRequest::TasksCancel => None,
-            ServerRequest::TasksList => None,
+            ServerRequest::TasksGet => Some("tasks"),
+            ServerRequest::TasksResult => Some("tasks"),
+            ServerRequest::TasksCancel => Some("tasks/cancel"),
+            ServerRequest::TasksList => Some("tasks/list"),
             ServerRequest::SamplingCreateMessage => None,
             ServerRequest::RootsList => None,
             ServerRequest::ElicitationCreate => None,
@@ -5598,34 +5622,54 @@ pub trait McpServer {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn tasks_get(
         &mut self,
         params: types::GetTaskRequestParams,
-    ) -> Result<types::GetTaskResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::GetTaskResult, ::wirekit::envelope::ErrorObject> {
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_GET))
+    }
 
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn tasks_result(
         &mut self,
         params: types::GetTaskPayloadRequestParams,
-    ) -> Result<types::GetTaskPayloadResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::GetTaskPayloadResult, ::wirekit::envelope::ErrorObject> {
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_RESULT))
+    }
 
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     fn tasks_cancel(
         &mut self,
         params: types::CancelTaskRequestParams,
-    ) -> Result<types::CancelTaskResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::CancelTaskResult, ::wirekit::envelope::ErrorObject> {
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_CANCEL))
+    }
 
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     fn tasks_list(
         &mut self,
         params: Option<types::PaginatedRequestParams>,
-    ) -> Result<types::ListTasksResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::ListTasksResult, ::wirekit::envelope::ErrorObject> {
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_LIST))
+    }
 
     /// A request from the client to the server: `SetLevelRequest` of the MCP 2025-11-25 schema, answered with `EmptyResult`.
     ///
@@ -6013,38 +6057,62 @@ pub trait McpConcurrentServer: Sync {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn tasks_get(
         &self,
         context: &::wirekit::serve::RequestContext,
         params: types::GetTaskRequestParams,
-    ) -> Result<types::GetTaskResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::GetTaskResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_GET))
+    }
 
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn tasks_result(
         &self,
         context: &::wirekit::serve::RequestContext,
         params: types::GetTaskPayloadRequestParams,
-    ) -> Result<types::GetTaskPayloadResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::GetTaskPayloadResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_RESULT))
+    }
 
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     fn tasks_cancel(
         &self,
         context: &::wirekit::serve::RequestContext,
         params: types::CancelTaskRequestParams,
-    ) -> Result<types::CancelTaskResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::CancelTaskResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_CANCEL))
+    }
 
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     fn tasks_list(
         &self,
         context: &::wirekit::serve::RequestContext,
         params: Option<types::PaginatedRequestParams>,
-    ) -> Result<types::ListTasksResult, ::wirekit::envelope::ErrorObject>;
+    ) -> Result<types::ListTasksResult, ::wirekit::envelope::ErrorObject> {
+        let _ = context;
+        let _ = params;
+        Err(::wirekit::serve::method_not_found(methods::TASKS_LIST))
+    }
 
     /// A request from the client to the server: `SetLevelRequest` of the MCP 2025-11-25 schema, answered with `EmptyResult`.
     ///
@@ -6453,6 +6521,8 @@ pub trait McpPeerExt: ::wirekit::serve::AsPeer {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn request_tasks_get(
         &self,
         params: &types::GetTaskRequestParams,
@@ -6463,6 +6533,8 @@ pub trait McpPeerExt: ::wirekit::serve::AsPeer {
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn request_tasks_result(
         &self,
         params: &types::GetTaskPayloadRequestParams,
@@ -6473,6 +6545,8 @@ pub trait McpPeerExt: ::wirekit::serve::AsPeer {
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     fn request_tasks_cancel(
         &self,
         params: &types::CancelTaskRequestParams,
@@ -6483,6 +6557,8 @@ pub trait McpPeerExt: ::wirekit::serve::AsPeer {
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     fn request_tasks_list(
         &self,
         params: Option<&types::PaginatedRequestParams>,
@@ -6698,6 +6774,8 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     pub fn tasks_get(
         &mut self,
         params: &types::GetTaskRequestParams,
@@ -6711,6 +6789,8 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     pub fn tasks_result(
         &mut self,
         params: &types::GetTaskPayloadRequestParams,
@@ -6724,6 +6804,8 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     pub fn tasks_cancel(
         &mut self,
         params: &types::CancelTaskRequestParams,
@@ -6737,6 +6819,8 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     pub fn tasks_list(
         &mut self,
         params: Option<&types::PaginatedRequestParams>,
@@ -6847,6 +6931,8 @@ pub trait McpClientEvents {
     /// A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn tasks_get(
         &mut self,
         params: types::GetTaskRequestParams,
@@ -6858,6 +6944,8 @@ pub trait McpClientEvents {
     /// A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks` capability.
     fn tasks_result(
         &mut self,
         params: types::GetTaskPayloadRequestParams,
@@ -6869,6 +6957,8 @@ pub trait McpClientEvents {
     /// A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/cancel` capability.
     fn tasks_cancel(
         &mut self,
         params: types::CancelTaskRequestParams,
@@ -6880,6 +6970,8 @@ pub trait McpClientEvents {
     /// A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
     ///
     /// Timeout: 30000 ms.
+    ///
+    /// Optional: only when the receiver declared the `tasks/list` capability.
     fn tasks_list(
         &mut self,
         params: Option<types::PaginatedRequestParams>,

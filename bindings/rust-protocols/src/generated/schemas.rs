@@ -29990,6 +29990,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/GetTaskResult"
       },
+      "capability": "tasks",
+      "capability_of": "receiver",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
@@ -30007,6 +30009,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/GetTaskPayloadResult"
       },
+      "capability": "tasks",
+      "capability_of": "receiver",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
@@ -30024,6 +30028,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/CancelTaskResult"
       },
+      "capability": "tasks/cancel",
+      "capability_of": "receiver",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [
@@ -30042,6 +30048,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "result": {
         "$ref": "mcp.schema.json#/$defs/ListTasksResult"
       },
+      "capability": "tasks/list",
+      "capability_of": "receiver",
       "timeout_ms": 30000,
       "lifecycle": {
         "allowed_in": [

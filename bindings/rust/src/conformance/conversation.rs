@@ -96,7 +96,7 @@ impl Conversation {
     /// client's own declaration, which the battery sends as it declared).
     pub(crate) fn capability_declared(&self, method: &str) -> Option<bool> {
         let spec = self.protocol.method(method)?;
-        if spec.capability_of == crate::protocol::CapabilityOf::Client {
+        if !spec.capability_of.in_server_declaration() {
             return None;
         }
         let capability = spec.capability.as_ref()?;

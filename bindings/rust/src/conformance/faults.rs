@@ -324,7 +324,7 @@ fn method_params(
     let capability = run
         .protocol
         .method(method)
-        .filter(|s| s.capability_of == crate::protocol::CapabilityOf::Server)
+        .filter(|s| s.capability_of.in_server_declaration())
         .and_then(|s| s.capability.clone());
     for mutation in found {
         let issues = run

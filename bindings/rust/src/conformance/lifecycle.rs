@@ -9,7 +9,7 @@ use super::conversation::Conversation;
 use super::runner::{Called, Run};
 use crate::envelope::ErrorObject;
 use crate::host::Ending;
-use crate::protocol::{CapabilityOf, CapabilityStyle, HostSpec, MethodKind};
+use crate::protocol::{CapabilityStyle, HostSpec, MethodKind};
 
 /// Runs the lifecycle, capabilities and exit groups on one server.
 pub(crate) fn run(run: &mut Run<'_>) {
@@ -184,7 +184,7 @@ fn capabilities(run: &mut Run<'_>, conversation: &Conversation) {
             .manifest()
             .methods
             .values()
-            .filter(|spec| spec.capability_of == CapabilityOf::Server)
+            .filter(|spec| spec.capability_of.in_server_declaration())
             .filter_map(|spec| spec.capability.clone());
         let known: BTreeSet<String> = requests.chain(gating).collect();
         let unknown: Vec<String> = declared.difference(&known).cloned().collect();
@@ -366,7 +366,7 @@ pub(crate) fn undeclared(run: &mut Run<'_>, conversation: &mut Conversation) -> 
     let index = conversation.index;
     let optional: Vec<(String, String)> = run
         .client_requests()
-        .filter(|(_, s)| s.capability_of == CapabilityOf::Server)
+        .filter(|(_, s)| s.capability_of.in_server_declaration())
         .filter_map(|(name, s)| s.capability.clone().map(|c| (name.clone(), c)))
         .filter(|(name, _)| !streamed(run, name))
         .collect();

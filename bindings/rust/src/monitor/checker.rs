@@ -467,7 +467,7 @@ impl SessionChecker {
             // client's business, so no refusal is demanded. Its state is the
             // server's to get right too (MCP: a server sends no request but
             // `ping` before the client's `notifications/initialized`).
-            if let Err(violation) = self.session.check(&method) {
+            if let Err(violation) = self.session.check_from_server(&method) {
                 let message = match violation.kind() {
                     ViolationKind::SessionEnded => self.after_end(&method),
                     _ => violation.answer().message.clone(),

@@ -39,6 +39,35 @@ pub enum CapabilityOf {
     /// requests it answers (MCP's `sampling/createMessage`, `roots/list`),
     /// and the notifications it promises to send.
     Client,
+    /// The receiver's: a method either side sends (`direction: both`) is
+    /// gated by the declaration of the side it is sent to. MCP's `tasks/*`:
+    /// the server's `tasks` for the client's requests, the client's for
+    /// the server's.
+    Receiver,
+}
+
+impl CapabilityOf {
+    /// Whether the server's declaration gates the method as the client
+    /// sends it (and so lists it: the server's own capabilities).
+    pub fn in_server_declaration(self) -> bool {
+        matches!(self, CapabilityOf::Server | CapabilityOf::Receiver)
+    }
+
+    /// Whether the client's declaration gates the method as the server
+    /// sends it (and so lists it: the client's own capabilities).
+    pub fn in_client_declaration(self) -> bool {
+        matches!(self, CapabilityOf::Client | CapabilityOf::Receiver)
+    }
+
+    /// Whether the server's declaration (else the client's) gates the
+    /// method as `sent_by_server` says it was sent.
+    pub fn held_by_server(self, sent_by_server: bool) -> bool {
+        match self {
+            CapabilityOf::Server => true,
+            CapabilityOf::Client => false,
+            CapabilityOf::Receiver => !sent_by_server,
+        }
+    }
 }
 
 /// How a server spells its capabilities.

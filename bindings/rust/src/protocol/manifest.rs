@@ -853,7 +853,7 @@ impl Manifest {
                 caps.declared(
                     self.methods
                         .values()
-                        .filter(|m| m.capability_of == CapabilityOf::Server)
+                        .filter(|m| m.capability_of.in_server_declaration())
                         .filter_map(|m| m.capability.as_deref()),
                     caps.declaration(declaring_result),
                 )
@@ -871,7 +871,7 @@ impl Manifest {
             caps.declared(
                 self.methods
                     .values()
-                    .filter(|m| m.capability_of == CapabilityOf::Client)
+                    .filter(|m| m.capability_of.in_client_declaration())
                     .filter_map(|m| m.capability.as_deref()),
                 params.and_then(|p| p.pointer(pointer)),
             ),

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::capabilities::{CapabilityOf, CapabilityStyle};
+use super::capabilities::CapabilityStyle;
 use super::manifest::{Manifest, MethodKind};
 
 /// How the handler of a client method is called.
@@ -78,7 +78,7 @@ impl Manifest {
         let gated = || {
             self.methods
                 .iter()
-                .filter(|(_, m)| m.capability_of == CapabilityOf::Server)
+                .filter(|(_, m)| m.capability_of.in_server_declaration())
                 .filter_map(|(name, m)| m.capability.as_deref().map(|c| (name.as_str(), c)))
         };
         Some(match spec.style {
@@ -97,7 +97,7 @@ impl Manifest {
                     let ends = method.lifecycle.as_ref().is_some_and(|l| l.ends_session);
                     let served = method.kind == MethodKind::Request
                         && method.direction.client_sends()
-                        && method.capability_of == CapabilityOf::Server;
+                        && method.capability_of.in_server_declaration();
                     if *name == spec.method || ends || !served {
                         continue;
                     }

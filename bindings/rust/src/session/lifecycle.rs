@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::scope::{RuleFault, ScopeRules};
 use super::violation::{fill, Violation, ViolationKind};
 use crate::envelope::{ErrorCode, ErrorObject};
-use crate::protocol::{CapabilityOf, ErrorCase, ViolationSpec};
+use crate::protocol::{ErrorCase, ViolationSpec};
 use crate::validate::Protocol;
 
 /// One session's lifecycle, as either peer or an observer sees it.
@@ -96,6 +96,17 @@ impl Session {
     /// its capability. A method the protocol does not define passes: the
     /// caller answers it -32601 itself.
     pub fn check(&self, method: &str) -> Result<(), Violation> {
+        self.check_sent(method, false)
+    }
+
+    /// [`Session::check`] for a message the server sends: a method gated on
+    /// the receiver's capability (`capability_of: receiver`) is gated by
+    /// the client's declaration then.
+    pub fn check_from_server(&self, method: &str) -> Result<(), Violation> {
+        self.check_sent(method, true)
+    }
+
+    fn check_sent(&self, method: &str, sent_by_server: bool) -> Result<(), Violation> {
         let Some(spec) = self.protocol.method(method) else {
             return Ok(());
         };
@@ -118,17 +129,18 @@ impl Session {
                 ));
             }
         }
-        let declared = match spec.capability_of {
-            CapabilityOf::Server => &self.capabilities,
-            CapabilityOf::Client => &self.client_capabilities,
+        let servers = spec.capability_of.held_by_server(sent_by_server);
+        let declared = if servers {
+            &self.capabilities
+        } else {
+            &self.client_capabilities
         };
         if let (Some(capability), Some(declared)) = (&spec.capability, declared) {
             if !declared.contains(capability) {
-                let answer = match spec.capability_of {
-                    CapabilityOf::Server => self.protocol.capability_answer(method, capability),
-                    CapabilityOf::Client => {
-                        self.protocol.client_capability_answer(method, capability)
-                    }
+                let answer = if servers {
+                    self.protocol.capability_answer(method, capability)
+                } else {
+                    self.protocol.client_capability_answer(method, capability)
                 };
                 return Err(Violation::new(
                     ViolationKind::CapabilityNotDeclared,
@@ -211,10 +223,11 @@ impl Session {
         }
         let Some(client) = params
             .and_then(|p| p.pointer(&negotiation.client_pointer))
-            .and_then(Value::as_str)
+            .and_then(crate::protocol::version_text)
         else {
             return Ok(());
         };
+        let client = client.as_str();
         // Majors compare as decimal integers ("01" is 1); text that is no
         // number compares as written.
         let major = |version: &str| {

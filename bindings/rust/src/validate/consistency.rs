@@ -133,7 +133,7 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
             .capabilities
             .as_ref()
             .is_some_and(|c| c.client_pointer.is_some());
-        if method.capability_of == crate::protocol::CapabilityOf::Client && !client_declares {
+        if method.capability_of.in_client_declaration() && !client_declares {
             return Err(fail(
                 format!("{at}/capability_of"),
                 "a method gated on the client's capabilities needs `capabilities.client_pointer`"

@@ -1998,21 +1998,25 @@ export interface McpRequests {
   /**
    * A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks` capability.
    */
   "tasks/get": { params: GetTaskRequestParams; result: GetTaskResult };
   /**
    * A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks` capability.
    */
   "tasks/result": { params: GetTaskPayloadRequestParams; result: GetTaskPayloadResult };
   /**
    * A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks/cancel` capability.
    */
   "tasks/cancel": { params: CancelTaskRequestParams; result: CancelTaskResult };
   /**
    * A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks/list` capability.
    */
   "tasks/list": { params: PaginatedRequestParams | undefined; result: ListTasksResult };
   /**
@@ -2062,21 +2066,25 @@ export interface McpServerRequests {
   /**
    * A request either peer sends: `GetTaskRequest` of the MCP 2025-11-25 schema, answered with `GetTaskResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks` capability.
    */
   "tasks/get": { params: GetTaskRequestParams; result: GetTaskResult };
   /**
    * A request either peer sends: `GetTaskPayloadRequest` of the MCP 2025-11-25 schema, answered with `GetTaskPayloadResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks` capability.
    */
   "tasks/result": { params: GetTaskPayloadRequestParams; result: GetTaskPayloadResult };
   /**
    * A request either peer sends: `CancelTaskRequest` of the MCP 2025-11-25 schema, answered with `CancelTaskResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks/cancel` capability.
    */
   "tasks/cancel": { params: CancelTaskRequestParams; result: CancelTaskResult };
   /**
    * A request either peer sends: `ListTasksRequest` of the MCP 2025-11-25 schema, answered with `ListTasksResult`.
    * Timeout: 30000 ms.
+   * Optional: only when the receiver declared the `tasks/list` capability.
    */
   "tasks/list": { params: PaginatedRequestParams | undefined; result: ListTasksResult };
   /**

@@ -874,7 +874,7 @@ impl<'a, H: ConcurrentHandler + ?Sized, W: Write> Run<'a, H, W> {
     ) -> Result<Vec<u8>, RuntimeFault> {
         self.server
             .check_outgoing(method, MethodKind::Request, params.as_ref())?;
-        if let Err(violation) = self.server.session.check(method) {
+        if let Err(violation) = self.server.session.check_from_server(method) {
             let why = violation.to_string();
             return Err(RuntimeFault::dropped_request(method, "/method", &why));
         }
