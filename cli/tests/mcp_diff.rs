@@ -68,12 +68,22 @@ fn mcp_2025_06_18_to_2025_11_25_is_classified_and_fails_the_gate() {
         "2025-11-25",
     ]);
     assert_eq!(code, Some(1), "{stderr}");
-    // tasks/* go both ways and no capability gates them in the manifest.
+    // tasks/* go both ways, gated on the receiver's `tasks` (issue 36): a
+    // peer built on 2025-06-18 declares none, so none is sent to it.
+    for method in ["get", "result", "list", "cancel"] {
+        let pointer = format!("protocol.json#/methods/tasks~1{method}");
+        assert!(
+            has(&list, "compatible", "method-added", &pointer),
+            "tasks/{method}: {list:?}"
+        );
+    }
+    // Their status notification is promised by no declaration in the
+    // manifest: still new and required for both sides.
     assert!(has(
         &list,
         "breaks-clients-and-servers",
         "method-added",
-        "protocol.json#/methods/tasks~1get"
+        "protocol.json#/methods/notifications~1tasks~1status"
     ));
     // A new server notification: clients built on 2025-06-18 lack it.
     assert!(has(
