@@ -32,7 +32,11 @@ impl Session {
         Session::start_with(handler, concurrency, ServeOptions::default())
     }
 
-    fn start_with(handler: Tools, concurrency: Concurrency, options: ServeOptions) -> Session {
+    fn start_with<H: ConcurrentHandler + Send + 'static>(
+        handler: H,
+        concurrency: Concurrency,
+        options: ServeOptions,
+    ) -> Session {
         let (to_server, input) = mpsc::channel();
         let (output, from_server) = mpsc::channel();
         let served = thread::spawn(move || {
@@ -709,28 +713,11 @@ impl ConcurrentHandler for Encoded {
 /// capabilities, which keeps the `Value` path (the session reads it).
 #[test]
 fn encoded_answers_are_written_as_given_except_the_capabilities_method() {
-    let (to_server, input) = mpsc::channel();
-    let (output, from_server) = mpsc::channel();
-    let served = thread::spawn(move || {
-        let protocol = wirekit_protocols::protocol("mcp@2025-11-25").expect("shipped");
-        Server::new(protocol, ServeOptions::default()).serve_concurrent(
-            &Encoded,
-            Input(input, Vec::new()),
-            Output(output, Vec::new()),
-            Concurrency::default(),
-        )
-    });
+    let session = Session::start_with(Encoded, Concurrency::default(), ServeOptions::default());
     let send = |message: Value| {
-        let mut line = serde_json::to_vec(&message).expect("json");
-        line.push(b'\n');
-        to_server.send(line).expect("the server reads");
+        session.send(message);
     };
-    let next = || -> Value {
-        let (_, line) = from_server
-            .recv_timeout(Duration::from_secs(10))
-            .expect("an answer");
-        serde_json::from_slice(&line).expect("JSON")
-    };
+    let next = || session.next().1;
     send(
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
@@ -745,9 +732,8 @@ fn encoded_answers_are_written_as_given_except_the_capabilities_method() {
     send(call(1, "anything", json!({})));
     let answer = next();
     assert_eq!(text(&answer), "encoded", "{answer}");
-    drop(to_server);
-    let outcome = served.join().expect("no panic").expect("serves");
-    assert_eq!(outcome, ServeOutcome::EndOfInput);
+    let (outcome, _) = session.close();
+    assert_eq!(outcome.expect("serves"), ServeOutcome::EndOfInput);
 }
 
 /// A handler reading params from their text: it takes the text unless the
@@ -819,28 +805,11 @@ fn encoded_text(said: &str) -> Result<Box<serde_json::value::RawValue>, ErrorObj
 /// or refused -32602 when its params break the schema.
 #[test]
 fn requests_are_answered_from_their_params_text_or_checked_when_declined() {
-    let (to_server, input) = mpsc::channel();
-    let (output, from_server) = mpsc::channel();
-    let served = thread::spawn(move || {
-        let protocol = wirekit_protocols::protocol("mcp@2025-11-25").expect("shipped");
-        Server::new(protocol, ServeOptions::default()).serve_concurrent(
-            &Texts,
-            Input(input, Vec::new()),
-            Output(output, Vec::new()),
-            Concurrency::default(),
-        )
-    });
+    let session = Session::start_with(Texts, Concurrency::default(), ServeOptions::default());
     let send = |message: Value| {
-        let mut line = serde_json::to_vec(&message).expect("json");
-        line.push(b'\n');
-        to_server.send(line).expect("the server reads");
+        session.send(message);
     };
-    let next = || -> Value {
-        let (_, line) = from_server
-            .recv_timeout(Duration::from_secs(10))
-            .expect("an answer");
-        serde_json::from_slice(&line).expect("JSON")
-    };
+    let next = || session.next().1;
     send(
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
@@ -879,7 +848,6 @@ fn requests_are_answered_from_their_params_text_or_checked_when_declined() {
     assert_eq!(refused["id"], 3, "{refused}");
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
 
-    drop(to_server);
-    let outcome = served.join().expect("no panic").expect("serves");
-    assert_eq!(outcome, ServeOutcome::EndOfInput);
+    let (outcome, _) = session.close();
+    assert_eq!(outcome.expect("serves"), ServeOutcome::EndOfInput);
 }
