@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use wirekit::framing::{FrameReader, ReadError};
-use wirekit::monitor::SessionChecker;
+use wirekit::monitor::{Problem, SessionChecker, Severity};
 use wirekit::validate::Protocol;
 
 fn sessions_dir() -> PathBuf {
@@ -30,6 +30,13 @@ fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
 type Found = BTreeSet<(usize, String, Option<String>)>;
 
 fn check_capture(protocol: &Arc<Protocol>, capture: &Path) -> Found {
+    problems_of(protocol, capture)
+        .iter()
+        .map(|p| (p.frame, p.kind.name().to_owned(), p.pointer.clone()))
+        .collect()
+}
+
+fn problems_of(protocol: &Arc<Protocol>, capture: &Path) -> Vec<Problem> {
     let bytes = std::fs::read(capture).expect("capture");
     let transport = &protocol.manifest().transport;
     let mut reader = FrameReader::new(&bytes[..], transport.framing, transport.frame_limits());
@@ -42,11 +49,7 @@ fn check_capture(protocol: &Arc<Protocol>, capture: &Path) -> Found {
             Err(ReadError::Io(error)) => unreachable!("reading a slice: {error}"),
         }
     }
-    checker
-        .finish()
-        .iter()
-        .map(|p| (p.frame, p.kind.name().to_owned(), p.pointer.clone()))
-        .collect()
+    checker.finish().to_vec()
 }
 
 #[test]
@@ -115,9 +118,19 @@ fn every_captured_session_gives_exactly_its_expected_problems() {
 /// The real pylsp recording with its `SymbolKind` 12 (Function) replaced,
 /// byte for byte (the frames keep their lengths).
 fn pylsp_with_kind(kind: &[u8; 2]) -> (Arc<Protocol>, PathBuf) {
+    pylsp_announcing(kind, None)
+}
+
+/// [`pylsp_with_kind`], the client's `documentSymbol` capabilities
+/// announcing `symbol_kinds` as its `symbolKind.valueSet` where given (the
+/// `initialize` frame framed anew).
+fn pylsp_announcing(kind: &[u8; 2], symbol_kinds: Option<&[u32]>) -> (Arc<Protocol>, PathBuf) {
     let protocol = wirekit_protocols::protocol("lsp@3.17").expect("embedded");
     let real = sessions_dir().join("lsp@3.17/real-pylsp.bin");
-    let bytes = std::fs::read(&real).expect("capture");
+    let mut bytes = std::fs::read(&real).expect("capture");
+    if let Some(kinds) = symbol_kinds {
+        bytes = announce_symbol_kinds(&bytes, kinds);
+    }
     let from = b"\"kind\":12";
     let mut changed = Vec::with_capacity(bytes.len());
     let mut at = 0;
@@ -131,10 +144,14 @@ fn pylsp_with_kind(kind: &[u8; 2]) -> (Arc<Protocol>, PathBuf) {
             at += 1;
         }
     }
-    assert_ne!(changed, bytes, "the recording holds symbols of kind 12");
+    assert!(
+        kind == b"12" || changed != bytes,
+        "the recording holds symbols of kind 12"
+    );
     let path = std::env::temp_dir().join(format!(
-        "wirekit-pylsp-kind-{}-{}.bin",
+        "wirekit-pylsp-kind-{}-{}-{}.bin",
         String::from_utf8_lossy(kind).trim(),
+        symbol_kinds.map_or(0, <[u32]>::len),
         std::process::id()
     ));
     std::fs::write(&path, changed).expect("write");
@@ -164,4 +181,89 @@ fn a_symbol_kind_outside_the_model_is_refused_in_a_real_recording() {
     let found = check_capture(&protocol, &path);
     let _ = std::fs::remove_file(&path);
     assert!(found.is_empty(), "a valid kind (13, Variable): {found:?}");
+}
+
+/// The recording with its first frame (`initialize`) announcing `kinds` in
+/// `capabilities.textDocument.documentSymbol.symbolKind.valueSet`, framed
+/// anew; the other frames byte for byte.
+fn announce_symbol_kinds(bytes: &[u8], kinds: &[u32]) -> Vec<u8> {
+    let header_end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a header")
+        + 4;
+    let header = std::str::from_utf8(&bytes[..header_end]).expect("text header");
+    let length: usize = header
+        .trim()
+        .strip_prefix("Content-Length: ")
+        .and_then(|n| n.parse().ok())
+        .expect("Content-Length");
+    let body = &bytes[header_end..header_end + length];
+    let mut initialize: Value = serde_json::from_slice(body).expect("JSON");
+    assert_eq!(initialize["method"], "initialize");
+    initialize["params"]["capabilities"]["textDocument"]["documentSymbol"]["symbolKind"] =
+        serde_json::json!({ "valueSet": kinds });
+    let body = serde_json::to_vec(&initialize).expect("encode");
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&bytes[header_end + length..]);
+    out
+}
+
+/// The client's announced value set is what the server is held to
+/// (`value_sets` in the manifest): in the real pylsp recording, Struct (23)
+/// is a kind of the model, but the client announced no
+/// `symbolKind.valueSet`, so it supports only 1..18: a warning naming the
+/// default. Announcing 1..26 makes the recording clean; announcing 1..12
+/// makes 13 (Variable) the warning, naming where it was announced.
+#[test]
+fn a_symbol_kind_the_client_did_not_announce_is_a_warning_in_a_real_recording() {
+    let (protocol, path) = pylsp_with_kind(b"23");
+    let problems = problems_of(&protocol, &path);
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        !problems.is_empty(),
+        "Struct passed a client supporting 1..18"
+    );
+    for problem in &problems {
+        assert_eq!(problem.kind.name(), "unannounced_value", "{problem}");
+        assert_eq!(problem.severity, Severity::Warning, "{problem}");
+        assert_eq!(problem.blame.name(), "server", "{problem}");
+        let pointer = problem.pointer.as_deref().unwrap_or("");
+        assert!(
+            pointer.starts_with("/result/") && pointer.ends_with("/kind"),
+            "{problem}"
+        );
+        assert!(
+            problem.message.contains("SymbolKind 23")
+                && problem.message.contains("1–18, the protocol's default"),
+            "{problem}"
+        );
+    }
+
+    let all: Vec<u32> = (1..=26).collect();
+    let (protocol, path) = pylsp_announcing(b"23", Some(&all));
+    let found = check_capture(&protocol, &path);
+    let _ = std::fs::remove_file(&path);
+    assert!(found.is_empty(), "1..26 announced: {found:?}");
+
+    let few: Vec<u32> = (1..=12).collect();
+    let (protocol, path) = pylsp_announcing(b"13", Some(&few));
+    let problems = problems_of(&protocol, &path);
+    let _ = std::fs::remove_file(&path);
+    assert!(!problems.is_empty(), "13 passed a client announcing 1..12");
+    for problem in &problems {
+        assert_eq!(problem.kind.name(), "unannounced_value", "{problem}");
+        assert!(
+            problem.message.contains(
+                "announced at /params/capabilities/textDocument/documentSymbol/symbolKind/valueSet (1–12)"
+            ),
+            "{problem}"
+        );
+    }
+    // The kind the recording had (12, Function) is among 1..12.
+    let (protocol, path) = pylsp_announcing(b"12", Some(&few));
+    let found = check_capture(&protocol, &path);
+    let _ = std::fs::remove_file(&path);
+    assert!(found.is_empty(), "12 in 1..12: {found:?}");
 }

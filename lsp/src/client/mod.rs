@@ -362,6 +362,9 @@ fn initialize_params(root: &Path, root_uri: &str, initialization_options: Option
     let name = root
         .file_name()
         .map_or_else(|| "root".to_owned(), |n| n.to_string_lossy().into_owned());
+    // Every kind this client names, announced (without a `valueSet` a
+    // client supports only the kinds 1 to 18 of the first version).
+    let symbol_kinds: Vec<u32> = crate::decode::known_symbol_kinds().collect();
     let mut params = json!({
         "processId": std::process::id(),
         "clientInfo": {"name": "wirekit-lsp", "version": env!("CARGO_PKG_VERSION")},
@@ -382,7 +385,10 @@ fn initialize_params(root: &Path, root_uri: &str, initialization_options: Option
                 "definition": {"linkSupport": true},
                 "references": {},
                 "hover": {"contentFormat": ["markdown", "plaintext"]},
-                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
+                "documentSymbol": {
+                    "hierarchicalDocumentSymbolSupport": true,
+                    "symbolKind": {"valueSet": symbol_kinds}
+                },
                 "rename": {"prepareSupport": true},
                 "callHierarchy": {},
                 "publishDiagnostics": {"versionSupport": true}

@@ -34,6 +34,7 @@ pub use progress::{
     decode_progress_token, decode_work_done_progress, ProgressToken, WorkDoneProgress,
 };
 pub use symbols::{
-    decode_document_symbols, symbol_kind_name, DocumentSymbol, DocumentSymbols, SymbolInformation,
+    decode_document_symbols, known_symbol_kinds, symbol_kind_name, DocumentSymbol, DocumentSymbols,
+    SymbolInformation,
 };
 pub use workspace_edit::{decode_workspace_edit, FileEdits, WorkspaceEdit};

@@ -153,39 +153,47 @@ fn symbol_information(value: &Value) -> Result<SymbolInformation, DecodeError> {
     })
 }
 
+/// The `SymbolKind` numbers this client names (1 to 26): what it announces
+/// in `symbolKind.valueSet`.
+pub fn known_symbol_kinds() -> impl Iterator<Item = u32> {
+    (1..=SYMBOL_KIND_NAMES.len()).filter_map(|kind| u32::try_from(kind).ok())
+}
+
 /// The name of a `SymbolKind` (LSP 3.17: 1 to 26); another number is
 /// `"unknown"` (the set is open to servers' extensions).
 pub fn symbol_kind_name(kind: u32) -> &'static str {
-    const NAMES: [&str; 26] = [
-        "file",
-        "module",
-        "namespace",
-        "package",
-        "class",
-        "method",
-        "property",
-        "field",
-        "constructor",
-        "enum",
-        "interface",
-        "function",
-        "variable",
-        "constant",
-        "string",
-        "number",
-        "boolean",
-        "array",
-        "object",
-        "key",
-        "null",
-        "enum member",
-        "struct",
-        "event",
-        "operator",
-        "type parameter",
-    ];
     kind.checked_sub(1)
-        .and_then(|index| NAMES.get(index as usize))
+        .and_then(|index| SYMBOL_KIND_NAMES.get(index as usize))
         .copied()
         .unwrap_or("unknown")
 }
+
+/// The names of LSP 3.17's symbol kinds, from 1.
+const SYMBOL_KIND_NAMES: [&str; 26] = [
+    "file",
+    "module",
+    "namespace",
+    "package",
+    "class",
+    "method",
+    "property",
+    "field",
+    "constructor",
+    "enum",
+    "interface",
+    "function",
+    "variable",
+    "constant",
+    "string",
+    "number",
+    "boolean",
+    "array",
+    "object",
+    "key",
+    "null",
+    "enum member",
+    "struct",
+    "event",
+    "operator",
+    "type parameter",
+];

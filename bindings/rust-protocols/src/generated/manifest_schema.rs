@@ -309,6 +309,14 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
     "progress": {
       "$ref": "#/$defs/Progress"
     },
+    "value_sets": {
+      "title": "Value sets",
+      "description": "Enumerations whose values the client announces it supports, in the params of the capabilities method (LSP's symbolKind.valueSet): validate warns (unannounced_value) where the server sends a value outside the announced set.",
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/ValueSet"
+      }
+    },
     "host": {
       "$ref": "#/$defs/Host"
     },
@@ -1037,6 +1045,43 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
           "$ref": "#/$defs/JsonPointer",
           "title": "Token pointer",
           "description": "JSON pointer into the notification's params to the token."
+        }
+      }
+    },
+    "ValueSet": {
+      "title": "Value set",
+      "description": "An enumeration the client announces its support of. Where the server sends a value of it (a place whose schema is a $ref to the enumeration) in one of the methods, a request's result or the params of what the server sends, the value is checked against the array at announced in the params of capabilities.method.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema",
+        "methods",
+        "announced"
+      ],
+      "properties": {
+        "schema": {
+          "$ref": "#/$defs/SchemaRef",
+          "title": "Enumeration",
+          "description": "The enumeration's schema."
+        },
+        "methods": {
+          "title": "Methods",
+          "description": "The methods whose server-sent messages are held to the announced set.",
+          "type": "array",
+          "minItems": 1,
+          "items": {
+            "$ref": "#/$defs/MethodName"
+          }
+        },
+        "announced": {
+          "$ref": "#/$defs/JsonPointer",
+          "title": "Announced at",
+          "description": "JSON pointer into the capabilities method's params to the announced array of values."
+        },
+        "absent": {
+          "title": "When none is announced",
+          "description": "The values a client supports that announces none (LSP: the kinds of the protocol's first version). Absent: any value of the enumeration.",
+          "type": "array"
         }
       }
     },

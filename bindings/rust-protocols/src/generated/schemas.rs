@@ -20849,7 +20849,146 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "message": "{method} is not allowed in state {state} (allowed: {allowed})",
       "data": null
     }
-  }
+  },
+  "value_sets": [
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/SymbolKind"
+      },
+      "methods": [
+        "textDocument/documentSymbol"
+      ],
+      "announced": "/capabilities/textDocument/documentSymbol/symbolKind/valueSet",
+      "absent": [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18
+      ]
+    },
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/SymbolTag"
+      },
+      "methods": [
+        "textDocument/documentSymbol"
+      ],
+      "announced": "/capabilities/textDocument/documentSymbol/tagSupport/valueSet"
+    },
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/SymbolKind"
+      },
+      "methods": [
+        "workspace/symbol",
+        "workspaceSymbol/resolve"
+      ],
+      "announced": "/capabilities/workspace/symbol/symbolKind/valueSet",
+      "absent": [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18
+      ]
+    },
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/SymbolTag"
+      },
+      "methods": [
+        "workspace/symbol",
+        "workspaceSymbol/resolve"
+      ],
+      "announced": "/capabilities/workspace/symbol/tagSupport/valueSet"
+    },
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/CompletionItemKind"
+      },
+      "methods": [
+        "textDocument/completion",
+        "completionItem/resolve"
+      ],
+      "announced": "/capabilities/textDocument/completion/completionItemKind/valueSet",
+      "absent": [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18
+      ]
+    },
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/CompletionItemTag"
+      },
+      "methods": [
+        "textDocument/completion",
+        "completionItem/resolve"
+      ],
+      "announced": "/capabilities/textDocument/completion/completionItem/tagSupport/valueSet"
+    },
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/InsertTextMode"
+      },
+      "methods": [
+        "textDocument/completion",
+        "completionItem/resolve"
+      ],
+      "announced": "/capabilities/textDocument/completion/completionItem/insertTextModeSupport/valueSet"
+    },
+    {
+      "schema": {
+        "$ref": "lsp.schema.json#/$defs/DiagnosticTag"
+      },
+      "methods": [
+        "textDocument/publishDiagnostics"
+      ],
+      "announced": "/capabilities/textDocument/publishDiagnostics/tagSupport/valueSet"
+    }
+  ]
 }
 "#,
     ),

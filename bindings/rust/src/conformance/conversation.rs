@@ -360,7 +360,8 @@ impl Conversation {
         self.noise_count > NOISE_BOUND
     }
 
-    /// Charges the monitor's new problems that blame the server to `check`.
+    /// Charges the monitor's new problems that blame the server to `check`:
+    /// an error fails it, a warning warns.
     fn charge(&mut self, check: &mut Check) {
         let problems = self.checker.problems();
         for problem in &problems[self.seen.min(problems.len())..] {
@@ -369,10 +370,14 @@ impl Conversation {
             }
             let pointer = problem.pointer.as_deref();
             let at = pointer.filter(|p| !p.is_empty()).unwrap_or("(root)");
-            check.monitor_found(
-                pointer,
-                format!("{} at {at}: {}", problem.kind.name(), problem.message),
-            );
+            let finding = format!("{} at {at}: {}", problem.kind.name(), problem.message);
+            // A warning (what the protocol allows but discourages, a value
+            // the client did not announce) warns; it does not fail.
+            if problem.severity == crate::monitor::Severity::Warning {
+                check.warn(pointer, format!("the monitor found {finding}"));
+            } else {
+                check.monitor_found(pointer, finding);
+            }
         }
         self.seen = problems.len();
     }

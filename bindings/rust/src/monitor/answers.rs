@@ -215,7 +215,7 @@ impl SessionChecker {
         // The answer to a request the server sent is the client's.
         self.server_side = pending.from_server;
         self.remember_answered(
-            key,
+            key.clone(),
             Answered {
                 method: pending.method.clone(),
                 request: pending.frame,
@@ -227,6 +227,9 @@ impl SessionChecker {
         if let Ok(result) = &response.outcome {
             let issues = self.protocol.validate(method, Part::Result, Some(result));
             self.report(index, ProblemKind::InvalidResult, "/result", &issues);
+            if issues.is_empty() && !pending.from_server {
+                self.check_value_sets(index, method, "/result", Some(result));
+            }
         }
         if let (Err(error), Some(spec)) = (&response.outcome, self.protocol.method(method)) {
             let errors = &self.protocol.manifest().errors;
@@ -294,10 +297,44 @@ impl SessionChecker {
                 }
             }
             (None, Ok(result)) => {
-                if !pending.presumed {
+                if let Some(before) = pending.before {
+                    // Presumed for a request behind it: the real result (its
+                    // capabilities, its version) replaces the presumed one.
+                    self.session = *before;
+                    self.session.answered(method, Ok(result));
+                } else if !pending.presumed {
                     self.session.answered(method, Ok(result));
                 }
                 self.check_declared_version(index, method, result);
+            }
+            (None, Err(error)) if pending.before.is_some() => {
+                // Presumed for a request behind it, and refused: the session
+                // is what it was, and the requests judged in the presumed
+                // state are owed the refusal of the real one.
+                if let Some(before) = pending.before {
+                    self.session = *before;
+                }
+                self.session.answered(method, Err(error));
+                let dependents: Vec<String> = self
+                    .pending
+                    .iter()
+                    .filter(|(_, p)| p.depends_on.as_deref() == Some(key.as_str()))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for dependent in dependents {
+                    let Some(waiting) = self.pending.get(&dependent) else {
+                        continue;
+                    };
+                    if waiting.refusal.is_some() {
+                        continue;
+                    }
+                    if let Err(violation) = self.session.check(&waiting.method) {
+                        let refusal = super::refusal::Refusal::violation(&violation);
+                        if let Some(waiting) = self.pending.get_mut(&dependent) {
+                            waiting.refusal = Some(refusal);
+                        }
+                    }
+                }
             }
             (None, Err(error)) => {
                 if pending.presumed {

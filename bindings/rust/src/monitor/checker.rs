@@ -54,6 +54,12 @@ pub(super) struct Pending {
     pub(super) presumed: bool,
     /// A request the server sent (declared `server-to-client`).
     pub(super) from_server: bool,
+    /// The session before its success was presumed for a client's request
+    /// sent before its answer (`driver.capabilities` right behind
+    /// `driver.hello`): its real answer is applied to that session.
+    pub(super) before: Option<Box<Session>>,
+    /// The pending request whose presumed success this one was judged in.
+    pub(super) depends_on: Option<String>,
     /// Cancelled by the protocol's cancellation notification.
     pub(super) cancelled: bool,
 }
@@ -106,6 +112,9 @@ pub struct SessionChecker {
     frames: usize,
     finished: bool,
     pub(super) problems: Vec<Problem>,
+    /// The params of the client's capability method, where the manifest
+    /// has value sets (`value_sets.rs`).
+    pub(super) announcement: Option<Value>,
 }
 
 impl SessionChecker {
@@ -129,6 +138,7 @@ impl SessionChecker {
             frames: 0,
             finished: false,
             problems: Vec::new(),
+            announcement: None,
         }
     }
 
@@ -482,6 +492,9 @@ impl SessionChecker {
                 .protocol
                 .validate(&method, Part::Params, params.as_ref());
             self.report(index, ProblemKind::InvalidParams, "/params", &issues);
+            if issues.is_empty() {
+                self.check_value_sets(index, &method, "/params", params.as_ref());
+            }
             self.wait(key, &method, index, None, true);
             return;
         }
@@ -491,7 +504,26 @@ impl SessionChecker {
         // client's fault is reported, but the server owes no refusal.
         let enforcement = self.protocol.manifest().enforcement;
         let mut broke_a_rule = false;
-        if let Err(violation) = self.session.check(&method) {
+        // A request right behind one that moves the session, sent before
+        // its answer: a server reads its input in order, so it is judged in
+        // the state that request's success reaches (corrected when the
+        // answer says otherwise, see answers.rs).
+        let mut checked = self.session.check(&method);
+        let mut depends_on = None;
+        if checked
+            .as_ref()
+            .is_err_and(|v| v.kind() == ViolationKind::WrongState)
+        {
+            let before = self.session.clone();
+            if let Some(presumed) = self.presume_pending_success(&method) {
+                if let Some(pending) = self.pending.get_mut(&presumed) {
+                    pending.before = Some(Box::new(before));
+                }
+                checked = self.session.check(&method);
+                depends_on = Some(presumed);
+            }
+        }
+        if let Err(violation) = checked {
             let (kind, message) = match violation.kind() {
                 ViolationKind::CapabilityNotDeclared => {
                     (ProblemKind::Capability, violation.answer().message.clone())
@@ -516,6 +548,7 @@ impl SessionChecker {
             .protocol
             .validate(&method, Part::Params, params.as_ref());
         self.report(index, ProblemKind::InvalidParams, "/params", &issues);
+        self.keep_announcement(&method, params.as_ref());
         broke_a_rule |= !issues.is_empty();
         if !issues.is_empty() && enforcement.params == EnforcedBy::Receiver {
             let own = Refusal::invalid_params(&self.protocol, &method, &issues);
@@ -544,7 +577,10 @@ impl SessionChecker {
         if streamed && refusal.is_none() {
             self.streaming = Some(method.clone());
         }
-        self.wait(key, &method, index, refusal, false);
+        self.wait(key.clone(), &method, index, refusal, false);
+        if let Some(pending) = self.pending.get_mut(&key) {
+            pending.depends_on = depends_on;
+        }
     }
 
     fn wait(
@@ -574,6 +610,8 @@ impl SessionChecker {
                 refusal,
                 presumed: false,
                 from_server,
+                before: None,
+                depends_on: None,
                 cancelled: false,
             },
         );
@@ -678,12 +716,15 @@ impl SessionChecker {
         if !issues.is_empty() {
             return;
         }
+        if from_server {
+            self.check_value_sets(index, method, "/params", params);
+        }
         self.on_cancellation(method, params);
         let mut outcome = self.session.notify(method, params);
         if outcome
             .as_ref()
             .is_err_and(|v| v.kind() == ViolationKind::WrongState)
-            && self.presume_pending_success(method)
+            && self.presume_pending_success(method).is_some()
         {
             outcome = self.session.notify(method, params);
         }
@@ -703,10 +744,12 @@ impl SessionChecker {
         }
     }
 
-    /// A notification came in a state that a pending request's success
-    /// would have reached: the two pipes of a capture interleave loosely, so
-    /// the response may still be on its way. Presumes that success (once).
-    fn presume_pending_success(&mut self, notification: &str) -> bool {
+    /// A message came in a state that a pending request's success would
+    /// have reached: the two pipes of a capture interleave loosely, so the
+    /// response may still be on its way (a notification), or the client
+    /// sent it right behind the request (a request). Presumes that success
+    /// (once); the presumed request's key.
+    fn presume_pending_success(&mut self, notification: &str) -> Option<String> {
         let allowed = |state: &str| {
             self.protocol
                 .method(notification)
@@ -730,14 +773,12 @@ impl SessionChecker {
             })
             .min_by_key(|(_, p)| p.frame)
             .map(|(key, _)| key.clone());
-        let Some(key) = candidate else { return false };
-        let Some(pending) = self.pending.get_mut(&key) else {
-            return false;
-        };
+        let key = candidate?;
+        let pending = self.pending.get_mut(&key)?;
         pending.presumed = true;
         let method = pending.method.clone();
         self.session.answered(&method, Ok(&Value::Null));
-        true
+        Some(key)
     }
 
     pub(super) fn report(

@@ -23,6 +23,7 @@ mod answers;
 mod checker;
 mod problem;
 mod refusal;
+mod value_sets;
 
 pub use checker::SessionChecker;
 pub use problem::{Party, Problem, ProblemKind, Severity};

@@ -66,6 +66,12 @@ pub enum ProblemKind {
     /// An error answer whose code is not among the request's declared
     /// `errors` (nor JSON-RPC's own).
     UndeclaredError,
+    /// A value of an enumeration the client announces its support of
+    /// (the manifest's `value_sets`: LSP's `symbolKind.valueSet`) that the
+    /// server sent outside the announced set: a warning (the schema allows
+    /// it; the client said it does not know it). Blames the server, in
+    /// its answers and its own messages alike.
+    UnannouncedValue,
 }
 
 /// Who a problem is about.
@@ -129,7 +135,7 @@ impl fmt::Display for Severity {
 
 impl ProblemKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ProblemKind; 22] = [
+    pub const ALL: [ProblemKind; 23] = [
         ProblemKind::Framing,
         ProblemKind::Envelope,
         ProblemKind::UnknownMethod,
@@ -152,6 +158,7 @@ impl ProblemKind {
         ProblemKind::ImplementationDependent,
         ProblemKind::WrongDirection,
         ProblemKind::UndeclaredError,
+        ProblemKind::UnannouncedValue,
     ];
 
     /// The snake_case name (`invalid_params`).
@@ -179,6 +186,7 @@ impl ProblemKind {
             ProblemKind::ImplementationDependent => "implementation_dependent",
             ProblemKind::WrongDirection => "wrong_direction",
             ProblemKind::UndeclaredError => "undeclared_error",
+            ProblemKind::UnannouncedValue => "unannounced_value",
         }
     }
 
@@ -190,10 +198,13 @@ impl ProblemKind {
     }
 
     /// How bad a problem of this kind is: a warning for what JSON-RPC 2.0
-    /// allows but discourages, an error for everything else.
+    /// allows but discourages and for a value the client did not announce,
+    /// an error for everything else.
     pub fn severity(self) -> Severity {
         match self {
-            ProblemKind::DiscouragedId | ProblemKind::ImplementationDependent => Severity::Warning,
+            ProblemKind::DiscouragedId
+            | ProblemKind::ImplementationDependent
+            | ProblemKind::UnannouncedValue => Severity::Warning,
             _ => Severity::Error,
         }
     }

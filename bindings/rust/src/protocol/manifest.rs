@@ -103,6 +103,11 @@ pub struct Manifest {
     /// Semantic rules that JSON Schema cannot express.
     #[serde(default)]
     pub rules: Vec<RuleSpec>,
+    /// Enumerations whose values the client announces it supports (LSP's
+    /// `symbolKind.valueSet`): what the server sends in the named methods
+    /// is held to the announced set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub value_sets: Vec<ValueSet>,
     /// How the protocol's real host drives a server (the order of its
     /// calls, where the project root goes, how long a server has to exit):
     /// what `wirekit conformance` follows.
@@ -735,6 +740,29 @@ pub struct Progress {
     pub request_pointer: String,
     /// Where the notification's params name the token (`/progressToken`, `/token`).
     pub token_pointer: String,
+}
+
+/// An enumeration whose values the client announces it supports, in the
+/// params of the method that declares capabilities (LSP's `initialize`:
+/// `capabilities.textDocument.documentSymbol.symbolKind.valueSet`). Where
+/// the server sends a value of that enumeration in one of `methods` (a
+/// request's result, or the params of what the server sends), a value
+/// outside the announced set is a warning: the schema allows it, the client
+/// said it does not know it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueSet {
+    /// The enumeration's schema (`{"$ref": "lsp.schema.json#/$defs/SymbolKind"}`).
+    pub schema: SchemaRef,
+    /// The methods whose server-sent messages use the announced set.
+    pub methods: Vec<String>,
+    /// JSON pointer into the capability method's params to the announced
+    /// array of values.
+    pub announced: String,
+    /// The set a client supports that announces none (LSP: the kinds of the
+    /// protocol's first version); absent: any value of the enumeration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<Vec<Value>>,
 }
 
 /// What a cancelled request is owed.

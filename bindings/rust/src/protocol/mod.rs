@@ -22,7 +22,7 @@ pub use manifest::{
     Cancellation, CancelledAnswer, DeclaredVersion, Direction, EnforcedBy, Enforcement, ErrorCodes,
     ErrorSpec, FormatMode, HostSpec, JsonSchemaSettings, LifecycleSpec, Manifest, MethodKind,
     MethodLifecycle, MethodSpec, ParamsFrom, Progress, Refusal, Roles, RuleSpec, SchemaDialect,
-    SchemaRef, Transport, UnreadableId, VersionNegotiation, VersionRule, VersionScheme,
+    SchemaRef, Transport, UnreadableId, ValueSet, VersionNegotiation, VersionRule, VersionScheme,
     ViolationSpec,
 };
 pub use registry::{compare_versions, version_text, ProtocolSource, Registry, MANIFEST_FILE};

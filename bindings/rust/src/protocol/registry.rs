@@ -172,7 +172,8 @@ fn resources<'a>(
 }
 
 /// The references written in the manifest (params, results, streamed
-/// items, partial results, registration options, error schemas), each with its pointer in the manifest: each
+/// items, partial results, registration options, error schemas, value
+/// sets' enumerations), each with its pointer in the manifest: each
 /// one's target is a type of the bundle.
 pub fn entry_refs(manifest: &Manifest) -> Vec<(&str, String)> {
     let methods = manifest.methods.iter().flat_map(|(name, method)| {
@@ -200,7 +201,13 @@ pub fn entry_refs(manifest: &Manifest) -> Vec<(&str, String)> {
     ]
     .into_iter()
     .filter_map(|(reference, at)| Some((reference.as_ref()?.reference.as_str(), at.to_owned())));
-    methods.chain(errors).collect()
+    let value_sets = manifest.value_sets.iter().enumerate().map(|(index, set)| {
+        (
+            set.schema.reference.as_str(),
+            format!("/value_sets/{index}/schema/$ref"),
+        )
+    });
+    methods.chain(errors).chain(value_sets).collect()
 }
 
 /// Refuses a schema file name that leaves the protocol's folder: an

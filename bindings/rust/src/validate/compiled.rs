@@ -12,6 +12,7 @@ use super::overlap::Overlaps;
 use super::pointer::ref_pointer;
 use super::report::SchemaCheck;
 use super::rules::MessageRule;
+use super::value_sets::{CompiledValueSet, UnannouncedValue};
 use crate::envelope::ErrorObject;
 use crate::protocol::{
     ErrorCase, Manifest, MethodSpec, ProtocolError, ProtocolErrorKind, ProtocolSource, SchemaRef,
@@ -35,6 +36,7 @@ pub struct Protocol {
     error_data: Option<SchemaCheck>,
     error_object: Option<SchemaCheck>,
     rules: Vec<MessageRule>,
+    value_sets: Vec<CompiledValueSet>,
 }
 
 impl Protocol {
@@ -117,15 +119,49 @@ impl Protocol {
             }
         }
         super::consistency::check(&source)?;
+        let value_sets = super::value_sets::compile(&source);
         let protocol = Protocol {
             source,
             methods,
             error_data,
             error_object,
             rules,
+            value_sets,
         };
         protocol.check_own_answers()?;
         Ok(protocol)
+    }
+
+    /// The values the server sent in `method` outside the sets the client
+    /// announced (the manifest's `value_sets`): `prefix` says which part
+    /// `sent` is (`/result` of the client's request, `/params` of the
+    /// server's message), `announcement` is the params of the client's
+    /// capability method (`None` before it came). Check a message that
+    /// passed its schema.
+    pub fn unannounced_values(
+        &self,
+        method: &str,
+        prefix: &str,
+        sent: &Value,
+        announcement: Option<&Value>,
+    ) -> Vec<UnannouncedValue> {
+        super::value_sets::unannounced(
+            &self.value_sets,
+            &self.source,
+            method,
+            prefix,
+            sent,
+            announcement,
+        )
+    }
+
+    /// Whether the manifest has value sets (`value_sets`) for `method`.
+    pub fn has_value_sets(&self, method: &str) -> bool {
+        self.source
+            .manifest
+            .value_sets
+            .iter()
+            .any(|set| set.methods.iter().any(|m| m == method))
     }
 
     /// The manifest.

@@ -1,7 +1,8 @@
 //! Cross-checks within a manifest that its meta-schema cannot make: every
 //! state a method names exists, the capability and declared-version
 //! methods exist, the host's sequence names requests, and the
-//! version-negotiation error is one of the protocol's errors.
+//! version-negotiation error is one of the protocol's errors, and a value
+//! set names methods and a schema of the protocol.
 
 use crate::protocol::{ProtocolError, ProtocolErrorKind, ProtocolSource};
 
@@ -179,6 +180,32 @@ pub(crate) fn check(source: &ProtocolSource) -> Result<(), ProtocolError> {
                 "/declared_version/method".into(),
                 format!("unknown method `{}`", declared.method),
             ));
+        }
+    }
+    for (index, set) in manifest.value_sets.iter().enumerate() {
+        let at = format!("/value_sets/{index}");
+        if manifest.capabilities.is_none() {
+            return Err(fail(
+                format!("{at}/announced"),
+                "a value set is announced in the params of the manifest's `capabilities.method`, and there is none".into(),
+            ));
+        }
+        if source.bundle().entry_ref(&set.schema.reference).is_none() {
+            return Err(fail(
+                format!("{at}/schema"),
+                format!(
+                    "`{}` is not a schema of this protocol",
+                    set.schema.reference
+                ),
+            ));
+        }
+        for (position, name) in set.methods.iter().enumerate() {
+            if !manifest.methods.contains_key(name) {
+                return Err(fail(
+                    format!("{at}/methods/{position}"),
+                    format!("unknown method `{name}`"),
+                ));
+            }
         }
     }
     if let Some(host) = &manifest.host {

@@ -30,6 +30,7 @@ mod pointer;
 mod report;
 mod rules;
 mod schema;
+mod value_sets;
 
 pub use compiled::Protocol;
 pub use issue::{
@@ -38,3 +39,4 @@ pub use issue::{
 };
 pub use rules::SESSION_RULES;
 pub use schema::{Schema, SchemaError};
+pub use value_sets::UnannouncedValue;
