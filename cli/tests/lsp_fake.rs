@@ -108,7 +108,11 @@ fn diagnostics_settle_or_say_unsettled() {
         &["--unversioned", "--no-symbols"],
     );
     assert_eq!(output.status.code(), Some(1));
-    assert_eq!(document(&output)["result"]["settled"], false);
+    let result = &document(&output)["result"];
+    assert_eq!(result["settled"], false);
+    // The wait, measured: the whole 500 ms deadline, and not much more.
+    let waited = result["waited_ms"].as_u64().expect("waited_ms");
+    assert!((500..5000).contains(&waited), "{result}");
 }
 
 #[test]

@@ -339,7 +339,8 @@ fn diagnostics(
     Ok(Answer {
         text,
         json: json!({"settled": settled, "ended_on_failure": failed_early, "diagnostics": list, "server_failure": settlement.failure,
-                     "publications_evicted": evicted}),
+                     "publications_evicted": evicted,
+                     "waited_ms": u64::try_from(settlement.waited.as_millis()).unwrap_or(u64::MAX)}),
         // A failure the server reported while asked: the answer is not one to trust.
         answered: settled && settlement.failure.is_none(),
     })

@@ -59,6 +59,9 @@ pub struct Settlement {
     pub publications: Vec<PublishDiagnostics>,
     /// A failure the server reported: the diagnostics cannot be called clean.
     pub failure: Option<String>,
+    /// How long the wait took, from the call to its end (the quiet window
+    /// included).
+    pub waited: Duration,
 }
 
 /// What readiness found.
@@ -216,7 +219,8 @@ impl Client {
         timeout: Duration,
         require_publication: bool,
     ) -> Result<Settlement, RequestError> {
-        let deadline = Instant::now() + timeout;
+        let started = Instant::now();
+        let deadline = started + timeout;
         let asked: Vec<String> = paths
             .iter()
             .map(|p| self.uri_of(p))
@@ -330,6 +334,7 @@ impl Client {
             outcome,
             publications,
             failure: self.failure.clone(),
+            waited: started.elapsed(),
         })
     }
 
