@@ -424,3 +424,50 @@ fn a_protocol_may_state_no_frame_bound() {
         answer.message
     );
 }
+
+/// The driver protocol's `driver.capabilities` sent right behind
+/// `driver.hello`, before its answer (as the Go reference Core may): a
+/// driver reads its input in order, so the request is judged in the state
+/// hello's success reaches, and a driver that answers both is clean. Where
+/// hello is refused after all, the request behind it was owed the refusal
+/// of the state it really met.
+#[test]
+fn a_request_right_behind_the_one_that_moves_the_session_is_judged_after_it() {
+    let protocol =
+        wirekit_protocols::protocol("agentapi-driver@1").unwrap_or_else(|e| panic!("{e}"));
+    const HELLO: &str = r#"{"id":1,"jsonrpc":"2.0","method":"driver.hello","params":{"core_version_range":{"maximum":"1.0.0","minimum":"1.0.0"}}}"#;
+    const HELLO_RESULT: &str = r#"{"id":1,"jsonrpc":"2.0","result":{"capabilities":{"cancellation":true,"concurrency":false,"max_concurrency":1,"operations":["responses.create"],"protocols":["openai.responses"],"retry_observed":false,"streaming":true},"driver_version_range":{"maximum":"1.0.0","minimum":"1.0.0"},"identity":{"architecture":"amd64","artifact_digest":"sha256:b4def8217cadae26d4da633fd2a4e58e326cbb5d570afdc3989484da07af3579","lockfile_digest":"sha256:0c030586945fe504b604ecc2e875c38ede400cd5cd73da9730302162e6b02c6f","name":"openai-python","os":"linux","runtime_name":"python","runtime_version":"3.13.0","sdk_name":"openai","sdk_version":"2.0.0","version":"1.0.0"},"requested_permissions":["target-only-network"]}}"#;
+    const CAPABILITIES: &str =
+        r#"{"id":2,"jsonrpc":"2.0","method":"driver.capabilities","params":{}}"#;
+    const CAPABILITIES_RESULT: &str = r#"{"id":2,"jsonrpc":"2.0","result":{"capabilities":{"cancellation":true,"concurrency":false,"max_concurrency":1,"operations":["responses.create"],"protocols":["openai.responses"],"retry_observed":false,"streaming":true}}}"#;
+    const HELLO_REFUSED: &str = r#"{"error":{"code":-32602,"data":{"class":"invalid_request"},"message":"core_version_range is not supported"},"id":1,"jsonrpc":"2.0"}"#;
+    const CAPABILITIES_REFUSED: &str = r#"{"error":{"code":-32000,"data":{"class":"invalid_state"},"message":"driver.capabilities is invalid in NEW"},"id":2,"jsonrpc":"2.0"}"#;
+    assert_eq!(
+        judged(
+            &protocol,
+            &[HELLO, CAPABILITIES, HELLO_RESULT, CAPABILITIES_RESULT]
+        ),
+        vec![]
+    );
+    // Refused hello: the state stays NEW, so the request behind it is
+    // refused as the protocol refuses it there, or accepted by mistake.
+    assert_eq!(
+        judged(
+            &protocol,
+            &[HELLO, CAPABILITIES, HELLO_REFUSED, CAPABILITIES_REFUSED]
+        ),
+        vec![]
+    );
+    assert_eq!(
+        judged(
+            &protocol,
+            &[HELLO, CAPABILITIES, HELLO_REFUSED, CAPABILITIES_RESULT]
+        ),
+        vec![(3, "accepted_invalid")]
+    );
+    // Sent alone in NEW, it is still the client's fault.
+    assert_eq!(
+        judged(&protocol, &[CAPABILITIES, CAPABILITIES_REFUSED]),
+        vec![(0, "lifecycle")]
+    );
+}
