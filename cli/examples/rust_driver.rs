@@ -143,6 +143,20 @@ struct Driver {
 
 impl Driver {
     fn invoke(&mut self, params: &Value) -> Result<Value, ErrorObject> {
+        // Only the operations the driver declared run; another is the
+        // mismatch the reference names (`capability_mismatch`).
+        let operation = params["operation"].as_str().unwrap_or_default();
+        let declared = capabilities();
+        let runs = declared["operations"]
+            .as_array()
+            .is_some_and(|ops| ops.iter().any(|op| op == operation));
+        if !runs {
+            return Err(ErrorObject::new(
+                -32000,
+                format!("unknown operation {operation:?}; this driver runs: fs.digest"),
+            )
+            .with_data(json!({"class": "capability_mismatch"})));
+        }
         let spec = params["ephemeral_exact_input_handle"]["value"]
             .as_str()
             .unwrap_or_default();

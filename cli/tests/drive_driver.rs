@@ -222,3 +222,68 @@ fn the_host_hands_an_invocations_notifications_to_an_iterator_until_its_completi
     host.call("driver.shutdown", None).expect("shutdown");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An operation the driver did not declare is refused with the class the
+/// reference names (`capability_mismatch`), and nothing runs: no
+/// observation, no completion; the session goes on to its shutdown and
+/// the recording validates clean.
+#[test]
+fn an_undeclared_operation_is_refused_and_nothing_runs() {
+    let dir = scratch("unknown-operation");
+    let file = dir.join("input.bin");
+    std::fs::write(&file, b"data").expect("input");
+    let calls = format!(
+        "{}\n{}\n{}\n{}\n",
+        r#"{"method":"driver.hello","params":{"core_version_range":{"minimum":"1.0.0","maximum":"1.0.0"}}}"#,
+        r#"{"method":"driver.prepare","params":{"resolved_plan_digest":"sha256:64879f7d6b960a01909762d911a32d4582c20010c5641ee90278b644a9e3b525","capability_token":"t","approved_permissions":null}}"#,
+        format_args!(
+            r#"{{"method":"driver.invoke","params":{{"invocation_id":"018f0000-0000-7000-8000-000000000001","attempt_id":"018f0000-0000-7000-8000-000000000002","operation":"fs.erase","ephemeral_exact_input_handle":{{"kind":"pipe","value":"{}"}}}}}}"#,
+            file.to_string_lossy()
+        ),
+        r#"{"method":"driver.shutdown"}"#,
+    );
+    let requests = dir.join("calls.ndjson");
+    std::fs::write(&requests, calls).expect("calls");
+    let record = dir.join("session.ndjson");
+    let output = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args(["drive", "--protocol", "agentapi-driver", "--requests"])
+        .arg(&requests)
+        .arg("--record")
+        .arg(&record)
+        .arg("--")
+        .arg(rust_driver())
+        .output()
+        .expect("drive runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let invoke = lines
+        .iter()
+        .find(|l| l["method"] == "driver.invoke")
+        .expect("the invoke line");
+    assert!(
+        invoke.to_string().contains("capability_mismatch"),
+        "{invoke}\n{text}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.get("notification").is_some()),
+        "nothing ran: {text}"
+    );
+    let shutdown = lines.last().expect("a line");
+    assert_eq!(shutdown["method"], "driver.shutdown", "{text}");
+    assert!(shutdown.get("result").is_some(), "{text}");
+    let checked = Command::new(env!("CARGO_BIN_EXE_wirekit"))
+        .args(["validate", "--protocol", "agentapi-driver"])
+        .arg(&record)
+        .output()
+        .expect("validate runs");
+    assert!(
+        checked.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

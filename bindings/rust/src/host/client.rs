@@ -26,7 +26,9 @@ use super::record::{keep_stderr_tail, record, Recorder, Recording, TeeWriter};
 use super::server_request::{RequestHandler, ServerRequest, SERVER_REQUESTS_KEPT};
 use crate::capture::Sender;
 use crate::envelope::{self, EnvelopeOptions, Id, Message, Notification, Request, Response};
-use crate::framing::{Frame, FrameReader, FrameWriter, FramingError, ReadError, TeeReader};
+use crate::framing::{
+    Frame, FrameReader, FrameWriter, Framing, FramingError, ReadError, TeeReader,
+};
 use crate::protocol::MethodKind;
 use crate::session::Session;
 use crate::validate::{Part, Protocol};
@@ -180,7 +182,14 @@ impl Host {
     /// and handled them: a frame's bytes when the host handles that frame,
     /// so what the host sent after reading it comes after it.
     /// A [`Recording`] with a sides file also says who wrote which bytes.
+    /// Where frames are lines, a line one peer left open is ended before
+    /// the other peer's bytes ([`Recording::with_lines`]).
     pub fn with_transcript(self, recording: Recording) -> Self {
+        let recording = if self.protocol().manifest().transport.framing == Framing::Ndjson {
+            recording.with_lines()
+        } else {
+            recording
+        };
         if let Ok(mut recorder) = self.recorder.lock() {
             *recorder = Some(recording);
         }

@@ -29,6 +29,15 @@ pub type Recorder = Arc<Mutex<Option<Recording>>>;
 pub struct Recording {
     bytes: Box<dyn Write + Send>,
     sides: Option<SidesWriter>,
+    /// Whether frames are lines (NDJSON): one peer's line left open when
+    /// the other writes is ended first (see [`record`]).
+    lines: bool,
+    /// Who wrote the last bytes, and whether they left a line open.
+    last: Option<Sender>,
+    open_line: bool,
+    /// The peer whose open line the recording ended: its next newline is
+    /// already written.
+    ended_for: Option<Sender>,
 }
 
 impl Recording {
@@ -37,7 +46,51 @@ impl Recording {
         Recording {
             bytes: sink,
             sides: None,
+            lines: false,
+            last: None,
+            open_line: false,
+            ended_for: None,
         }
+    }
+
+    /// Frames are lines (NDJSON): where one peer's line is still open (a
+    /// driver's last line written without its newline, an answer read at
+    /// the end of input) when the other peer's bytes come, the recording
+    /// ends that line first, so the two pipes' lines are not glued into
+    /// one in the capture; the newline the peer then writes is not written
+    /// twice.
+    pub fn with_lines(mut self) -> Self {
+        self.lines = true;
+        self
+    }
+
+    fn write(&mut self, from: Sender, mut bytes: &[u8]) {
+        if self.lines {
+            if self.ended_for == Some(from) {
+                self.ended_for = None;
+                if let Some(rest) = bytes.strip_prefix(b"\n") {
+                    bytes = rest;
+                }
+            }
+            if let Some(last) = self.last.filter(|last| *last != from && self.open_line) {
+                self.put(last, b"\n");
+                self.ended_for = Some(last);
+            }
+        }
+        if bytes.is_empty() {
+            return;
+        }
+        self.put(from, bytes);
+    }
+
+    fn put(&mut self, from: Sender, bytes: &[u8]) {
+        let sink = &mut self.bytes;
+        let _ = sink.write_all(bytes).and_then(|()| sink.flush());
+        if let Some(sides) = self.sides.as_mut() {
+            sides.note(from, bytes.len());
+        }
+        self.last = Some(from);
+        self.open_line = bytes.last() != Some(&b'\n');
     }
 
     /// Also writes the sides file into `sink`.
@@ -55,11 +108,7 @@ pub fn record(recorder: &Recorder, from: Sender, bytes: &[u8]) {
     }
     if let Ok(mut recording) = recorder.lock() {
         if let Some(recording) = recording.as_mut() {
-            let sink = &mut recording.bytes;
-            let _ = sink.write_all(bytes).and_then(|()| sink.flush());
-            if let Some(sides) = recording.sides.as_mut() {
-                sides.note(from, bytes.len());
-            }
+            recording.write(from, bytes);
         }
     }
 }
@@ -104,7 +153,71 @@ pub fn keep_stderr_tail(mut stderr: impl Read, kept: &Mutex<VecDeque<u8>>, limit
 
 #[cfg(test)]
 mod tests {
+    use super::{record, Recorder, Recording};
+    use crate::capture::{Sender, Sides};
     use crate::framing::{FrameReader, Framing, TeeReader};
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::ErrorKind::Other)?
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn text(shared: &Shared) -> String {
+        String::from_utf8(shared.0.lock().map(|b| b.clone()).unwrap_or_default())
+            .unwrap_or_default()
+    }
+
+    /// A client line left open (its newline written later, or never) and
+    /// a server's answer in between: the capture keeps them two lines, the
+    /// newline is not doubled, and the sides file says who wrote what.
+    #[test]
+    fn an_open_line_is_ended_before_the_other_peers_bytes() {
+        let (bytes, sides) = (Shared::default(), Shared::default());
+        let recording = Recording::new(Box::new(bytes.clone()))
+            .with_sides(Box::new(sides.clone()))
+            .with_lines();
+        let recorder: Recorder = Arc::new(Mutex::new(Some(recording)));
+        record(&recorder, Sender::Client, b"{\"id\":1}");
+        record(&recorder, Sender::Server, b"{\"id\":1,\"result\":{}}");
+        record(&recorder, Sender::Client, b"\n{\"id\":2}\n");
+        record(&recorder, Sender::Server, b"{\"id\":2,\"result\":{}}");
+        assert_eq!(
+            text(&bytes),
+            "{\"id\":1}\n{\"id\":1,\"result\":{}}\n{\"id\":2}\n{\"id\":2,\"result\":{}}"
+        );
+        let parsed = Sides::parse(&text(&sides)).expect("a sides file");
+        assert_eq!(parsed.sender_at(0), Some(Sender::Client));
+        let at = |offset| parsed.sender_at(offset);
+        assert_eq!(at(8), Some(Sender::Client), "the client's ended line");
+        assert_eq!(at(9), Some(Sender::Server));
+        assert_eq!(at(29), Some(Sender::Server), "the server's ended line");
+        assert_eq!(at(30), Some(Sender::Client));
+    }
+
+    /// Without `with_lines` (Content-Length frames) the bytes are kept as
+    /// they came.
+    #[test]
+    fn without_lines_the_bytes_are_kept_as_they_came() {
+        let bytes = Shared::default();
+        let recorder: Recorder =
+            Arc::new(Mutex::new(Some(Recording::new(Box::new(bytes.clone())))));
+        record(&recorder, Sender::Client, b"ab");
+        record(&recorder, Sender::Server, b"cd");
+        assert_eq!(text(&bytes), "abcd");
+    }
 
     #[test]
     fn each_frame_gets_its_own_bytes_headers_included() {
