@@ -77,21 +77,38 @@ fn mcp_2025_06_18_to_2025_11_25_is_classified_and_fails_the_gate() {
             "tasks/{method}: {list:?}"
         );
     }
-    // Their status notification is promised by no declaration in the
-    // manifest: still new and required for both sides.
-    assert!(has(
-        &list,
-        "breaks-clients-and-servers",
-        "method-added",
-        "protocol.json#/methods/notifications~1tasks~1status"
-    ));
-    // A new server notification: clients built on 2025-06-18 lack it.
-    assert!(has(
-        &list,
-        "breaks-clients",
-        "method-added",
-        "protocol.json#/methods/notifications~1elicitation~1complete"
-    ));
+    // Their status notification is sent only by a side that declared
+    // `tasks` (`capability_of: sender`), and elicitation's completion only
+    // to a client that declared URL mode (`elicitation/url`): neither
+    // reaches a peer built on 2025-06-18.
+    for notification in ["tasks~1status", "elicitation~1complete"] {
+        let pointer = format!("protocol.json#/methods/notifications~1{notification}");
+        assert!(
+            has(&list, "compatible", "method-added", &pointer),
+            "{notification}: {list:?}"
+        );
+    }
+    // Elicitation's params split into a form and a URL variant, both
+    // requiring `message`: not removed; `requestedSchema`, which the URL
+    // variant lacks, is (for the clients that read it), and the URL
+    // variant's required members break no server (an old request is still
+    // a valid form request).
+    let member = |name: &str| format!("elicitation/create params at /{name}");
+    let out = support::wirekit(
+        &["diff", "--protocol", "mcp", "2025-06-18", "2025-11-25"],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    let breaking_at = |at: &str| {
+        lines
+            .windows(2)
+            .any(|w| w[0].starts_with("breaking") && w[1].trim() == format!("in {at}"))
+    };
+    assert!(!breaking_at(&member("message")), "{text}");
+    assert!(!breaking_at(&member("url")), "{text}");
+    assert!(!breaking_at(&member("mode")), "{text}");
+    assert!(breaking_at(&member("requestedSchema")), "{text}");
     // notifications/cancelled no longer requires `requestId`.
     assert!(list
         .iter()

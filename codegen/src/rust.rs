@@ -124,6 +124,9 @@ fn method(
             CapabilityOf::Receiver => {
                 format!("\n\nOptional: only when the receiver declared the `{c}` capability.")
             }
+            CapabilityOf::Sender => {
+                format!("\n\nOptional: sent only by a side that declared the `{c}` capability.")
+            }
         });
     }
     Ok(RsMethod {

@@ -207,6 +207,9 @@ fn method(p: &Protocol, m: &crate::protocol::Method) -> TsMethod {
             CapabilityOf::Receiver => tags.push(format!(
                 "Optional: only when the receiver declared the `{c}` capability."
             )),
+            CapabilityOf::Sender => tags.push(format!(
+                "Optional: sent only by a side that declared the `{c}` capability."
+            )),
         }
     }
     if let Some(s) = &m.result_stream {

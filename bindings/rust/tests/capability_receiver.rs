@@ -75,3 +75,53 @@ fn the_servers_tasks_requests_are_gated_on_the_clients_tasks() {
         "the server declared no tasks"
     );
 }
+
+/// A capability of the sender (`capability_of: sender`): MCP's
+/// `notifications/tasks/status` is sent only by a side that declared
+/// `tasks`, whichever side that is; and `notifications/elicitation/complete`
+/// (the receiver's) only to a client that declared URL elicitation.
+#[test]
+fn task_status_is_gated_on_the_senders_tasks_and_elicitation_complete_on_the_clients_url() {
+    let status = json!({"taskId": "t1", "status": "working",
+                        "createdAt": "2025-11-25T00:00:00Z", "lastUpdatedAt": "2025-11-25T00:00:00Z", "ttl": null});
+    let mut server_runs_tasks = initialized(json!({}), json!({"tasks": {}}));
+    server_runs_tasks
+        .notify_from_server("notifications/tasks/status", Some(&status))
+        .expect("the server declared tasks");
+    let refused = server_runs_tasks
+        .notify("notifications/tasks/status", Some(&status))
+        .expect_err("the client declared no tasks");
+    assert!(
+        refused
+            .answer()
+            .message
+            .contains("which the client did not declare"),
+        "{}",
+        refused.answer().message
+    );
+    let mut client_runs_tasks = initialized(json!({"tasks": {}}), json!({}));
+    client_runs_tasks
+        .notify("notifications/tasks/status", Some(&status))
+        .expect("the client declared tasks");
+    let refused = client_runs_tasks
+        .notify_from_server("notifications/tasks/status", Some(&status))
+        .expect_err("the server declared no tasks");
+    assert!(
+        refused
+            .answer()
+            .message
+            .contains("which the server did not declare"),
+        "{}",
+        refused.answer().message
+    );
+
+    let complete = json!({"elicitationId": "e1"});
+    let mut with_url = initialized(json!({"elicitation": {"url": {}}}), json!({}));
+    with_url
+        .notify_from_server("notifications/elicitation/complete", Some(&complete))
+        .expect("the client declared URL elicitation");
+    let mut form_only = initialized(json!({"elicitation": {"form": {}}}), json!({}));
+    assert!(form_only
+        .notify_from_server("notifications/elicitation/complete", Some(&complete))
+        .is_err());
+}

@@ -176,6 +176,7 @@ pub(super) fn method(m: &crate::protocol::Method) -> DocMethod {
                 CapabilityOf::Server => format!("optional: `{c}`"),
                 CapabilityOf::Client => format!("optional: the client's `{c}`"),
                 CapabilityOf::Receiver => format!("optional: the receiver's `{c}`"),
+                CapabilityOf::Sender => format!("optional: the sender's `{c}`"),
             });
     let row = format!(
         "| [`{}`](#{}) | {kind} | {dir} | {} | {} | {timeout} | {cap} |",

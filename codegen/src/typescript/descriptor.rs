@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use askama::Template;
 use serde_json::{json, Map, Value};
-use wirekit::protocol::{Manifest, MethodKind, MethodSpec};
+use wirekit::protocol::{CapabilityOf, Manifest, MethodKind, MethodSpec};
 
 use super::DIR;
 use crate::error::{Error, ErrorKind};
@@ -94,12 +94,11 @@ fn method_info(p: &Protocol, name: &str, spec: &MethodSpec) -> String {
         m.push(("timeoutMs".into(), ms.to_string()));
     }
     // Only the server's declaration gates what a client sends; one gated
-    // on the client's own declaration is the client's to keep.
-    if let Some(c) = spec
-        .capability
-        .as_ref()
-        .filter(|_| spec.capability_of.in_server_declaration())
-    {
+    // on the client's own declaration (`client`, or `sender` for what the
+    // client sends) is the client's to keep.
+    if let Some(c) = spec.capability.as_ref().filter(|_| {
+        spec.capability_of.in_server_declaration() && spec.capability_of != CapabilityOf::Sender
+    }) {
         m.push(("capability".into(), json_string(c)));
     }
     if spec.params_optional {

@@ -654,11 +654,12 @@ pub(crate) static MANIFEST_SCHEMA: &str = r##"{
         },
         "capability_of": {
           "title": "Whose capability",
-          "description": "Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises), or receiver (a method either side sends, direction both: the declaration of the side it is sent to, the server's for the client's requests and the client's for the server's; MCP's tasks/*). client and receiver need capabilities.client_pointer.",
+          "description": "Whose declaration holds the capability: server (the default; the server's answer to the declaring method: the methods it serves and the notifications it promises) or client (the declaring method's params: the server's requests the client answers, MCP's sampling/createMessage, and the notifications the client promises), or receiver (a method either side sends, direction both: the declaration of the side it is sent to, the server's for the client's requests and the client's for the server's; MCP's tasks/*), or sender (a notification either side sends, only by a side that declared the capability; MCP's notifications/tasks/status). client, receiver and sender need capabilities.client_pointer.",
           "enum": [
             "server",
             "client",
-            "receiver"
+            "receiver",
+            "sender"
           ]
         },
         "timeout_ms": {

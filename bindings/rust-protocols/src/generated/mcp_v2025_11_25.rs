@@ -4847,6 +4847,8 @@ pub mod methods {
     pub const NOTIFICATIONS_PROGRESS: &str = "notifications/progress";
 
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     pub const NOTIFICATIONS_TASKS_STATUS: &str = "notifications/tasks/status";
 
     /// A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-11-25 schema.
@@ -4901,6 +4903,8 @@ pub mod methods {
     pub const NOTIFICATIONS_MESSAGE: &str = "notifications/message";
 
     /// A notification from the server to the client: `ElicitationCompleteNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: only when the receiver declared the `elicitation/url` capability.
     pub const NOTIFICATIONS_ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 }
 
@@ -5133,6 +5137,8 @@ pub enum Notification {
     /// A notification either peer sends: `ProgressNotification` of the MCP 2025-11-25 schema.
     NotificationsProgress,
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     NotificationsTasksStatus,
     /// A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-11-25 schema.
     ///
@@ -5200,7 +5206,7 @@ impl Notification {
             Notification::NotificationsCancelled => None,
             Notification::NotificationsInitialized => None,
             Notification::NotificationsProgress => None,
-            Notification::NotificationsTasksStatus => None,
+            Notification::NotificationsTasksStatus => Some("tasks"),
             Notification::NotificationsRootsListChanged => None,
         }
     }
@@ -5338,6 +5344,8 @@ pub enum ServerNotification {
     /// A notification either peer sends: `ProgressNotification` of the MCP 2025-11-25 schema.
     NotificationsProgress,
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     NotificationsTasksStatus,
     /// A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-11-25 schema.
     ///
@@ -5360,6 +5368,8 @@ pub enum ServerNotification {
     /// Optional: only called when the `logging` capability is on.
     NotificationsMessage,
     /// A notification from the server to the client: `ElicitationCompleteNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: only when the receiver declared the `elicitation/url` capability.
     NotificationsElicitationComplete,
 }
 
@@ -5460,7 +5470,7 @@ impl ServerNotification {
         match self {
             ServerNotification::NotificationsCancelled => None,
             ServerNotification::NotificationsProgress => None,
-            ServerNotification::NotificationsTasksStatus => None,
+            ServerNotification::NotificationsTasksStatus => Some("tasks"),
             ServerNotification::NotificationsResourcesListChanged => {
                 Some("resources/listChanged")
             }
@@ -5474,7 +5484,9 @@ impl ServerNotification {
                 Some("tools/listChanged")
             }
             ServerNotification::NotificationsMessage => Some("logging"),
-            ServerNotification::NotificationsElicitationComplete => None,
+            ServerNotification::NotificationsElicitationComplete => {
+                Some("elicitation/url")
+            }
         }
     }
 }
@@ -5713,6 +5725,8 @@ pub trait McpServer {
     }
 
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     fn notifications_tasks_status(
         &mut self,
         params: types::TaskStatusNotificationParams,
@@ -6175,6 +6189,8 @@ pub trait McpConcurrentServer: Sync {
     }
 
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     fn notifications_tasks_status(
         &self,
         peer: &::wirekit::serve::Peer,
@@ -6423,6 +6439,8 @@ pub trait McpPeerExt: ::wirekit::serve::AsPeer {
     }
 
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     fn notify_notifications_tasks_status(
         &self,
         params: &types::TaskStatusNotificationParams,
@@ -6497,6 +6515,8 @@ pub trait McpPeerExt: ::wirekit::serve::AsPeer {
     }
 
     /// A notification from the server to the client: `ElicitationCompleteNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: only when the receiver declared the `elicitation/url` capability.
     fn notify_notifications_elicitation_complete(
         &self,
         params: &types::ElicitationCompleteNotificationParams,
@@ -6892,6 +6912,8 @@ impl<T: ::wirekit::typed::Transport> McpClient<T> {
     }
 
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     pub fn notifications_tasks_status(
         &mut self,
         params: &types::TaskStatusNotificationParams,
@@ -7030,6 +7052,8 @@ pub trait McpClientEvents {
     }
 
     /// A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: sent only by a side that declared the `tasks` capability.
     fn notifications_tasks_status(
         &mut self,
         params: types::TaskStatusNotificationParams,
@@ -7088,6 +7112,8 @@ pub trait McpClientEvents {
     }
 
     /// A notification from the server to the client: `ElicitationCompleteNotification` of the MCP 2025-11-25 schema.
+    ///
+    /// Optional: only when the receiver declared the `elicitation/url` capability.
     fn notifications_elicitation_complete(
         &mut self,
         params: types::ElicitationCompleteNotificationParams,

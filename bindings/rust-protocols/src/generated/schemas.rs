@@ -30338,6 +30338,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "mcp.schema.json#/$defs/TaskStatusNotificationParams"
       },
+      "capability": "tasks",
+      "capability_of": "sender",
       "lifecycle": {
         "allowed_in": [
           "*"
@@ -30441,6 +30443,8 @@ pub(crate) static FILES: &[(&str, &str)] = &[
       "params": {
         "$ref": "mcp.schema.json#/$defs/ElicitationCompleteNotification/properties/params"
       },
+      "capability": "elicitation/url",
+      "capability_of": "receiver",
       "lifecycle": {
         "allowed_in": [
           "ready"

@@ -701,7 +701,10 @@ impl Host {
             let message = format!("invalid params for `{method}`: {}", listed.join("; "));
             return Err(HostError::notification(&notification, message, issues));
         }
-        if let Err(violation) = self.session.notify(method, notification.params.as_ref()) {
+        if let Err(violation) = self
+            .session
+            .notify_from_server(method, notification.params.as_ref())
+        {
             let mut message = format!("`{method}` refused: {}", violation.answer().message);
             if let Some(pointer) = violation.pointer() {
                 message.push_str(&format!(" (at {pointer})"));

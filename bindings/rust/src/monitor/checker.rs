@@ -720,13 +720,20 @@ impl SessionChecker {
             self.check_value_sets(index, method, "/params", params);
         }
         self.on_cancellation(method, params);
-        let mut outcome = self.session.notify(method, params);
+        let notify = |session: &mut Session| {
+            if from_server {
+                session.notify_from_server(method, params)
+            } else {
+                session.notify(method, params)
+            }
+        };
+        let mut outcome = notify(&mut self.session);
         if outcome
             .as_ref()
             .is_err_and(|v| v.kind() == ViolationKind::WrongState)
             && self.presume_pending_success(method).is_some()
         {
-            outcome = self.session.notify(method, params);
+            outcome = notify(&mut self.session);
         }
         if let Err(violation) = outcome {
             let kind = match violation.kind() {

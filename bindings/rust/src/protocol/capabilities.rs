@@ -44,19 +44,30 @@ pub enum CapabilityOf {
     /// the server's `tasks` for the client's requests, the client's for
     /// the server's.
     Receiver,
+    /// The sender's: a notification either side sends (`direction: both`)
+    /// is sent only by a side that declared the capability. MCP's
+    /// `notifications/tasks/status`: the side that runs tasks (declared
+    /// `tasks`) reports their status.
+    Sender,
 }
 
 impl CapabilityOf {
     /// Whether the server's declaration gates the method as the client
     /// sends it (and so lists it: the server's own capabilities).
     pub fn in_server_declaration(self) -> bool {
-        matches!(self, CapabilityOf::Server | CapabilityOf::Receiver)
+        matches!(
+            self,
+            CapabilityOf::Server | CapabilityOf::Receiver | CapabilityOf::Sender
+        )
     }
 
     /// Whether the client's declaration gates the method as the server
     /// sends it (and so lists it: the client's own capabilities).
     pub fn in_client_declaration(self) -> bool {
-        matches!(self, CapabilityOf::Client | CapabilityOf::Receiver)
+        matches!(
+            self,
+            CapabilityOf::Client | CapabilityOf::Receiver | CapabilityOf::Sender
+        )
     }
 
     /// Whether the server's declaration (else the client's) gates the
@@ -66,6 +77,7 @@ impl CapabilityOf {
             CapabilityOf::Server => true,
             CapabilityOf::Client => false,
             CapabilityOf::Receiver => !sent_by_server,
+            CapabilityOf::Sender => sent_by_server,
         }
     }
 }

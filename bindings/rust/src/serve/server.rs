@@ -679,7 +679,10 @@ impl Server {
             ));
             return None;
         }
-        match self.session.notify(method, notification.params.as_ref()) {
+        match self
+            .session
+            .notify_from_server(method, notification.params.as_ref())
+        {
             Ok(()) => Some(notification),
             Err(violation) => {
                 (self.logger)(&format!("ignored notification `{method}`: {violation}"));
@@ -832,7 +835,7 @@ impl Server {
             .wire
             .frame_message(&message)
             .map_err(|error| RuntimeFault::dropped(method, "", &error.to_string()))?;
-        if let Err(violation) = self.session.notify(method, params.as_ref()) {
+        if let Err(violation) = self.session.notify_from_server(method, params.as_ref()) {
             return Err(RuntimeFault::dropped(
                 method,
                 "/method",

@@ -323,7 +323,28 @@ impl Session {
     /// A notification passes: checks the state and the sequence rules, then
     /// moves the state. The state does not move when it fails.
     pub fn notify(&mut self, method: &str, params: Option<&Value>) -> Result<(), Violation> {
-        self.check(method)?;
+        self.notify_sent(method, params, false)
+    }
+
+    /// [`Session::notify`] for a notification the server sends: one gated
+    /// on the receiver's capability is gated by the client's declaration,
+    /// one gated on the sender's by the server's
+    /// (`capability_of: receiver`, `sender`).
+    pub fn notify_from_server(
+        &mut self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<(), Violation> {
+        self.notify_sent(method, params, true)
+    }
+
+    fn notify_sent(
+        &mut self,
+        method: &str,
+        params: Option<&Value>,
+        sent_by_server: bool,
+    ) -> Result<(), Violation> {
+        self.check_sent(method, sent_by_server)?;
         self.rules
             .check(method, params)
             .map_err(|fault| self.rule_violation(fault))?;

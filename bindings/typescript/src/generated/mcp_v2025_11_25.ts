@@ -2047,7 +2047,10 @@ export interface McpNotifications {
   "notifications/initialized": { params: NotificationParams | undefined };
   /** A notification either peer sends: `ProgressNotification` of the MCP 2025-11-25 schema. */
   "notifications/progress": { params: ProgressNotificationParams };
-  /** A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+   * Optional: sent only by a side that declared the `tasks` capability.
+   */
   "notifications/tasks/status": { params: TaskStatusNotificationParams };
   /**
    * A notification from the client to the server: `RootsListChangedNotification` of the MCP 2025-11-25 schema.
@@ -2113,7 +2116,10 @@ export interface McpServerNotifications {
   "notifications/cancelled": { params: CancelledNotificationParams };
   /** A notification either peer sends: `ProgressNotification` of the MCP 2025-11-25 schema. */
   "notifications/progress": { params: ProgressNotificationParams };
-  /** A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification either peer sends: `TaskStatusNotification` of the MCP 2025-11-25 schema.
+   * Optional: sent only by a side that declared the `tasks` capability.
+   */
   "notifications/tasks/status": { params: TaskStatusNotificationParams };
   /**
    * A notification from the server to the client: `ResourceListChangedNotification` of the MCP 2025-11-25 schema.
@@ -2140,7 +2146,10 @@ export interface McpServerNotifications {
    * Optional: only when the `logging` capability is on.
    */
   "notifications/message": { params: LoggingMessageNotificationParams };
-  /** A notification from the server to the client: `ElicitationCompleteNotification` of the MCP 2025-11-25 schema. */
+  /**
+   * A notification from the server to the client: `ElicitationCompleteNotification` of the MCP 2025-11-25 schema.
+   * Optional: only when the receiver declared the `elicitation/url` capability.
+   */
   "notifications/elicitation/complete": { params: ElicitationCompleteNotificationParams };
 }
 

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 mod members;
 mod values;
+mod variants;
 
 use crate::diff::change::{Change, ChangeKind, Flow, Impact, Role};
 use crate::protocol::bundle::Bundle;
@@ -51,7 +52,7 @@ impl Side<'_> {
 
     /// Follows `$ref`s from `schema` (found at `location`): the referenced
     /// schema with the referring one's other keywords over it, and where it is.
-    fn resolve(&self, schema: &Value, location: &str) -> (Value, String) {
+    pub(super) fn resolve(&self, schema: &Value, location: &str) -> (Value, String) {
         let mut schema = schema.clone();
         let mut location = location.to_owned();
         for _ in 0..32 {
@@ -153,6 +154,9 @@ impl<'a> SchemaDiff<'a> {
         };
         // Equal schemas may still refer to types that differ: no early return.
         let (old, new) = (as_object(&old), as_object(&new));
+        if self.compare_variants(&old, &new, &place) {
+            return;
+        }
         self.compare_types(&old, &new, &place);
         self.compare_values(&old, &new, &place);
         self.compare_bounds(&old, &new, &place);

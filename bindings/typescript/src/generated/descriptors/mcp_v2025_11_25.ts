@@ -50,7 +50,7 @@ export const descriptor: ProtocolDescriptor<
     "notifications/prompts/list_changed": { kind: "notification", direction: "server-to-client", capability: "prompts/listChanged", paramsOptional: true, params: "NotificationParams", lifecycle: { allowedIn: ["ready"] } },
     "notifications/tools/list_changed": { kind: "notification", direction: "server-to-client", capability: "tools/listChanged", paramsOptional: true, params: "NotificationParams", lifecycle: { allowedIn: ["ready"] } },
     "notifications/message": { kind: "notification", direction: "server-to-client", capability: "logging", params: "LoggingMessageNotificationParams", lifecycle: { allowedIn: ["initializing", "ready"] } },
-    "notifications/elicitation/complete": { kind: "notification", direction: "server-to-client", params: "ElicitationCompleteNotificationParams", lifecycle: { allowedIn: ["ready"] } },
+    "notifications/elicitation/complete": { kind: "notification", direction: "server-to-client", capability: "elicitation/url", params: "ElicitationCompleteNotificationParams", lifecycle: { allowedIn: ["ready"] } },
   },
   exit: { graceMs: 5000, terminateGraceMs: 5000 },
   lifecycle: { initial: "uninitialized", terminal: [] },
