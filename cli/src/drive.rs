@@ -8,6 +8,10 @@
 //! call the state refuses is sent); optionally record both directions as a capture
 //! for `wirekit validate` (the exact bytes, headers included).
 //!
+//! Before the server's input is closed, the answers it still owes are
+//! awaited, each within its timeout: a request cancelled at its timeout
+//! whose answer the protocol requires (LSP), so the recording holds them.
+//!
 //! The server's own requests are answered at once, while any call waits: a
 //! request the protocol declares `server-to-client` with the canned answer
 //! `--answers` gives its method (else its manifest example's result, MCP's
@@ -60,7 +64,10 @@ pub struct DriveArgs {
     /// Look for the protocol in this folder (laid out `NAME/VERSION/protocol.json`) instead of the nearest `schemas/`; the built-in protocols come after it.
     #[arg(long, value_name = "DIR")]
     schemas: Option<PathBuf>,
-    /// The calls, one `{"method": ..., "params": ...}` a line (standard input when absent or `-`).
+    /// The calls, one `{"method": ..., "params": ...}` a line (standard input when absent or `-`:
+    /// then read one at a time, each sent as it comes and answered before the next is read).
+    /// A value `{"$from": NAME, "pointer": "/x"}` in params is the result of the latest call
+    /// whose `name` (or method) is NAME, at that pointer: a server-chosen id reaches later calls.
     #[arg(long, value_name = "FILE")]
     requests: Option<PathBuf>,
     /// Record both directions, in order, into this file: the exact bytes
@@ -110,7 +117,17 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         Some(path) => crate::answers::read(path, &protocol)?,
     };
     let input = crate::input::open(args.requests.as_deref())?;
-    let calls = read_calls(input)?;
+    let from_stdin = args
+        .requests
+        .as_deref()
+        .is_none_or(|p| p.as_os_str() == "-");
+    // A file is read (and refused when malformed) before the server starts;
+    // standard input is read a call at a time, each sent as it comes.
+    let mut calls = if from_stdin {
+        Calls::streamed(input)
+    } else {
+        Calls::read(input)?
+    };
     let (program, rest) = args.command.split_first().ok_or("no server command")?;
     let mut command = Command::new(program);
     command.args(rest);
@@ -148,7 +165,23 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut all_ok = true;
-    for (method, params) in calls {
+    // Each call's result, by its `name` and its method (the latest wins),
+    // for the `{"$from": ...}` references of later calls.
+    let mut results: BTreeMap<String, Value> = BTreeMap::new();
+    while let Some(call) = calls.next_call()? {
+        let Call {
+            method,
+            mut params,
+            name,
+        } = call;
+        if let Some(params) = params.as_mut() {
+            if let Err(why) = resolve_references(params, &results) {
+                all_ok = false;
+                let line = json!({"method": method, "error": {"kind": "unresolved", "sent": false, "message": why}});
+                writeln!(out, "{line}").map_err(|e| e.to_string())?;
+                continue;
+            }
+        }
         let notification = protocol
             .method(&method)
             .is_some_and(|spec| spec.kind == MethodKind::Notification);
@@ -187,7 +220,13 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
         // was awaited, or before the response) go first: arrival order.
         all_ok &= print_received(&mut out, &mut host, &streams)?;
         let (line, fatal) = match outcome {
-            Ok(result) => (json!({"method": method, "result": result}), false),
+            Ok(result) => {
+                if let Some(name) = &name {
+                    results.insert(name.clone(), result.clone());
+                }
+                results.insert(method.clone(), result.clone());
+                (json!({"method": method, "result": result}), false)
+            }
             Err(error) if allowed_error(&protocol, &method, &error) => {
                 // An answer the protocol allows: the run stays clean.
                 let mut line = json!({"method": method, "error": describe(&error)});
@@ -228,6 +267,20 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
             out,
             "{}",
             json!({"awaiting": awaited, "error": describe(&error)})
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    // Answers still owed (a request cancelled at its timeout whose answer
+    // the protocol requires): the session, and its recording, end after them.
+    if host.session().is_ended() {
+        // Nothing more comes from a session that ended.
+    } else if let Err(error) = host.await_owed_answers() {
+        all_ok = false;
+        print_received(&mut out, &mut host, &streams)?;
+        writeln!(
+            out,
+            "{}",
+            json!({"awaiting": "the answers owed to cancelled requests", "error": describe(&error)})
         )
         .map_err(|e| e.to_string())?;
     }
@@ -454,21 +507,133 @@ fn data_sink(dir: PathBuf, streams: Streams) -> Box<wirekit::host::DataSink> {
     })
 }
 
-fn read_calls(input: Box<dyn Read>) -> Result<Vec<(String, Option<Value>)>, String> {
-    let mut calls = Vec::new();
-    for (number, line) in BufReader::new(input).lines().enumerate() {
-        let line = line.map_err(|e| e.to_string())?;
-        if line.trim().is_empty() {
-            continue;
+/// One call of the requests file.
+struct Call {
+    method: String,
+    params: Option<Value>,
+    /// The name later calls' `{"$from": NAME}` use (besides the method).
+    name: Option<String>,
+}
+
+/// The calls: read whole before the server starts (a file), or a line at
+/// a time as they come (standard input: a person or a script feeding calls
+/// live, each answered before the next is read).
+enum Calls {
+    Read(std::collections::VecDeque<Call>),
+    Streamed {
+        lines: std::io::Lines<BufReader<Box<dyn Read>>>,
+        number: usize,
+    },
+}
+
+impl Calls {
+    fn read(input: Box<dyn Read>) -> Result<Self, String> {
+        let mut calls = std::collections::VecDeque::new();
+        for (number, line) in BufReader::new(input).lines().enumerate() {
+            let line = line.map_err(|e| e.to_string())?;
+            if let Some(call) = parse_call(&line, number + 1)? {
+                calls.push_back(call);
+            }
         }
-        let call: Value = serde_json::from_str(&line)
-            .map_err(|e| format!("requests line {}: {e}", number + 1))?;
-        let method = call["method"]
-            .as_str()
-            .ok_or_else(|| format!("requests line {}: needs a string `method`", number + 1))?;
-        calls.push((method.to_owned(), call.get("params").cloned()));
+        Ok(Calls::Read(calls))
     }
-    Ok(calls)
+
+    fn streamed(input: Box<dyn Read>) -> Self {
+        Calls::Streamed {
+            lines: BufReader::new(input).lines(),
+            number: 0,
+        }
+    }
+
+    /// The next call; an error for a line that is no call.
+    fn next_call(&mut self) -> Result<Option<Call>, String> {
+        match self {
+            Calls::Read(calls) => Ok(calls.pop_front()),
+            Calls::Streamed { lines, number } => loop {
+                let Some(line) = lines.next() else {
+                    return Ok(None);
+                };
+                *number += 1;
+                let line = line.map_err(|e| e.to_string())?;
+                if let Some(call) = parse_call(&line, *number)? {
+                    return Ok(Some(call));
+                }
+            },
+        }
+    }
+}
+
+/// A line of the requests file: `{"method", "params", "name"}`, or `None`
+/// for a blank line.
+fn parse_call(line: &str, number: usize) -> Result<Option<Call>, String> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let call: Value =
+        serde_json::from_str(line).map_err(|e| format!("requests line {number}: {e}"))?;
+    let method = call["method"]
+        .as_str()
+        .ok_or_else(|| format!("requests line {number}: needs a string `method`"))?;
+    let name = match call.get("name") {
+        None => None,
+        Some(Value::String(name)) => Some(name.clone()),
+        Some(_) => return Err(format!("requests line {number}: `name` must be a string")),
+    };
+    Ok(Some(Call {
+        method: method.to_owned(),
+        params: call.get("params").cloned(),
+        name,
+    }))
+}
+
+/// Replaces every `{"$from": NAME}` or `{"$from": NAME, "pointer": P}` in
+/// `value` with the result of the latest call named NAME (its `name`, or
+/// its method), or the part of it at the JSON pointer P: a value a server
+/// chose (a session id) reaches the calls after it. A reference to no
+/// result, or to a place the result lacks, is an error naming it.
+fn resolve_references(value: &mut Value, results: &BTreeMap<String, Value>) -> Result<(), String> {
+    match value {
+        Value::Object(members) => {
+            let reference = members.get("$from").and_then(Value::as_str);
+            let only_reference = members.keys().all(|k| k == "$from" || k == "pointer");
+            if let (Some(from), true) = (reference, only_reference) {
+                let pointer = match members.get("pointer") {
+                    None => "",
+                    Some(Value::String(p)) => p.as_str(),
+                    Some(_) => {
+                        return Err(format!(
+                            "`{{\"$from\": \"{from}\"}}`: `pointer` must be a string"
+                        ))
+                    }
+                };
+                let Some(result) = results.get(from) else {
+                    let known: Vec<&str> = results.keys().map(String::as_str).collect();
+                    return Err(format!(
+                        "`$from` names `{from}`, which no earlier call answered with a result (answered: {})",
+                        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                    ));
+                };
+                let Some(found) = result.pointer(pointer) else {
+                    return Err(format!(
+                        "`$from` `{from}` at `{pointer}`: the result of `{from}` has nothing there"
+                    ));
+                };
+                *value = found.clone();
+                return Ok(());
+            }
+            for member in members.values_mut() {
+                resolve_references(member, results)?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            for item in items {
+                resolve_references(item, results)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 fn describe(error: &HostError) -> Value {

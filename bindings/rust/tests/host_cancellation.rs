@@ -172,3 +172,39 @@ fn the_followed_by_notification_is_not_sent_twice() {
         "initialized came once"
     );
 }
+
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut bytes) = self.0.lock() {
+            bytes.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The last call timed out and was cancelled, and the protocol still owes
+/// it an answer (`answer: required`): `await_owed_answers` takes that
+/// answer before the session ends, so the recording holds it (a validator
+/// would otherwise blame the server for `unanswered`).
+#[test]
+fn the_answer_a_cancelled_request_still_owes_is_awaited_before_the_end() {
+    let late = "import time\ntime.sleep(0.3)\nwrite({\"jsonrpc\": \"2.0\", \"id\": first[\"id\"], \"error\": {\"code\": -32800, \"message\": \"cancelled late\"}})";
+    let recording = Shared::default();
+    let mut host = initialized(Some("required"), late)
+        .with_transcript(wirekit::host::Recording::new(Box::new(recording.clone())));
+    assert_eq!(
+        hover(&mut host).expect_err("times out").kind(),
+        HostErrorKind::Timeout
+    );
+    host.await_owed_answers().expect("the owed answer comes");
+    host.end(Duration::from_secs(5)).expect("ends");
+    let bytes = recording.0.lock().map(|b| b.clone()).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("cancelled late"), "{text}");
+}

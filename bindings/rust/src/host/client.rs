@@ -382,6 +382,22 @@ impl Host {
         if !self.protocol.manifest().transport.one_request_at_a_time {
             return Ok(());
         }
+        self.drain_outstanding(&format!("`{method}` not sent"))
+    }
+
+    /// Waits for every answer still owed: a request cancelled at its
+    /// timeout whose answer the protocol still requires (`answer:
+    /// required`, LSP), each within its own timeout, answering the
+    /// server's requests and queueing its notifications meanwhile. Call it
+    /// before [`Host::end`], so the session (and its recording) ends with
+    /// what the server owes, not before.
+    pub fn await_owed_answers(&mut self) -> Result<(), HostError> {
+        self.drain_outstanding("the session cannot end")
+    }
+
+    /// Reads until no request is outstanding; `blocked` says what waits
+    /// (the start of an error's message).
+    fn drain_outstanding(&mut self, blocked: &str) -> Result<(), HostError> {
         while let Some(first) = self.outstanding.first() {
             let (earlier, deadline) = (first.method.clone(), first.deadline);
             let frame = match self.next_frame(&earlier, deadline)? {
@@ -392,7 +408,7 @@ impl Host {
                 Ok(message) => message,
                 Err(error) => {
                     let what = format!(
-                        "`{method}` not sent: `{earlier}` is still unanswered and {}",
+                        "{blocked}: `{earlier}` is still unanswered and {}",
                         error.message()
                     );
                     return Err(HostError::new(HostErrorKind::Envelope, what));
@@ -407,7 +423,7 @@ impl Host {
                     None => {
                         let mut error =
                             HostError::unexpected(&earlier, None, &Message::Response(response));
-                        error.prefix_message(&format!("`{method}` not sent: "));
+                        error.prefix_message(&format!("{blocked}: "));
                         return Err(error);
                     }
                 },
