@@ -54,6 +54,12 @@ pub struct ConformanceArgs {
     /// method name to params.
     #[arg(long, value_name = "FILE")]
     params: Option<PathBuf>,
+    /// Answers to the server's own requests (a permission it asks mid-call),
+    /// as `wirekit drive --answers`: a JSON object mapping each method to
+    /// `{"result": ...}` or `{"error": {"code": ..., "message": ...}}`. The
+    /// methods it leaves out get their manifest example's result, else -32601.
+    #[arg(long, value_name = "FILE")]
+    answers: Option<PathBuf>,
     /// The server's command line.
     #[arg(last = true, required = true, num_args = 1..)]
     command: Vec<String>,
@@ -116,6 +122,9 @@ fn conformance(args: ConformanceArgs) -> Result<bool, String> {
     }
     if let Some(path) = &args.params {
         options.params = params(path)?;
+    }
+    if let Some(path) = &args.answers {
+        options.answers = Some(crate::answers::read(path, &protocol)?);
     }
     let live = std::io::stderr().is_terminal();
     if live {

@@ -602,3 +602,78 @@ fn a_server_that_stops_on_sigterm_passes_where_the_host_terminates() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A server that asks its client mid-call (a hover that needs
+/// `workspace/configuration` answered first) is answered at once by the
+/// battery, from `--answers` or else the manifest's example, so the call
+/// it asked in passes instead of waiting out its timeout.
+#[test]
+fn a_server_asking_its_client_mid_call_is_answered_and_passes() {
+    let dir = scratch("asks-mid-call");
+    let fake = repo("lsp/tests/fake/fake_lsp.py");
+    for answers in [
+        None,
+        Some(r#"{"workspace/configuration": {"result": [{"tabSize": 7}]}}"#),
+    ] {
+        let log = dir.join("received.jsonl");
+        let _ = std::fs::remove_file(&log);
+        let mut args = vec!["--protocol", "lsp@3.17", "--timeout", "20"];
+        let answers_file = dir.join("answers.json");
+        let answers_path = answers_file.to_string_lossy().into_owned();
+        if let Some(text) = answers {
+            std::fs::write(&answers_file, text).expect("answers");
+            args.extend(["--answers", &answers_path]);
+        }
+        let started = std::time::Instant::now();
+        let (_, report) = conformance(
+            &args,
+            &[
+                "python3",
+                fake.to_str().expect("utf-8"),
+                "--hover-asks",
+                "--log",
+                log.to_str().expect("utf-8"),
+            ],
+        );
+        let hover: Vec<&Value> = report["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| {
+                c["name"]
+                    .as_str()
+                    // The calls that ask (the fake crashes on the invalid
+                    // params the params group sends: not tested here).
+                    .is_some_and(|n| n.contains("textDocument/hover") && !n.contains("refused"))
+            })
+            .collect();
+        assert!(!hover.is_empty(), "{report}");
+        for check in &hover {
+            assert_ne!(check["outcome"], "fail", "{check}");
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        let received = std::fs::read_to_string(&log).expect("the fake logged");
+        let answered: Vec<Value> = received
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|m| m.get("method").is_none() && m.get("id").is_some())
+            .collect();
+        assert!(
+            !answered.is_empty(),
+            "no answer to the server's requests: {received}"
+        );
+        if answers.is_some() {
+            assert!(
+                answered
+                    .iter()
+                    .any(|a| a["result"] == serde_json::json!([{"tabSize": 7}])),
+                "{received}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,7 +27,8 @@ version), --load-fails (an error-level logMessage, then null answers),
 errors 250 ms later), --never-publishes (no diagnostics at all, as a server
 that failed to read its settings), --configuration-items JSON (the items of
 the workspace/configuration request sent after `initialized`; by default
-the sections `fake` and `other`).
+the sections `fake` and `other`), --hover-asks (a hover asks
+workspace/configuration and is answered only once the client answered).
 """
 
 import argparse
@@ -242,6 +243,11 @@ def handle(message, waiting):
             threading.Thread(target=late, daemon=True).start()
         else:
             answer(request_id, locations(line, params["textDocument"]["uri"]))
+    elif method == "textDocument/hover" and ARGS.hover_asks:
+        # Asks its client mid-call and answers only once the client did.
+        asked = ask("workspace/configuration", {"items": [{"section": "hover"}]})
+        line = params["position"]["line"]
+        waiting[asked] = lambda _: answer(request_id, hover(line))
     elif method == "textDocument/hover":
         answer(request_id, hover(params["position"]["line"]))
     elif method == "textDocument/documentSymbol":
@@ -281,6 +287,7 @@ def main():
     parser.add_argument("--ignore-exit", action="store_true")
     parser.add_argument("--empty-first", action="store_true")
     parser.add_argument("--never-publishes", action="store_true")
+    parser.add_argument("--hover-asks", action="store_true")
     parser.add_argument("--configuration-items", default='[{"section": "fake"}, {"section": "other"}]')
     ARGS = parser.parse_args()
     stream = sys.stdin.buffer

@@ -14,7 +14,7 @@ use super::check::{Check, Exchanged, Sender};
 use super::process::{describe_exit, Output, ServerProcess};
 use crate::envelope::{self, Id, Message, Notification, Request, Response};
 use crate::framing::{decoder_for, encoder_for, FrameEncoder};
-use crate::host::Ending;
+use crate::host::{Answers, Ending};
 use crate::monitor::SessionChecker;
 use crate::validate::Protocol;
 
@@ -61,6 +61,8 @@ pub(crate) struct Conversation {
     pub(crate) noise_count: usize,
     /// How many notifications of each method the server sent.
     notified: std::collections::HashMap<String, usize>,
+    /// How the server's own requests are answered.
+    answers: Answers,
 }
 
 impl Conversation {
@@ -83,7 +85,36 @@ impl Conversation {
             noise: Vec::new(),
             noise_count: 0,
             notified: std::collections::HashMap::new(),
+            answers: Answers::default(),
         }
+    }
+
+    /// Answers the server's own requests with `answers`.
+    pub(crate) fn with_answers(mut self, answers: Answers) -> Self {
+        self.answers = answers;
+        self
+    }
+
+    /// Answers a request the server sent, at once, as a client does: the
+    /// canned answer of its method, else -32601. The answer is sent,
+    /// recorded and judged by the monitor like every frame.
+    fn answer_server_request(&mut self, request: Request, check: &mut Check) {
+        let outcome = self.answers.answer(&request.method).unwrap_or_else(|| {
+            Err(crate::envelope::ErrorObject::new(
+                -32601,
+                format!(
+                    "the conformance battery does not answer `{}`",
+                    request.method
+                ),
+            ))
+        });
+        let response = Response {
+            id: Some(request.id),
+            outcome,
+        };
+        let bytes = self.message_bytes(Message::Response(response));
+        // A server that is gone is found by the read that follows.
+        let _ = self.send(bytes, check);
     }
 
     /// The session as the monitor sees it (state, declared capabilities).
@@ -271,7 +302,10 @@ impl Conversation {
                         Ok(Message::Notification(notification)) => {
                             *self.notified.entry(notification.method).or_default() += 1;
                         }
-                        Ok(Message::Request(_)) => {}
+                        Ok(Message::Request(request)) => {
+                            self.charge(check);
+                            self.answer_server_request(request, check);
+                        }
                         Err(error) => {
                             self.charge(check);
                             let at = error.pointer();
@@ -338,6 +372,11 @@ impl Conversation {
                             if notification.method == method {
                                 return Ok(came);
                             }
+                        }
+                        Ok(Message::Request(request)) => {
+                            // A request while the completion is awaited
+                            // (an operation asking its client): answered.
+                            self.answer_server_request(request, check);
                         }
                         _ => return Err(format!("the server sent what is not a notification while `{method}` was awaited")),
                     }

@@ -48,6 +48,10 @@ pub struct Options {
     pub record: Option<PathBuf>,
     /// Told before each check runs.
     pub progress: Option<Progress>,
+    /// How the battery answers the server's own requests (a permission it
+    /// asks mid-call): the manifest's example results when `None`, and
+    /// -32601 for a method neither gives.
+    pub answers: Option<crate::host::Answers>,
 }
 
 impl Options {
@@ -61,6 +65,7 @@ impl Options {
             params: BTreeMap::new(),
             record: None,
             progress: None,
+            answers: None,
         }
     }
 

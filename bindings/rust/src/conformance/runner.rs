@@ -106,12 +106,15 @@ impl<'a> Run<'a> {
                 Some(Box::new(std::io::BufWriter::new(file)) as Box<dyn std::io::Write + Send>)
             }
         };
-        Ok(Conversation::new(
-            Arc::clone(&self.protocol),
-            process,
-            index,
-            record,
-        ))
+        let answers = self
+            .options
+            .answers
+            .clone()
+            .unwrap_or_else(|| crate::host::Answers::from_examples(&self.protocol));
+        Ok(
+            Conversation::new(Arc::clone(&self.protocol), process, index, record)
+                .with_answers(answers),
+        )
     }
 
     /// Ends a session: its process, noise and stderr go to the report.

@@ -7,6 +7,7 @@
 //! It is also the [`Transport`](crate::typed::Transport) of the generated
 //! typed clients.
 
+mod answers;
 mod client;
 mod data;
 mod data_plane;
@@ -18,6 +19,7 @@ mod requests;
 mod server_request;
 mod transport;
 
+pub use answers::{error_json, Answers};
 pub use client::{Host, DEFAULT_TIMEOUT, NOTIFICATIONS_KEPT};
 pub use data_plane::{DataPlaneOffer, DataSink};
 pub use error::{HostError, HostErrorKind};
