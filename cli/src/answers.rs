@@ -11,11 +11,6 @@ use wirekit::validate::Protocol;
 
 pub use wirekit::host::{error_json, Answers};
 
-/// The manifest's answers (each server request's first example result).
-pub fn from_examples(protocol: &Protocol) -> Answers {
-    Answers::from_examples(protocol)
-}
-
 /// Reads and checks `path` against `protocol`; the manifest's answers
 /// for the methods it leaves out.
 pub fn read(path: &Path, protocol: &Protocol) -> Result<Answers, String> {

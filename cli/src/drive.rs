@@ -113,7 +113,7 @@ fn drive(args: &DriveArgs) -> Result<bool, String> {
     let protocol = crate::catalog::find(&args.protocol, args.schemas.as_deref(), "wirekit drive")?
         .compile(&args.protocol)?;
     let answers = match &args.answers {
-        None => crate::answers::from_examples(&protocol),
+        None => crate::answers::Answers::from_examples(&protocol),
         Some(path) => crate::answers::read(path, &protocol)?,
     };
     let input = crate::input::open(args.requests.as_deref())?;

@@ -514,11 +514,7 @@ impl SessionChecker {
             .as_ref()
             .is_err_and(|v| v.kind() == ViolationKind::WrongState)
         {
-            let before = self.session.clone();
-            if let Some(presumed) = self.presume_pending_success(&method) {
-                if let Some(pending) = self.pending.get_mut(&presumed) {
-                    pending.before = Some(Box::new(before));
-                }
+            if let Some(presumed) = self.presume_pending_success(&method, true) {
                 checked = self.session.check(&method);
                 depends_on = Some(presumed);
             }
@@ -731,7 +727,7 @@ impl SessionChecker {
         if outcome
             .as_ref()
             .is_err_and(|v| v.kind() == ViolationKind::WrongState)
-            && self.presume_pending_success(method).is_some()
+            && self.presume_pending_success(method, false).is_some()
         {
             outcome = notify(&mut self.session);
         }
@@ -755,8 +751,10 @@ impl SessionChecker {
     /// have reached: the two pipes of a capture interleave loosely, so the
     /// response may still be on its way (a notification), or the client
     /// sent it right behind the request (a request). Presumes that success
-    /// (once); the presumed request's key.
-    fn presume_pending_success(&mut self, notification: &str) -> Option<String> {
+    /// (once); the presumed request's key. With `keep_before` (a request
+    /// behind it) the session before the presumption is kept on the
+    /// pending request, for its real answer to replace the presumption.
+    fn presume_pending_success(&mut self, notification: &str, keep_before: bool) -> Option<String> {
         let allowed = |state: &str| {
             self.protocol
                 .method(notification)
@@ -781,8 +779,10 @@ impl SessionChecker {
             .min_by_key(|(_, p)| p.frame)
             .map(|(key, _)| key.clone());
         let key = candidate?;
+        let before = keep_before.then(|| Box::new(self.session.clone()));
         let pending = self.pending.get_mut(&key)?;
         pending.presumed = true;
+        pending.before = before;
         let method = pending.method.clone();
         self.session.answered(&method, Ok(&Value::Null));
         Some(key)
