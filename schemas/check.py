@@ -505,31 +505,40 @@ def check_manifest(report: Report, proto: Protocol) -> None:
         elif cm and not proto.schema_has_pointer(cm["result"], caps["pointer"]):
             problems.append(f"capabilities/pointer {caps['pointer']!r} is not in {caps['method']}'s result")
         else:
-            # A method gated on the client's declaration (capability_of:
-            # client) names a member of the declaring method's params at
-            # client_pointer; the others a member of its result at pointer.
-            def declaration(m: dict[str, Any]) -> tuple[Any, str, str] | None:
-                if m.get("capability_of") == "client":
-                    if "client_pointer" not in caps:
-                        return None  # the core refuses it (consistency)
-                    return cm["params"], caps["client_pointer"], "the client's declared capabilities"
-                return cm["result"], caps["pointer"], "the declared capabilities"
+            # Whose declaration gates a method, as the core's
+            # CapabilityOf::held_by_server: for each side that sends it, the
+            # server's (its result at pointer) or the client's (its params at
+            # client_pointer).
+            def declarations(m: dict[str, Any]) -> list[tuple[Any, str, str]]:
+                direction = m.get("direction", "client-to-server")
+                senders = {"client-to-server": [False], "server-to-client": [True], "both": [False, True]}[direction]
+                of = m.get("capability_of", "server")
+                found = []
+                for sent_by_server in senders:
+                    held_by_server = {"server": True, "client": False,
+                                      "receiver": not sent_by_server, "sender": sent_by_server}[of]
+                    if held_by_server:
+                        entry = (cm["result"], caps["pointer"], "the declared capabilities")
+                    elif "client_pointer" in caps:
+                        entry = (cm["params"], caps["client_pointer"], "the client's declared capabilities")
+                    else:
+                        continue  # the core refuses it (consistency)
+                    if entry not in found:
+                        found.append(entry)
+                return found
             for name, m in methods.items():
                 if "capability" not in m:
                     continue
-                found = declaration(m)
-                if found is None:
-                    continue
-                schema, pointer, whose = found
-                if caps["style"] == "boolean-object":
-                    if not proto.schema_has_pointer(schema, pointer + "/" + escape(m["capability"])):
-                        problems.append(f"methods/{name}/capability {m['capability']!r} is not a member of {whose}")
-                elif caps["style"] == "provider":
-                    # The path's first member must be a provider of the
-                    # declaration; below it, options objects are open (LSP's are).
-                    first = m["capability"].split("/")[0]
-                    if not proto.schema_has_pointer(schema, pointer + "/" + first):
-                        problems.append(f"methods/{name}/capability {m['capability']!r}: {first!r} is not a member of {whose}")
+                for schema, pointer, whose in declarations(m):
+                    if caps["style"] == "boolean-object":
+                        if not proto.schema_has_pointer(schema, pointer + "/" + escape(m["capability"])):
+                            problems.append(f"methods/{name}/capability {m['capability']!r} is not a member of {whose}")
+                    elif caps["style"] == "provider":
+                        # The path's first member must be a provider of the
+                        # declaration; below it, options objects are open (LSP's are).
+                        first = m["capability"].split("/")[0]
+                        if not proto.schema_has_pointer(schema, pointer + "/" + first):
+                            problems.append(f"methods/{name}/capability {m['capability']!r}: {first!r} is not a member of {whose}")
     declared = man.get("declared_version")
     if declared is not None:
         dm = methods.get(declared["method"])
