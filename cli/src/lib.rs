@@ -25,6 +25,7 @@ mod lsp;
 mod project;
 mod session_version;
 mod validate;
+pub use validate::sides_path;
 
 /// JSON-RPC over stdio, driven by JSON Schemas.
 #[derive(Debug, Parser)]

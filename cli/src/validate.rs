@@ -15,8 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use wirekit::capture::Sides;
-use wirekit::framing::{FrameReader, ReadError};
-use wirekit::monitor::{Party, SessionChecker, Severity};
+use wirekit::monitor::{Party, Severity};
 use wirekit::validate::Protocol;
 
 /// Arguments of `wirekit validate`.
@@ -100,24 +99,8 @@ pub fn run(args: ValidateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let transport = &protocol.manifest().transport;
-    let mut reader = FrameReader::new(&capture[..], transport.framing, transport.frame_limits());
-    let mut checker = SessionChecker::new(Arc::clone(&protocol));
-    loop {
-        // The frame's first byte follows the previous frame's last.
-        let sender = sides.as_ref().and_then(|s| s.sender_at(reader.consumed()));
-        match reader.read_frame() {
-            Ok(None) => break,
-            Ok(Some(frame)) => checker.on_frame_from(Ok(frame), sender),
-            Err(ReadError::Framing(fault)) => checker.on_frame_from(Err(fault), sender),
-            Err(ReadError::Io(error)) => {
-                eprintln!("wirekit validate: {error}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let frames = checker.frames();
-    let problems = checker.finish();
+    let judged = wirekit::monitor::judge(&protocol, &capture, sides.as_ref());
+    let (frames, problems) = (judged.frames, &judged.problems);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for problem in problems {

@@ -471,3 +471,53 @@ fn a_request_right_behind_the_one_that_moves_the_session_is_judged_after_it() {
         vec![(0, "lifecycle")]
     );
 }
+
+#[test]
+fn a_whole_capture_is_judged_as_its_frames_are_one_by_one() {
+    let protocol = with_server_request();
+    let lines = [
+        INIT,
+        INIT_RESULT,
+        r#"{"jsonrpc":"2.0","id":2,"method":"complexity","params":[]}"#,
+        "{not json",
+        r#"{"jsonrpc":"2.0","id":2,"result":{"functions":[]}}"#,
+    ];
+    let capture: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let judged = wirekit::monitor::judge(&protocol, capture.as_bytes(), None);
+    let mut checker = SessionChecker::new(Arc::clone(&protocol));
+    for frame in frames(&protocol, &lines) {
+        checker.on_frame(frame);
+    }
+    assert_eq!(judged.frames, 5);
+    assert_eq!(judged.problems, checker.finish().to_vec());
+    assert!(!judged.problems.is_empty());
+    assert!(wirekit::monitor::judge(&protocol, b"", None).frames == 0);
+}
+
+#[test]
+fn a_judged_capture_blames_the_sender_its_sides_name() {
+    let protocol = with_server_request();
+    // The client's own request with invalid params, as the client sent it
+    // and as a sides file says the server wrote it (a request the manifest
+    // lets only the client send).
+    let line = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":[]}\n";
+    let from_server = wirekit::capture::Sides::parse("0 server\n").expect("sides parse");
+    let blamed = |sides: Option<&wirekit::capture::Sides>| -> Vec<(&'static str, Party)> {
+        wirekit::monitor::judge(&protocol, line.as_bytes(), sides)
+            .problems
+            .iter()
+            .map(|p| (p.kind.name(), p.blame))
+            .collect()
+    };
+    let as_client = blamed(None);
+    let as_server = blamed(Some(&from_server));
+    assert!(
+        as_client.contains(&("invalid_params", Party::Client)),
+        "{as_client:?}"
+    );
+    assert_ne!(as_client, as_server);
+    assert!(
+        !as_server.contains(&("invalid_params", Party::Client)),
+        "{as_server:?}"
+    );
+}

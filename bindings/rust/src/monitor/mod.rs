@@ -21,9 +21,11 @@
 
 mod answers;
 mod checker;
+mod judge;
 mod problem;
 mod refusal;
 mod value_sets;
 
 pub use checker::SessionChecker;
+pub use judge::{judge, Judgement};
 pub use problem::{Party, Problem, ProblemKind, Severity};

@@ -380,8 +380,10 @@ export function protocolFromManifest<
           : "client-to-server",
     };
     if (typeof spec["timeout_ms"] === "number") info.timeoutMs = spec["timeout_ms"];
-    // Only the server's declaration gates what a client sends (as the generated descriptors say).
-    if (typeof spec["capability"] === "string" && spec["capability_of"] !== "client") info.capability = spec["capability"];
+    // Only the server's declaration gates what a client sends (as the generated descriptors say):
+    // one gated on the client's own (`client`, or `sender` for what the client sends) is the client's to keep.
+    const own = spec["capability_of"] === "client" || spec["capability_of"] === "sender";
+    if (typeof spec["capability"] === "string" && !own) info.capability = spec["capability"];
     if (spec["params_optional"] === true) info.paramsOptional = true;
     const stream = spec["result_stream"] !== undefined;
     if (stream) info.stream = true;
