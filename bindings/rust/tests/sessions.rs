@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
-use wirekit::framing::{FrameReader, ReadError};
-use wirekit::monitor::{Problem, SessionChecker, Severity};
+use wirekit::monitor::{Problem, Severity};
 use wirekit::validate::Protocol;
 
 fn sessions_dir() -> PathBuf {
@@ -38,18 +37,7 @@ fn check_capture(protocol: &Arc<Protocol>, capture: &Path) -> Found {
 
 fn problems_of(protocol: &Arc<Protocol>, capture: &Path) -> Vec<Problem> {
     let bytes = std::fs::read(capture).expect("capture");
-    let transport = &protocol.manifest().transport;
-    let mut reader = FrameReader::new(&bytes[..], transport.framing, transport.frame_limits());
-    let mut checker = SessionChecker::new(Arc::clone(protocol));
-    loop {
-        match reader.read_frame() {
-            Ok(None) => break,
-            Ok(Some(frame)) => checker.on_frame(Ok(frame)),
-            Err(ReadError::Framing(fault)) => checker.on_frame(Err(fault)),
-            Err(ReadError::Io(error)) => unreachable!("reading a slice: {error}"),
-        }
-    }
-    checker.finish().to_vec()
+    wirekit::monitor::judge(protocol, &bytes, None).problems
 }
 
 #[test]
